@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The clock file: which counter stamps events, its frequency, and a
+ * (counter, CLOCK_MONOTONIC ns) pair so that userspace can convert event
+ * timestamps to nanoseconds without asking the kernel per event.
+ */
+#include <linux/irqflags.h>
+#include <linux/ktime.h>
+#include <linux/timekeeping.h>
+
+#include "nanograph.h"
+#include "ng_arch.h"
+
+/*
+ * Take the pair with interrupts off and the clock read bracketed by two
+ * counter reads; their midpoint is the counter value at the clock read,
+ * within half the bracket, which is also published as the uncertainty.
+ */
+void ng_clock_render(struct seq_buf *s)
+{
+	unsigned long flags;
+	u64 before, after;
+	u64 ns;
+
+	local_irq_save(flags);
+	before = ng_counter_read();
+	ns = ktime_get_mono_fast_ns();
+	after = ng_counter_read();
+	local_irq_restore(flags);
+
+	seq_buf_printf(s, "counter: %s\n", NG_COUNTER_NAME);
+	seq_buf_printf(s, "frequency: %llu\n", ng_counter_freq());
+	seq_buf_printf(s, "sync: %llu %llu\n", before + (after - before) / 2, ns);
+	seq_buf_printf(s, "sync_uncertainty: %llu\n", (after - before + 1) / 2);
+}

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The control directory, /sys/kernel/nanograph.
+ *
+ * A module cannot create files in tracefs on a stock kernel (the tracefs
+ * creation functions are not exported), so the controls live in sysfs,
+ * with the names and syntax of ftrace's own files.  Files whose contents
+ * can exceed a page (function lists, pid lists, per-CPU stats) are binary
+ * attributes, which are read with an offset and so have no size limit;
+ * the others are ordinary attributes.  All are root-only.
+ *
+ * Every write is parsed completely before anything changes: bad input
+ * returns an errno and leaves the state as it was.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/kobject.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+
+#include "nanograph.h"
+
+/* Largest text a listing file renders: a whole kallsyms worth of globs. */
+#define NG_LISTING_MAX	(8U << 20)
+
+static struct kobject *ng_kobj;
+
+/* Serialises every change of tracer state made through the files. */
+static DEFINE_MUTEX(ng_control_lock);
+static bool ng_tracing_on;
+static unsigned int ng_max_depth;
+static bool ng_event_fork;
+
+/*
+ * Render a file's text into a temporary buffer, growing it until the text
+ * fits, and copy out the window [off, off + count) the reader asked for.
+ * Binary attributes have no seq_file; this gives them unbounded listings.
+ */
+static ssize_t ng_read_window(ng_render_t render, char *buf, loff_t off,
+			      size_t count)
+{
+	size_t size = PAGE_SIZE;
+	struct seq_buf s;
+	ssize_t ret = 0;
+	char *text;
+
+	for (;;) {
+		text = kvmalloc(size, GFP_KERNEL);
+		if (!text)
+			return -ENOMEM;
+		seq_buf_init(&s, text, size);
+		render(&s);
+		if (!seq_buf_has_overflowed(&s))
+			break;
+		kvfree(text);
+		if (size >= NG_LISTING_MAX)
+			return -EFBIG;
+		size *= 2;
+	}
+	if (off < seq_buf_used(&s)) {
+		ret = min_t(size_t, count, seq_buf_used(&s) - off);
+		memcpy(buf, text + off, ret);
+	}
+	kvfree(text);
+	return ret;
+}
+
+/* A listing file: how to render it, and whether it can be written yet. */
+struct ng_listing {
+	ng_render_t render;
+};
+
+/* ftrace prints this in a filter file that selects every function. */
+static void ng_render_all_functions(struct seq_buf *s)
+{
+	seq_buf_printf(s, "#### all functions enabled ####\n");
+}
+
+/* An empty list: notrace files and an unset pid filter. */
+static void ng_render_empty(struct seq_buf *s)
+{
+}
+
+static ssize_t ng_listing_read(struct file *filp, struct kobject *kobj,
+			       struct bin_attribute *attr, char *buf,
+			       loff_t off, size_t count)
+{
+	const struct ng_listing *l = attr->private;
+
+	return ng_read_window(l->render, buf, off, count);
+}
+
+/*
+ * Function and pid selection needs the tracer core, which is not part of
+ * this module yet: refuse rather than accept a setting that does nothing.
+ */
+static ssize_t ng_listing_write(struct file *filp, struct kobject *kobj,
+				struct bin_attribute *attr, char *buf,
+				loff_t off, size_t count)
+{
+	return -EOPNOTSUPP;
+}
+
+static const struct ng_listing ng_filter_listing = {
+	.render = ng_render_all_functions,
+};
+
+static const struct ng_listing ng_empty_listing = {
+	.render = ng_render_empty,
+};
+
+static const struct ng_listing ng_stats_listing = {
+	.render = ng_stats_render,
+};
+
+#define NG_LISTING_ATTR(_name, _listing)				\
+	struct bin_attribute bin_attr_##_name = {			\
+		.attr = { .name = __stringify(_name), .mode = 0600 },	\
+		.read = ng_listing_read,				\
+		.write = ng_listing_write,				\
+		.private = (void *)&(_listing),				\
+	}
+
+static NG_LISTING_ATTR(set_ftrace_filter, ng_filter_listing);
+static NG_LISTING_ATTR(set_ftrace_notrace, ng_empty_listing);
+static NG_LISTING_ATTR(set_graph_function, ng_filter_listing);
+static NG_LISTING_ATTR(set_graph_notrace, ng_empty_listing);
+static NG_LISTING_ATTR(set_event_pid, ng_empty_listing);
+
+static struct bin_attribute bin_attr_stats = {
+	.attr = { .name = "stats", .mode = 0400 },
+	.read = ng_listing_read,
+	.private = (void *)&ng_stats_listing,
+};
+
+/* tracing_on: like ftrace's, "0" stops, any other number starts. */
+static ssize_t tracing_on_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(ng_tracing_on));
+}
+
+static ssize_t tracing_on_store(struct kobject *kobj,
+				struct kobj_attribute *attr,
+				const char *buf, size_t count)
+{
+	unsigned long val;
+	int ret;
+
+	ret = kstrtoul(buf, 10, &val);
+	if (ret)
+		return ret;
+	/* Recording needs the tracer core; stopping is always possible. */
+	if (val)
+		return -EOPNOTSUPP;
+	mutex_lock(&ng_control_lock);
+	WRITE_ONCE(ng_tracing_on, false);
+	mutex_unlock(&ng_control_lock);
+	return count;
+}
+
+/* max_graph_depth: as ftrace's, 0 means unlimited. */
+static ssize_t max_graph_depth_show(struct kobject *kobj,
+				    struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(ng_max_depth));
+}
+
+static ssize_t max_graph_depth_store(struct kobject *kobj,
+				     struct kobj_attribute *attr,
+				     const char *buf, size_t count)
+{
+	unsigned int val;
+	int ret;
+
+	ret = kstrtouint(buf, 10, &val);
+	if (ret)
+		return ret;
+	mutex_lock(&ng_control_lock);
+	WRITE_ONCE(ng_max_depth, val);
+	mutex_unlock(&ng_control_lock);
+	return count;
+}
+
+static ssize_t clock_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	struct seq_buf s;
+
+	seq_buf_init(&s, buf, PAGE_SIZE);
+	ng_clock_render(&s);
+	return seq_buf_used(&s);
+}
+
+static struct kobj_attribute ng_attr_tracing_on = __ATTR_RW_MODE(tracing_on, 0600);
+static struct kobj_attribute ng_attr_max_graph_depth = __ATTR_RW_MODE(max_graph_depth, 0600);
+static struct kobj_attribute ng_attr_clock = __ATTR_RO_MODE(clock, 0400);
+
+static struct attribute *ng_attrs[] = {
+	&ng_attr_tracing_on.attr,
+	&ng_attr_max_graph_depth.attr,
+	&ng_attr_clock.attr,
+	NULL,
+};
+
+static struct bin_attribute *ng_bin_attrs[] = {
+	&bin_attr_set_ftrace_filter,
+	&bin_attr_set_ftrace_notrace,
+	&bin_attr_set_graph_function,
+	&bin_attr_set_graph_notrace,
+	&bin_attr_set_event_pid,
+	&bin_attr_stats,
+	NULL,
+};
+
+static const struct attribute_group ng_group = {
+	.attrs = ng_attrs,
+	.bin_attrs = ng_bin_attrs,
+};
+
+/*
+ * options/event-fork: as ftrace's option of that name, children of the
+ * pids in set_event_pid are added to it when they are forked.  Options
+ * files take exactly "0" or "1".
+ */
+static ssize_t event_fork_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(ng_event_fork));
+}
+
+static ssize_t event_fork_store(struct kobject *kobj,
+				struct kobj_attribute *attr,
+				const char *buf, size_t count)
+{
+	unsigned long val;
+	int ret;
+
+	ret = kstrtoul(buf, 10, &val);
+	if (ret)
+		return ret;
+	if (val > 1)
+		return -EINVAL;
+	mutex_lock(&ng_control_lock);
+	WRITE_ONCE(ng_event_fork, val);
+	mutex_unlock(&ng_control_lock);
+	return count;
+}
+
+static struct kobj_attribute ng_attr_event_fork =
+	__ATTR(event-fork, 0600, event_fork_show, event_fork_store);
+
+static struct attribute *ng_option_attrs[] = {
+	&ng_attr_event_fork.attr,
+	NULL,
+};
+
+static const struct attribute_group ng_options_group = {
+	.name = "options",
+	.attrs = ng_option_attrs,
+};
+
+static const struct attribute_group *ng_groups[] = {
+	&ng_group,
+	&ng_options_group,
+	NULL,
+};
+
+/* Create /sys/kernel/nanograph and its files, or nothing at all. */
+int ng_control_init(void)
+{
+	int ret;
+
+	ng_kobj = kobject_create_and_add("nanograph", kernel_kobj);
+	if (!ng_kobj)
+		return -ENOMEM;
+	ret = sysfs_create_groups(ng_kobj, ng_groups);
+	if (ret) {
+		kobject_put(ng_kobj);
+		ng_kobj = NULL;
+	}
+	return ret;
+}
+
+/*
+ * Remove the directory.  sysfs waits for readers and writers already
+ * inside a file's callbacks, so nothing runs in here afterwards.
+ */
+void ng_control_exit(void)
+{
+	sysfs_remove_groups(ng_kobj, ng_groups);
+	kobject_put(ng_kobj);
+	ng_kobj = NULL;
+}

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nanograph: a low-overhead function-graph tracer, as a loadable module.
+ *
+ * This file only brings the parts up and down, in dependency order.
+ * Documentation/design.md describes the whole.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/init.h>
+#include <linux/module.h>
+
+#include "nanograph.h"
+
+/* Create the control directory last: once it exists, users can act. */
+static int __init nanograph_init(void)
+{
+	int ret;
+
+	ret = ng_control_init();
+	if (ret)
+		return ret;
+	pr_info("loaded; control files in /sys/kernel/nanograph\n");
+	return 0;
+}
+
+/* Remove the control directory first, so nothing new can start. */
+static void __exit nanograph_exit(void)
+{
+	ng_control_exit();
+	pr_info("unloaded\n");
+}
+
+module_init(nanograph_init);
+module_exit(nanograph_exit);
+
+MODULE_AUTHOR("The nanograph developers");
+MODULE_DESCRIPTION("Low-overhead function-graph tracer with push/pop output");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-CPU event counts.
+ *
+ * The hot path bumps its own CPU's counters with this_cpu_inc(), no
+ * atomics; the stats file sums them when read.  Nothing is ever lost
+ * silently: every event that is not recorded is counted here.
+ */
+#include <linux/cpumask.h>
+
+#include "nanograph.h"
+
+DEFINE_PER_CPU(struct ng_cpu_stats, ng_cpu_stats);
+
+/*
+ * One line per possible CPU that has counted anything or is online, then
+ * the totals: "cpu entries exits dropped skipped", as in ftrace's
+ * per_cpu/cpuN/stats but in one table.
+ */
+void ng_stats_render(struct seq_buf *s)
+{
+	struct ng_cpu_stats sum = {};
+	int cpu;
+
+	seq_buf_printf(s, "# cpu entries exits dropped skipped\n");
+	for_each_possible_cpu(cpu) {
+		const struct ng_cpu_stats *st = per_cpu_ptr(&ng_cpu_stats, cpu);
+		struct ng_cpu_stats c = {
+			.entries = READ_ONCE(st->entries),
+			.exits = READ_ONCE(st->exits),
+			.dropped = READ_ONCE(st->dropped),
+			.skipped = READ_ONCE(st->skipped),
+		};
+
+		if (!cpu_online(cpu) && !(c.entries | c.exits | c.dropped | c.skipped))
+			continue;
+		seq_buf_printf(s, "cpu%d %llu %llu %llu %llu\n", cpu,
+			       c.entries, c.exits, c.dropped, c.skipped);
+		sum.entries += c.entries;
+		sum.exits += c.exits;
+		sum.dropped += c.dropped;
+		sum.skipped += c.skipped;
+	}
+	seq_buf_printf(s, "total %llu %llu %llu %llu\n",
+		       sum.entries, sum.exits, sum.dropped, sum.skipped);
+	/* No frame can be live until the return hook exists. */
+	seq_buf_printf(s, "live_tasks 0\n");
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ktap.h - a tiny test harness for the host unit tests: test tables,
+ * assertions and helpers. The runner (ktap.c) runs every test in its own
+ * child process, with its own temporary directory, and reports KTAP on
+ * stdout, so one crashing test cannot hide the others.
+ */
+#ifndef NG_KTAP_H
+#define NG_KTAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+struct t_case {
+	const char *name;
+	void (*fn)(void);
+};
+
+struct t_suite {
+	const char *name;
+	const struct t_case *cases;
+	size_t nr;
+};
+
+#define T_SUITE(sname, table) \
+	const struct t_suite t_suite_##sname = { #sname, table, \
+		sizeof(table) / sizeof(table[0]) }
+
+/* Exit code a test uses to say it cannot run here ("# SKIP"). */
+#define T_EXIT_SKIP	77
+
+void t_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void t_fail_at(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void t_skip(const char *why) __attribute__((noreturn));
+/* Render @s (@len bytes) with C escapes, into a static buffer. */
+const char *t_escape(const char *s, size_t len);
+
+/* Each assertion reports where and what, then ends the test (return). */
+#define T_ASSERT(cond) do {						\
+	if (!(cond)) {							\
+		t_fail_at(__FILE__, __LINE__, "assertion failed: %s", #cond); \
+		return;							\
+	}								\
+} while (0)
+
+#define T_EQ_INT(a, b) do {						\
+	long long _a = (a), _b = (b);					\
+	if (_a != _b) {							\
+		t_fail_at(__FILE__, __LINE__, "%s == %s: got %lld, want %lld", \
+			  #a, #b, _a, _b);				\
+		return;							\
+	}								\
+} while (0)
+
+#define T_EQ_U64(a, b) do {						\
+	unsigned long long _a = (a), _b = (b);				\
+	if (_a != _b) {							\
+		t_fail_at(__FILE__, __LINE__, "%s == %s: got %llu, want %llu", \
+			  #a, #b, _a, _b);				\
+		return;							\
+	}								\
+} while (0)
+
+#define T_EQ_STR(a, b) do {						\
+	const char *_a = (a), *_b = (b);				\
+	if (!_a || !_b || strcmp(_a, _b)) {				\
+		t_fail_at(__FILE__, __LINE__, "%s == %s", #a, #b);	\
+		t_diag("  got:  %s", _a ? t_escape(_a, strlen(_a)) : "(null)"); \
+		t_diag("  want: %s", _b ? t_escape(_b, strlen(_b)) : "(null)"); \
+		return;							\
+	}								\
+} while (0)
+
+/* The whole content of file @path is the string @want. */
+#define T_FILE_EQ(path, want) do {					\
+	if (!t_file_is(path, want)) {					\
+		t_fail_at(__FILE__, __LINE__, "content of %s", #path);	\
+		return;							\
+	}								\
+} while (0)
+
+/* ---- helpers (ktap.c) ---- */
+
+/* True if @path holds exactly @want; else says what it holds instead. */
+bool t_file_is(const char *path, const char *want);
+
+/* This test's own empty directory, removed after the test. */
+const char *t_tmpdir(void);
+/* "<tmpdir>/<name>" in one of a few rotating static buffers. */
+const char *t_path(const char *name);
+bool t_exists(const char *path);
+/* Whole file, malloc'd and NUL-terminated; NULL if unreadable. */
+char *t_read_file(const char *path, size_t *lenp);
+/* Create or replace @path with @content; 0 or -errno. */
+int t_write_file(const char *path, const char *content);
+/* The nanograph binary given with --nanograph, or NULL. */
+const char *t_nanograph(void);
+/*
+ * Run @argv with extra environment @env (NULL-terminated "K=V" list, may
+ * be NULL), capture stdout and stderr into malloc'd strings. Returns the
+ * exit status, or -1 if it did not exit normally.
+ */
+int t_run(char *const argv[], char *const env[], char **out, char **err);
+
+#endif /* NG_KTAP_H */

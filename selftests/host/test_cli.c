@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_cli.c - the nanograph command: exit codes (0 ok, 1 failure, 2
+ * usage), one-line errors, the check summaries and the status blocks.
+ * Runs the binary given to the runner with --nanograph.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "nanograph.h"
+#include "ktap.h"
+
+struct run {
+	int status;
+	char *out;
+	char *err;
+};
+
+/* Run nanograph with up to 4 arguments and an optional environment entry. */
+static struct run ng(char *env, const char *a1, const char *a2,
+		     const char *a3, const char *a4)
+{
+	char *argv[] = { (char *)t_nanograph(), (char *)a1, (char *)a2,
+			 (char *)a3, (char *)a4, NULL };
+	char *envv[] = { env, NULL };
+	struct run r;
+
+	if (!t_nanograph())
+		t_skip("no --nanograph binary given");
+	r.status = t_run(argv, envv, &r.out, &r.err);
+	if (!r.out || !r.err) {
+		free(r.out);
+		free(r.err);
+		r.out = NULL;
+		r.err = NULL;
+		r.status = -1;
+	}
+	return r;
+}
+
+static void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+/*
+ * Whether @r ended with status @st and printed exactly @out and @err (NULL:
+ * anything); says what it got otherwise. Frees @r.
+ */
+static bool run_is(struct run r, int st, const char *out, const char *err)
+{
+	bool ok = r.out && r.status == st && (!out || !strcmp(r.out, out)) &&
+		  (!err || !strcmp(r.err, err));
+
+	if (!ok && r.out) {
+		t_diag("  status %d, stdout: %s", r.status,
+		       t_escape(r.out, strlen(r.out)));
+		t_diag("  stderr: %s", t_escape(r.err, strlen(r.err)));
+	}
+	run_free(&r);
+	return ok;
+}
+
+#define T_RUN(r, st, out, err) T_ASSERT(run_is(r, st, out, err))
+
+static void test_usage_errors(void)
+{
+	T_RUN(ng(NULL, "frobnicate", NULL, NULL, NULL), 2, "",
+	      "nanograph: unknown command 'frobnicate'\nTry 'nanograph help'.\n");
+	T_RUN(ng(NULL, "-x", NULL, NULL, NULL), 2, "",
+	      "nanograph: unknown option '-x'\nTry 'nanograph help'.\n");
+	T_RUN(ng(NULL, "check", "--bogus", "f", NULL), 2, "",
+	      "nanograph check: unknown option '--bogus'\nTry 'nanograph help check'.\n");
+	T_RUN(ng(NULL, "check", NULL, NULL, NULL), 2, "",
+	      "nanograph check: no FILE given\nTry 'nanograph help check'.\n");
+	T_RUN(ng(NULL, "status", "extra", NULL, NULL), 2, "", NULL);
+	T_RUN(ng(NULL, "version", "extra", NULL, NULL), 2, "", NULL);
+	T_RUN(ng(NULL, "help", "nope", NULL, NULL), 2, "", NULL);
+	/* no command at all: usage on stderr */
+	T_RUN(ng(NULL, NULL, NULL, NULL, NULL), 2, "", NULL);
+}
+
+/* Subcommands that do not exist yet must not pretend to. */
+static void test_future_commands_absent(void)
+{
+	static const char *const later[] = { "record", "convert", "report", "export" };
+	struct run r;
+	size_t i;
+
+	for (i = 0; i < 4; i++)
+		T_RUN(ng(NULL, later[i], NULL, NULL, NULL), 2, "", NULL);
+	r = ng(NULL, "help", NULL, NULL, NULL);
+	T_EQ_INT(r.status, 0);
+	for (i = 0; i < 4 && r.out; i++)
+		if (strstr(r.out, later[i]))
+			break;
+	run_free(&r);
+	T_EQ_INT(i, 4);
+}
+
+static void test_help_and_version(void)
+{
+	struct run r = ng(NULL, "help", NULL, NULL, NULL);
+	bool ok = r.status == 0 && r.out && strstr(r.out, "\n  status ") &&
+		  strstr(r.out, "\n  check FILE...") && !*r.err;
+
+	run_free(&r);
+	T_ASSERT(ok);
+	r = ng(NULL, "--help", NULL, NULL, NULL);
+	ok = r.status == 0 && r.out && strstr(r.out, "usage: nanograph");
+	run_free(&r);
+	T_ASSERT(ok);
+	r = ng(NULL, "check", "-h", NULL, NULL);
+	ok = r.status == 0 && r.out && !strncmp(r.out, "usage: nanograph check FILE...", 30);
+	run_free(&r);
+	T_ASSERT(ok);
+	T_RUN(ng(NULL, "version", NULL, NULL, NULL), 0,
+	      "nanograph " NANOGRAPH_VERSION "\n", "");
+	T_RUN(ng(NULL, "--version", NULL, NULL, NULL), 0,
+	      "nanograph " NANOGRAPH_VERSION "\n", "");
+}
+
+static void test_check_files(void)
+{
+	char good[600], bad[600], missing[600], want[2000];
+
+	snprintf(good, sizeof(good), "%s", t_path("good.txt"));
+	snprintf(bad, sizeof(bad), "%s", t_path("bad.txt"));
+	snprintf(missing, sizeof(missing), "%s", t_path("missing.txt"));
+	T_EQ_INT(t_write_file(good, "10:+a\n20:+b [m]\n30:POP\n40:POP\n"), 0);
+	T_EQ_INT(t_write_file(bad, "10:+a\n5:POP\n"), 0);
+
+	snprintf(want, sizeof(want),
+		 "%s: ok: 4 lines, 2 calls, max depth 2, 10..40 ns\n", good);
+	T_RUN(ng(NULL, "check", good, NULL, NULL), 0, want, "");
+
+	snprintf(want, sizeof(want),
+		 "%s: ok: 4 lines, 2 calls, max depth 2, 10..40 ns\n"
+		 "%s:2: error (time goes backwards): timestamp 5 is before the previous 10\n"
+		 "%s: cannot read: No such file or directory\n", good, bad, missing);
+	T_RUN(ng(NULL, "check", good, bad, missing), 1, want, "");
+}
+
+/* status against a fake control directory given by $NANOGRAPH_SYSFS. */
+static void test_status_fake_module(void)
+{
+	char env[700], want[800];
+	struct run r;
+	bool ok;
+
+	T_EQ_INT(mkdir(t_path("sys"), 0755), 0);
+	T_EQ_INT(t_write_file(t_path("sys/tracing_on"), "1\n"), 0);
+	T_EQ_INT(t_write_file(t_path("sys/set_ftrace_filter"), "vfs_read\nvfs_write\n"), 0);
+	T_EQ_INT(t_write_file(t_path("sys/set_event_pid"), ""), 0);
+	T_EQ_INT(t_write_file(t_path("sys/write_only"), "hidden\n"), 0);
+	T_EQ_INT(chmod(t_path("sys/write_only"), 0200), 0);
+	snprintf(env, sizeof(env), NG_CTL_ENV "=%s", t_path("sys"));
+
+	r = ng(env, "status", NULL, NULL, NULL);
+	ok = r.status == 0 && r.out && !*r.err;
+
+	snprintf(want, sizeof(want), "module: loaded (%s)\n", t_path("sys"));
+	ok = ok && !strncmp(r.out, want, strlen(want)) && strstr(r.out, "\ntracefs: ") &&
+	     strstr(r.out, "\nset_event_pid:\nset_ftrace_filter:\n  vfs_read\n"
+			   "  vfs_write\ntracing_on: 1\n") &&
+	     !strstr(r.out, "write_only") && !strstr(r.out, "hidden");
+	if (!ok && r.out)
+		t_diag("  status %d, stdout: %s", r.status, t_escape(r.out, strlen(r.out)));
+	run_free(&r);
+	T_ASSERT(ok);
+}
+
+static void test_status_not_loaded(void)
+{
+	char env[700], want[700];
+	struct run r;
+	bool ok;
+
+	snprintf(env, sizeof(env), NG_CTL_ENV "=%s", t_path("absent"));
+	r = ng(env, "status", NULL, NULL, NULL);
+	snprintf(want, sizeof(want), "module: not loaded (no %s)\n", t_path("absent"));
+	ok = r.status == 1 && r.out && !strncmp(r.out, want, strlen(want)) &&
+		  strstr(r.out, "\ntracefs: ");
+	run_free(&r);
+	T_ASSERT(ok);
+}
+
+static const struct t_case cases[] = {
+	{ "usage_errors", test_usage_errors },
+	{ "future_commands_absent", test_future_commands_absent },
+	{ "help_and_version", test_help_and_version },
+	{ "check_files", test_check_files },
+	{ "status_fake_module", test_status_fake_module },
+	{ "status_not_loaded", test_status_not_loaded },
+};
+
+T_SUITE(cli, cases);

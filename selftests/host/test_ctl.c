@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_ctl.c - control directory access against a fake directory: where
+ * the root comes from, whole reads, ">" and ">>" writes, and the -errno
+ * each failure must come back as.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nanograph.h"
+#include "ktap.h"
+
+/* A ctl pointing at <tmpdir>/nanograph, created with @files (name, value). */
+static int fake_ctl(struct ng_ctl *ctl, const char *const *files)
+{
+	char path[600];
+	int ret;
+
+	if (mkdir(t_path("nanograph"), 0755))
+		return -errno;
+	for (; files && files[0]; files += 2) {
+		snprintf(path, sizeof(path), "%s/%s", t_path("nanograph"), files[0]);
+		ret = t_write_file(path, files[1]);
+		if (ret)
+			return ret;
+	}
+	return ng_ctl_init(ctl, t_path("nanograph"));
+}
+
+static void test_root_default(void)
+{
+	struct ng_ctl ctl;
+
+	T_EQ_INT(unsetenv(NG_CTL_ENV), 0);
+	T_EQ_INT(ng_ctl_init(&ctl, NULL), 0);
+	T_EQ_STR(ng_ctl_root(&ctl), "/sys/kernel/nanograph");
+	T_EQ_INT(setenv(NG_CTL_ENV, "", 1), 0);
+	T_EQ_INT(ng_ctl_init(&ctl, NULL), 0);
+	T_EQ_STR(ng_ctl_root(&ctl), NG_CTL_DEFAULT_ROOT);
+}
+
+static void test_root_env_and_argument(void)
+{
+	struct ng_ctl ctl;
+
+	T_EQ_INT(setenv(NG_CTL_ENV, "/tmp/fake-ng", 1), 0);
+	T_EQ_INT(ng_ctl_init(&ctl, NULL), 0);
+	T_EQ_STR(ng_ctl_root(&ctl), "/tmp/fake-ng");
+	T_EQ_INT(ng_ctl_init(&ctl, "/elsewhere"), 0);
+	T_EQ_STR(ng_ctl_root(&ctl), "/elsewhere");
+}
+
+static void test_root_too_long(void)
+{
+	static char longroot[5000];
+	struct ng_ctl ctl;
+
+	memset(longroot, 'a', sizeof(longroot) - 1);
+	longroot[0] = '/';
+	T_EQ_INT(ng_ctl_init(&ctl, longroot), -ENAMETOOLONG);
+	T_ASSERT(!ng_ctl_available(&ctl));
+}
+
+/* The directory's presence is what tells that the module is loaded. */
+static void test_module_absent_detection(void)
+{
+	struct ng_ctl ctl;
+
+	T_EQ_INT(ng_ctl_init(&ctl, t_path("nanograph")), 0);
+	T_ASSERT(!ng_ctl_available(&ctl));
+	T_EQ_INT(t_write_file(t_path("nanograph"), "not a dir\n"), 0);
+	T_ASSERT(!ng_ctl_available(&ctl));
+	T_EQ_INT(unlink(t_path("nanograph")), 0);
+	T_EQ_INT(mkdir(t_path("nanograph"), 0755), 0);
+	T_ASSERT(ng_ctl_available(&ctl));
+
+	T_EQ_INT(setenv(NG_CTL_ENV, t_path("gone"), 1), 0);
+	T_EQ_INT(ng_ctl_init(&ctl, NULL), 0);
+	T_ASSERT(!ng_ctl_available(&ctl));
+}
+
+static void test_read(void)
+{
+	static const char *const files[] = { "tracing_on", "1\n", "empty", "", NULL };
+	struct ng_ctl ctl;
+	size_t len = 99;
+	char *val;
+
+	T_EQ_INT(fake_ctl(&ctl, files), 0);
+	T_EQ_INT(ng_ctl_read(&ctl, "tracing_on", &val, &len), 0);
+	T_EQ_U64(len, 2);
+	T_EQ_STR(val, "1\n");
+	free(val);
+	T_EQ_INT(ng_ctl_read(&ctl, "empty", &val, NULL), 0);
+	T_EQ_STR(val, "");
+	free(val);
+}
+
+/* A listing longer than a page (or many) comes back whole. */
+static void test_read_large(void)
+{
+	struct ng_ctl ctl;
+	size_t i, len, n = 300000;
+	char *big = malloc(n + 1), *val;
+
+	T_ASSERT(big);
+	for (i = 0; i < n; i++)
+		big[i] = i % 61 == 60 ? '\n' : 'a' + i % 26;
+	big[n] = '\0';
+	T_EQ_INT(fake_ctl(&ctl, (const char *const[]){ "set_ftrace_filter", big,
+						       NULL }), 0);
+	T_EQ_INT(ng_ctl_read(&ctl, "set_ftrace_filter", &val, &len), 0);
+	T_EQ_U64(len, n);
+	T_ASSERT(!memcmp(val, big, n + 1));
+	free(val);
+	free(big);
+}
+
+static void test_write_replaces(void)
+{
+	static const char *const files[] = { "tracing_on", "12345\n", NULL };
+	struct ng_ctl ctl;
+
+	T_EQ_INT(fake_ctl(&ctl, files), 0);
+	T_EQ_INT(ng_ctl_write(&ctl, "tracing_on", "0\n"), 0);
+	T_FILE_EQ(t_path("nanograph/tracing_on"), "0\n");
+}
+
+static void test_append(void)
+{
+	static const char *const files[] = { "set_ftrace_filter", "vfs_read\n", NULL };
+	struct ng_ctl ctl;
+
+	T_EQ_INT(fake_ctl(&ctl, files), 0);
+	T_EQ_INT(ng_ctl_append(&ctl, "set_ftrace_filter", "vfs_write\n"), 0);
+	T_FILE_EQ(t_path("nanograph/set_ftrace_filter"), "vfs_read\nvfs_write\n");
+}
+
+/* A missing control file is -ENOENT, and writing must not create it. */
+static void test_missing_file(void)
+{
+	struct ng_ctl ctl;
+	char *val = NULL;
+
+	T_EQ_INT(fake_ctl(&ctl, NULL), 0);
+	T_EQ_INT(ng_ctl_read(&ctl, "nope", &val, NULL), -ENOENT);
+	T_ASSERT(val == NULL);
+	T_EQ_INT(ng_ctl_write(&ctl, "nope", "1"), -ENOENT);
+	T_EQ_INT(ng_ctl_append(&ctl, "nope", "1"), -ENOENT);
+	T_ASSERT(!t_exists(t_path("nanograph/nope")));
+
+	T_EQ_INT(ng_ctl_init(&ctl, t_path("absent")), 0);
+	T_EQ_INT(ng_ctl_read(&ctl, "tracing_on", &val, NULL), -ENOENT);
+}
+
+/* Other errnos pass through unchanged, and names cannot escape the root. */
+static void test_errno_passthrough(void)
+{
+	struct ng_ctl ctl;
+	char *val = NULL;
+
+	T_EQ_INT(fake_ctl(&ctl, NULL), 0);
+	T_EQ_INT(mkdir(t_path("nanograph/sub"), 0755), 0);
+	T_EQ_INT(ng_ctl_read(&ctl, "sub", &val, NULL), -EISDIR);
+	T_EQ_INT(ng_ctl_write(&ctl, "sub", "1"), -EISDIR);
+	T_EQ_INT(ng_ctl_read(&ctl, "../x", &val, NULL), -EINVAL);
+	T_EQ_INT(ng_ctl_write(&ctl, "a/b", "1"), -EINVAL);
+	T_EQ_INT(ng_ctl_write(&ctl, "..", "1"), -EINVAL);
+	T_EQ_INT(ng_ctl_read(&ctl, "", &val, NULL), -EINVAL);
+	T_ASSERT(val == NULL);
+}
+
+/* A write-only file refuses reads; root ignores modes, so only as a user. */
+static void test_permission_denied(void)
+{
+	static const char *const files[] = { "secret", "x\n", NULL };
+	struct ng_ctl ctl;
+	char *val = NULL;
+
+	if (geteuid() == 0)
+		t_skip("running as root: file modes are not enforced");
+	T_EQ_INT(fake_ctl(&ctl, files), 0);
+	T_EQ_INT(chmod(t_path("nanograph/secret"), 0200), 0);
+	T_EQ_INT(ng_ctl_read(&ctl, "secret", &val, NULL), -EACCES);
+}
+
+static void test_list(void)
+{
+	static const char *const files[] = {
+		"tracing_on", "0\n", "clock", "tsc\n", "stats", "", ".hidden", "",
+		NULL,
+	};
+	struct ng_ctl ctl;
+	char **names;
+	int n;
+
+	T_EQ_INT(fake_ctl(&ctl, files), 0);
+	T_EQ_INT(mkdir(t_path("nanograph/subdir"), 0755), 0);
+	n = ng_ctl_list(&ctl, &names);
+	T_EQ_INT(n, 3);
+	T_EQ_STR(names[0], "clock");
+	T_EQ_STR(names[1], "stats");
+	T_EQ_STR(names[2], "tracing_on");
+	ng_ctl_list_free(names, n);
+
+	T_EQ_INT(ng_ctl_init(&ctl, t_path("absent")), 0);
+	T_EQ_INT(ng_ctl_list(&ctl, &names), -ENOENT);
+}
+
+static const struct t_case cases[] = {
+	{ "root_default", test_root_default },
+	{ "root_env_and_argument", test_root_env_and_argument },
+	{ "root_too_long", test_root_too_long },
+	{ "module_absent_detection", test_module_absent_detection },
+	{ "read", test_read },
+	{ "read_large", test_read_large },
+	{ "write_replaces", test_write_replaces },
+	{ "append", test_append },
+	{ "missing_file", test_missing_file },
+	{ "errno_passthrough", test_errno_passthrough },
+	{ "permission_denied", test_permission_denied },
+	{ "list", test_list },
+};
+
+T_SUITE(ctl, cases);

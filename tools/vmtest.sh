@@ -1,0 +1,551 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vmtest.sh - build nanograph for a stock Debian kernel and test it in QEMU.
+#
+# One script, idempotent, cached (in the spirit of the kernel's
+# tools/testing/selftests/bpf/vmtest.sh).  For one architecture and one
+# kernel line it:
+#   1. resolves Debian's current kernel build of that line through a private
+#      apt configuration (the host's apt state is never touched), downloads
+#      image, headers and kbuild packages and unpacks them with dpkg -x;
+#   2. downloads busybox-static, trace-cmd and the libraries the collector
+#      links against for that architecture, likewise unpacked;
+#   3. builds the module against the unpacked headers and cross-builds the
+#      collector and the in-VM test helper;
+#   4. packs an initramfs and boots it in QEMU; /init runs selftests/vm and
+#      prints KTAP between markers;
+#   5. reads the KTAP back, and fails the run on any kernel splat in the
+#      console log.
+#
+# See Documentation/testing.md.
+
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE=${NANOGRAPH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/nanograph}
+OUTBASE=${NANOGRAPH_OUT:-$ROOT/build/vm}
+OFFLINE=${NANOGRAPH_OFFLINE:-0}
+VM_TIMEOUT=${NANOGRAPH_VM_TIMEOUT:-900}
+VM_MEM=${NANOGRAPH_VM_MEM:-1024}
+VM_SMP=${NANOGRAPH_VM_SMP:-2}
+# Refresh the package lists at most this often (seconds) unless -u.
+LISTS_MAX_AGE=${NANOGRAPH_LISTS_MAX_AGE:-21600}
+
+ARCH=x86_64
+LINE=6.1
+VERBOSE=0
+FORCE_UPDATE=0
+SHELL_MODE=0
+TESTS=""
+
+usage() {
+	cat <<EOF
+Usage: $0 [options] <command>
+
+Commands:
+  fetch      download and unpack the kernel and userland for ARCH/LINE
+  build      fetch, then build the module, the collector and the initramfs
+  run        build, boot, run selftests/vm, check the console (the default)
+  shell      build and boot into an interactive shell in the VM
+  demo       build and boot, run tools/demo-guest.sh, copy its output out
+  resolve    print the resolved kernel package version and exit
+  list       print the supported architectures and kernel lines
+
+Options:
+  -a ARCH    x86_64 (default), arm64 or arm
+  -k LINE    kernel line: 6.1 (bookworm, default) or 6.12 (bookworm-backports)
+  -t GLOB    run only the selftests whose file name matches GLOB
+  -u         refresh the package lists now
+  -v         show QEMU's console on stdout while it runs
+  -h         this help
+
+Environment:
+  NANOGRAPH_CACHE      cache directory (default: ~/.cache/nanograph)
+  NANOGRAPH_OUT        build/output directory (default: <repo>/build/vm)
+  NANOGRAPH_OFFLINE=1  never touch the network; use what the cache has
+  NANOGRAPH_MIRROR     Debian archive URI (default: taken from the host's
+                       apt sources)
+  NANOGRAPH_VM_TIMEOUT seconds before a boot is killed (default: $VM_TIMEOUT)
+EOF
+}
+
+die() { echo "vmtest: error: $*" >&2; exit 1; }
+log() { echo "vmtest: $*" >&2; }
+
+# -------------------------------------------------------------------------
+# Architecture and kernel-line tables
+# -------------------------------------------------------------------------
+
+# Set the per-architecture variables: Debian architecture, kernel flavour,
+# kbuild ARCH, cross prefix, GNU triplet and how QEMU boots it.
+arch_setup() {
+	case "$ARCH" in
+	x86_64)
+		DEB=amd64 FLAVOUR=amd64 KARCH=x86 TRIPLET=x86_64-linux-gnu
+		QEMU=qemu-system-x86_64
+		QEMU_ARGS=(-M pc -cpu max)
+		CONSOLE=ttyS0
+		;;
+	arm64)
+		DEB=arm64 FLAVOUR=arm64 KARCH=arm64 TRIPLET=aarch64-linux-gnu
+		QEMU=qemu-system-aarch64
+		# Plain "-cpu max" emulates pointer authentication's QARMA
+		# cipher slowly (a 6 s boot becomes 85 s); impdef is cheap.
+		QEMU_ARGS=(-M virt -cpu max,pauth-impdef=on)
+		CONSOLE=ttyAMA0
+		;;
+	arm)
+		DEB=armhf FLAVOUR=armmp KARCH=arm TRIPLET=arm-linux-gnueabihf
+		QEMU=qemu-system-arm
+		QEMU_ARGS=(-M virt,highmem=off -cpu cortex-a15)
+		CONSOLE=ttyAMA0
+		;;
+	*) die "unknown architecture '$ARCH' (x86_64, arm64, arm)" ;;
+	esac
+	local host
+	host=$(dpkg --print-architecture 2>/dev/null || echo unknown)
+	if [ "$host" = "$DEB" ]; then
+		CROSS=""
+	else
+		CROSS="$TRIPLET-"
+	fi
+}
+
+# Map a kernel line to the apt target release that carries it.
+line_setup() {
+	case "$LINE" in
+	6.1) SUITE=bookworm ;;
+	6.12) SUITE=bookworm-backports ;;
+	*) die "unknown kernel line '$LINE' (6.1, 6.12)" ;;
+	esac
+}
+
+# -------------------------------------------------------------------------
+# Private apt configuration: package lists for amd64, arm64 and armhf
+# -------------------------------------------------------------------------
+
+APTDIR=$CACHE/apt
+
+# Find the Debian archive the host already uses, so that no mirror is
+# hard-coded here.  deb822 .sources files first, then one-line lists.
+host_mirror() {
+	local pattern=$1 uri
+	uri=$( (cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
+		awk '/^URIs:/ { for (i = 2; i <= NF; i++) print $i }'
+		cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+		awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z+]+:\/\//) { print $i; break } }'
+		) | grep -E "$pattern" | head -n 1)
+	echo "${uri%/}"
+}
+
+# Write the private apt configuration.  The host's apt.conf.d is still read
+# (proxies, validity settings), but sources, lists, cache and dpkg status
+# are ours, with all three architectures enabled.
+apt_setup() {
+	local mirror security keyring
+	mkdir -p "$APTDIR"/{state/lists/partial,cache/archives/partial,sources.list.d,preferences.d}
+	touch "$APTDIR/status"
+	mirror=${NANOGRAPH_MIRROR:-$(host_mirror '/debian/?$')}
+	security=${NANOGRAPH_SECURITY_MIRROR:-$(host_mirror '/debian-security/?$')}
+	[ -n "$mirror" ] || die "no Debian archive in the host's apt sources; set NANOGRAPH_MIRROR"
+	keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+	[ -r "$keyring" ] || die "$keyring missing: apt-get install debian-archive-keyring"
+	{
+		local s opts="[arch=amd64,arm64,armhf signed-by=$keyring]"
+		for s in bookworm bookworm-updates bookworm-backports; do
+			echo "deb $opts $mirror $s main"
+		done
+		[ -z "$security" ] || echo "deb $opts $security bookworm-security main"
+	} >"$APTDIR/sources.list.new"
+	mv "$APTDIR/sources.list.new" "$APTDIR/sources.list"
+	cat >"$APTDIR/apt.conf" <<EOF
+Dir::Etc::sourcelist "$APTDIR/sources.list";
+Dir::Etc::sourceparts "$APTDIR/sources.list.d";
+Dir::Etc::preferences "$APTDIR/preferences";
+Dir::Etc::preferencesparts "$APTDIR/preferences.d";
+Dir::State "$APTDIR/state";
+Dir::Cache "$APTDIR/cache";
+Dir::State::status "$APTDIR/status";
+APT::Architecture "amd64";
+APT::Architectures { "amd64"; "arm64"; "armhf"; };
+Acquire::Languages "none";
+APT::Sandbox::User "root";
+EOF
+	export APT_CONFIG=$APTDIR/apt.conf
+}
+
+# apt with the binary caches kept: some hosts' apt.conf.d (Docker images)
+# empty Dir::Cache::pkgcache, which makes every apt-cache call rebuild it
+# from all lists; command-line options win over configuration files.
+APT_CACHE_OPTS=()
+apt_cache_opts() {
+	APT_CACHE_OPTS=(-o "Dir::Cache::pkgcache=$APTDIR/cache/pkgcache.bin"
+		-o "Dir::Cache::srcpkgcache=$APTDIR/cache/srcpkgcache.bin")
+}
+apt_get() { apt-get "${APT_CACHE_OPTS[@]}" "$@"; }
+apt_cache() { apt-cache "${APT_CACHE_OPTS[@]}" "$@"; }
+
+# Refresh the lists when they are missing, old, or -u was given.  A suite
+# or architecture failing while a mirror syncs is tolerated: what it had
+# before is used.
+apt_update() {
+	local stamp=$APTDIR/updated now age
+	[ "$OFFLINE" = 1 ] && return 0
+	now=$(date +%s)
+	if [ -f "$stamp" ] && [ "$FORCE_UPDATE" = 0 ]; then
+		age=$((now - $(stat -c %Y "$stamp")))
+		[ "$age" -lt "$LISTS_MAX_AGE" ] && return 0
+	fi
+	log "refreshing package lists"
+	if ! apt_get -q update >"$APTDIR/update.log" 2>&1; then
+		log "apt-get update reported errors (see $APTDIR/update.log); continuing"
+	fi
+	touch "$stamp"
+}
+
+# Highest version of PKG (given as name:arch) whose version starts with
+# PREFIX, or empty.
+apt_version() {
+	local pkg=$1 prefix=$2
+	apt_cache show "$pkg" 2>/dev/null |
+		awk '/^Version:/ { print $2 }' |
+		grep -E "^${prefix//./\\.}" |
+		sort -V | tail -n 1
+}
+
+# Download PKG:ARCH=VERSION into the shared .deb cache unless present, and
+# print the path of the .deb.
+apt_fetch() {
+	local pkg=$1 arch=$2 ver=$3 file
+	mkdir -p "$CACHE/debs"
+	# Debian file names encode the epoch's colon as %3a.
+	file=$CACHE/debs/${pkg}_${ver/:/%3a}_$arch.deb
+	if [ ! -s "$file" ]; then
+		[ "$OFFLINE" = 1 ] && die "offline and $pkg:$arch=$ver is not cached"
+		(cd "$CACHE/debs" && apt_get -q download "$pkg:$arch=$ver" >/dev/null) ||
+			die "could not download $pkg:$arch=$ver"
+		[ -s "$file" ] || die "downloaded $pkg but $file is missing"
+	fi
+	echo "$file"
+}
+
+# Candidate version of a binary package for one architecture.
+apt_candidate() {
+	apt_cache policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2; exit }'
+}
+
+# -------------------------------------------------------------------------
+# Kernel: resolve, download, unpack
+# -------------------------------------------------------------------------
+
+# Resolve the metapackage of the line to the concrete image package and its
+# version.  The ABI number moves, so this is never hard-coded; the result
+# is remembered for offline use.
+kernel_resolve() {
+	local memo=$CACHE/kernels/$ARCH-$LINE.resolved meta ver dep
+	mkdir -p "$CACHE/kernels"
+	if [ "$OFFLINE" != 1 ]; then
+		meta=linux-image-$FLAVOUR:$DEB
+		ver=$(apt_version "$meta" "$LINE.")
+		if [ -n "$ver" ]; then
+			dep=$(apt_cache show "$meta=$ver" 2>/dev/null |
+				awk '/^Depends:/ { print $2; exit }')
+			dep=${dep%,}
+			if [[ "$dep" == linux-image-* ]]; then
+				echo "KVER=$ver" >"$memo.new"
+				echo "KREL=${dep#linux-image-}" >>"$memo.new"
+				mv "$memo.new" "$memo"
+			fi
+		fi
+	fi
+	[ -f "$memo" ] || die "cannot resolve the $LINE kernel for $DEB (offline, or the archive has none)"
+	# shellcheck disable=SC1090
+	. "$memo"
+	KDIR_ROOT=$CACHE/kernels/$DEB/$KREL
+}
+
+# The headers package depends on a kbuild package (scripts and host tools);
+# those must be built for the host, not the target, so take the host's
+# architecture at the same version, or the newest of the line.
+kbuild_package() {
+	local hdr=$1
+	apt_cache show "$hdr:$DEB=$KVER" 2>/dev/null |
+		awk '/^Depends:/ { print; exit }' | tr ',' '\n' |
+		sed -n 's/^ *\(linux-kbuild-[^ ]*\).*/\1/p' | head -n 1
+}
+
+kernel_fetch() {
+	local root=$KDIR_ROOT hdr common kbuild kbver hostarch f
+	if [ -f "$root/.complete" ]; then
+		return 0
+	fi
+	[ "$OFFLINE" = 1 ] && die "offline and kernel $KREL is not cached"
+	log "fetching kernel $KREL ($KVER) for $DEB"
+	hostarch=$(dpkg --print-architecture)
+	hdr=linux-headers-$KREL
+	common=linux-headers-${KREL%-"$FLAVOUR"}-common
+	kbuild=$(kbuild_package "$hdr")
+	[ -n "$kbuild" ] || die "no kbuild dependency found for $hdr"
+	kbver=$KVER
+	if ! apt_cache show "$kbuild:$hostarch=$kbver" >/dev/null 2>&1; then
+		# The host architecture moved on to a newer build of the line.
+		kbuild=$(apt_cache pkgnames "linux-kbuild-$LINE" | sort -V | tail -n 1)
+		kbver=$(apt_candidate "$kbuild:$hostarch")
+		log "no $hostarch kbuild at $KVER; using $kbuild $kbver"
+	fi
+	rm -rf "$root"
+	mkdir -p "$root"
+	# Only /boot of the image is needed: the VM runs from an initramfs
+	# without the distribution's modules.
+	f=$(apt_fetch "linux-image-$KREL" "$DEB" "$KVER")
+	dpkg-deb --fsys-tarfile "$f" 2>/dev/null | tar -x -C "$root" ./boot 2>/dev/null || true
+	ls "$root"/boot/vmlinuz-* >/dev/null 2>&1 || die "no vmlinuz in $f"
+	for f in "$(apt_fetch "$hdr" "$DEB" "$KVER")" \
+		 "$(apt_fetch "$common" all "$KVER")" \
+		 "$(apt_fetch "$kbuild" "$hostarch" "$kbver")"; do
+		dpkg -x "$f" "$root"
+	done
+	# Debian's headers Makefile includes the -common tree by absolute
+	# path; point it into the unpacked copy.
+	sed -i "s|^include /usr/src/|include $root/usr/src/|" \
+		"$root/usr/src/linux-headers-$KREL/Makefile"
+	touch "$root/.complete"
+}
+
+# -------------------------------------------------------------------------
+# Userland for the guest: busybox, trace-cmd, the collector's libraries
+# -------------------------------------------------------------------------
+
+# Runtime packages go into the initramfs; -dev packages only into the
+# sysroot the collector is cross-built against.
+USERLAND_RT="busybox-static trace-cmd libtracefs1 libtraceevent1 libtracecmd1"
+USERLAND_DEV="libtracefs-dev libtraceevent-dev libtracecmd-dev"
+
+# Runtime closure of the guest packages for $DEB: recursive Depends and
+# Pre-Depends, real packages only, of this architecture or "all".
+userland_closure() {
+	local p
+	apt_cache depends --recurse --no-recommends --no-suggests \
+			--no-conflicts --no-breaks --no-replaces --no-enhances \
+		$(for p in $USERLAND_RT; do echo "$p:$DEB"; done) 2>/dev/null |
+		grep -v '^ ' | grep -v '^<' | sed "s/:$DEB\$//" | sort -u
+}
+
+userland_fetch() {
+	local dir=$CACHE/userland/$DEB manifest pkg ver arch f
+	manifest=$dir/manifest
+	mkdir -p "$dir"
+	if [ "$OFFLINE" = 1 ]; then
+		[ -f "$dir/.complete" ] || die "offline and no userland cached for $DEB"
+		return 0
+	fi
+	# Resolve the closure to name=version pairs; unpack again only when
+	# that list changed.
+	{
+		for pkg in $(userland_closure); do
+			ver=$(apt_candidate "$pkg:$DEB")
+			arch=$DEB
+			if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
+				ver=$(apt_candidate "$pkg")
+				arch=all
+			fi
+			[ -n "$ver" ] && [ "$ver" != "(none)" ] && echo "rt $pkg $arch $ver"
+		done
+		for pkg in $USERLAND_DEV; do
+			echo "dev $pkg $DEB $(apt_candidate "$pkg:$DEB")"
+		done
+	} >"$manifest.new"
+	if [ -f "$dir/.complete" ] && cmp -s "$manifest.new" "$manifest"; then
+		rm -f "$manifest.new"
+		return 0
+	fi
+	log "fetching guest userland for $DEB"
+	rm -rf "$dir/rt" "$dir/sysroot" "$dir/.complete"
+	mkdir -p "$dir/rt" "$dir/sysroot"
+	while read -r kind pkg arch ver; do
+		f=$(apt_fetch "$pkg" "$arch" "$ver")
+		dpkg -x "$f" "$dir/sysroot"
+		[ "$kind" = rt ] && dpkg -x "$f" "$dir/rt"
+	done <"$manifest.new"
+	mv "$manifest.new" "$manifest"
+	touch "$dir/.complete"
+}
+
+# -------------------------------------------------------------------------
+# Build: module, collector, guest helper, initramfs
+# -------------------------------------------------------------------------
+
+build_all() {
+	local out=$OUTBASE/$ARCH-$LINE kdir ushared
+	kdir=$KDIR_ROOT/usr/src/linux-headers-$KREL
+	mkdir -p "$out"
+
+	# The module is built from a private copy of its sources so that
+	# several kernels can be built from one tree without clobbering.
+	log "building the module for $KREL"
+	mkdir -p "$out/src"
+	(cd "$ROOT" && tar -cf - Kbuild Makefile kmod arch include) | tar -C "$out/src" -xf -
+	make -s -C "$out/src" module KDIR="$kdir" ARCH="$KARCH" \
+		CROSS_COMPILE="$CROSS" >"$out/build.log" 2>&1 ||
+		{ cat "$out/build.log" >&2; die "module build failed for $ARCH-$LINE"; }
+	# Any compiler, objtool or modpost warning fails the rig.
+	if grep -E 'warning:|WARNING:' "$out/build.log" | grep -v 'the compiler differs' >&2; then
+		die "module build for $ARCH-$LINE has warnings"
+	fi
+
+	# The collector and the test helper depend only on the architecture.
+	ushared=$OUTBASE/userspace-$ARCH
+	log "building the collector for $ARCH"
+	make -s -C "$ROOT/userspace" O="$ushared" CROSS_COMPILE="$CROSS" \
+		SYSROOT="$CACHE/userland/$DEB/sysroot" >"$ushared.log" 2>&1 ||
+		{ cat "$ushared.log" >&2; die "collector build failed for $ARCH"; }
+	make -s -C "$ROOT/selftests/vm" O="$ushared" CROSS_COMPILE="$CROSS" \
+		>>"$ushared.log" 2>&1 ||
+		{ cat "$ushared.log" >&2; die "selftest helper build failed for $ARCH"; }
+
+	initramfs_pack "$out" "$ushared"
+}
+
+# Lay out the guest's root: the runtime packages (minus documentation and
+# locale data), the module, the collector and the selftests; pack it as an
+# uncompressed newc cpio (nothing to decompress under emulation).
+initramfs_pack() {
+	local out=$1 ushared=$2 rt=$CACHE/userland/$DEB/rt r
+	r=$out/initramfs
+	rm -rf "$r"
+	mkdir -p "$r"
+	cp -a "$rt/." "$r/"
+	rm -rf "$r/usr/share/doc" "$r/usr/share/man" "$r/usr/share/locale" \
+		"$r/usr/share/lintian" "$r/usr/lib/$TRIPLET/gconv" "$r/usr/share/bug"
+	mkdir -p "$r"/{proc,sys,dev,tmp,run,root,etc,nanograph}
+	cp "$ROOT/tools/guest-init.sh" "$r/init"
+	chmod 755 "$r/init"
+	cp "$out/src/kmod/nanograph.ko" "$r/nanograph/"
+	cp "$ushared/nanograph" "$ushared/ngtest" "$r/nanograph/"
+	cp -r "$ROOT/selftests/vm" "$r/nanograph/selftests"
+	rm -f "$r/nanograph/selftests/"*.c "$r/nanograph/selftests/Makefile"
+	cp "$ROOT/tools/demo-guest.sh" "$r/nanograph/"
+	echo "root:x:0:0:root:/root:/bin/sh" >"$r/etc/passwd"
+	echo "root:x:0:" >"$r/etc/group"
+	(cd "$r" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$out/initramfs.cpio"
+}
+
+# -------------------------------------------------------------------------
+# Boot and results
+# -------------------------------------------------------------------------
+
+# Boot the VM.  MODE is "test", "shell" or "demo"; /init reads it from the
+# kernel command line.  In test and demo mode the console goes to
+# console.log (and to stdout with -v).
+boot() {
+	local mode=$1 out=$OUTBASE/$ARCH-$LINE vmlinuz append rc=0
+	vmlinuz=$(ls "$KDIR_ROOT"/boot/vmlinuz-* | head -n 1)
+	append="console=$CONSOLE panic=-1 loglevel=5 nanograph.mode=$mode"
+	[ -z "$TESTS" ] || append="$append nanograph.tests=$TESTS"
+	local cmd=("$QEMU" "${QEMU_ARGS[@]}" -m "$VM_MEM" -smp "$VM_SMP"
+		-nographic -no-reboot -kernel "$vmlinuz"
+		-initrd "$out/initramfs.cpio" -append "$append")
+	if [ "$mode" = shell ]; then
+		"${cmd[@]}"
+		return
+	fi
+	log "booting $ARCH $KREL (log: $out/console.log)"
+	if [ "$VERBOSE" = 1 ]; then
+		timeout --foreground "$VM_TIMEOUT" "${cmd[@]}" </dev/null 2>&1 |
+			tee "$out/console.log" || rc=$?
+	else
+		timeout "$VM_TIMEOUT" "${cmd[@]}" </dev/null >"$out/console.log" 2>&1 || rc=$?
+	fi
+	[ "$rc" = 124 ] && log "boot timed out after ${VM_TIMEOUT}s"
+	return 0
+}
+
+# Print the text between two marker lines of the console log, with the
+# carriage returns of the serial line removed.
+between() {
+	tr -d '\r' <"$3" | awk -v b="$1" -v e="$2" '$0 == e { on = 0 } on { print } $0 == b { on = 1 }'
+}
+
+# Kernel splats that fail a run whatever the tests said.
+SPLATS='WARNING:|BUG:|Oops|Kernel panic|rcu_.*detected stall|RCU Stall|soft lockup|hard LOCKUP|general protection fault|Unable to handle kernel|UBSAN:|KASAN:|kernel BUG'
+
+# Turn the guest's KTAP and the console check into this run's results:
+# one "ok"/"not ok" line per test, prefixed with ARCH-LINE, a count line.
+results() {
+	local out=$OUTBASE/$ARCH-$LINE tag=$ARCH-$LINE pass=0 fail=0 skip=0 line
+	between NANOGRAPH-KTAP-BEGIN NANOGRAPH-KTAP-END "$out/console.log" >"$out/results.ktap"
+	between NANOGRAPH-DMESG-BEGIN NANOGRAPH-DMESG-END "$out/console.log" >"$out/dmesg.txt"
+	if ! grep -q '^1\.\.[0-9]' "$out/results.ktap"; then
+		echo "not ok - $tag boot: no KTAP results (see $out/console.log)"
+		tail -n 30 "$out/console.log" | sed 's/^/# /'
+		fail=$((fail + 1))
+	else
+		while IFS= read -r line; do
+			case "$line" in
+			"ok "*"# SKIP"*) skip=$((skip + 1)); echo "$line" | sed "s/^ok [0-9]* /ok - $tag /" ;;
+			"ok "*) pass=$((pass + 1)); echo "$line" | sed "s/^ok [0-9]* /ok - $tag /" ;;
+			"not ok "*) fail=$((fail + 1)); echo "$line" | sed "s/^not ok [0-9]* /not ok - $tag /" ;;
+			"#"*) echo "$line" ;;
+			esac
+		done <"$out/results.ktap"
+		local planned
+		planned=$(sed -n 's/^1\.\.\([0-9]*\).*/\1/p' "$out/results.ktap" | head -n 1)
+		if [ $((pass + fail + skip)) -ne "$planned" ]; then
+			echo "not ok - $tag ktap: planned $planned tests, saw $((pass + fail + skip))"
+			fail=$((fail + 1))
+		fi
+	fi
+	if grep -E "$SPLATS" "$out/console.log" >"$out/splats.txt"; then
+		echo "not ok - $tag console: kernel splat"
+		sed 's/^/# /' "$out/splats.txt" | head -n 20
+		fail=$((fail + 1))
+	else
+		echo "ok - $tag console: no warnings, oopses, stalls or lockups"
+		pass=$((pass + 1))
+	fi
+	echo "# $tag: $pass passed, $fail failed, $skip skipped"
+	echo "$pass $fail $skip" >"$out/counts"
+	[ "$fail" -eq 0 ]
+}
+
+# -------------------------------------------------------------------------
+
+main() {
+	local opt cmd
+	while getopts "a:k:t:uvh" opt; do
+		case "$opt" in
+		a) ARCH=$OPTARG ;;
+		k) LINE=$OPTARG ;;
+		t) TESTS=$OPTARG ;;
+		u) FORCE_UPDATE=1 ;;
+		v) VERBOSE=1 ;;
+		h) usage; exit 0 ;;
+		*) usage >&2; exit 2 ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	cmd=${1:-run}
+	if [ "$cmd" = list ]; then
+		echo "architectures: x86_64 arm64 arm"
+		echo "kernel lines:  6.1 (bookworm) 6.12 (bookworm-backports)"
+		exit 0
+	fi
+	arch_setup
+	line_setup
+	apt_setup
+	apt_cache_opts
+	apt_update
+	kernel_resolve
+	case "$cmd" in
+	resolve) echo "$ARCH $LINE $KREL $KVER"; exit 0 ;;
+	fetch) kernel_fetch; userland_fetch ;;
+	build) kernel_fetch; userland_fetch; build_all ;;
+	run) kernel_fetch; userland_fetch; build_all; boot test; results ;;
+	shell) kernel_fetch; userland_fetch; build_all; boot shell ;;
+	demo) kernel_fetch; userland_fetch; build_all; boot demo ;;
+	*) usage >&2; exit 2 ;;
+	esac
+}
+
+main "$@"

@@ -1,0 +1,3 @@
+/work/main/userspace/check/tests/ktap.o: /work/main/selftests/host/ktap.c \
+ /work/main/selftests/host/ktap.h
+/work/main/selftests/host/ktap.h:

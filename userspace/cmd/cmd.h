@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cmd.h - what the nanograph subcommands share: the command table entry,
+ * exit codes and the common option handling. Only the command uses this;
+ * the library (nanograph.h) knows nothing of the command line.
+ */
+#ifndef NG_CMD_H
+#define NG_CMD_H
+
+#define NG_EXIT_OK	0
+#define NG_EXIT_FAIL	1
+#define NG_EXIT_USAGE	2
+
+struct ng_cmd {
+	const char *name;
+	const char *args;	/* synopsis after the name, may be "" */
+	const char *summary;	/* one line for "nanograph help" */
+	const char *help;	/* more lines for "nanograph help NAME", or NULL */
+	/* argv[0] is the subcommand's name; returns an exit code */
+	int (*run)(const struct ng_cmd *self, int argc, char **argv);
+};
+
+/* Print "nanograph[ CMD]: MSG" and the usage hint on stderr; returns 2. */
+int ng_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/*
+ * Parse the options every subcommand takes (-h, --help). Returns -1 and
+ * sets *@first to the first operand, or an exit code to return at once.
+ */
+int ng_cmd_options(const struct ng_cmd *self, int argc, char **argv,
+		   int *first);
+void ng_cmd_help(const struct ng_cmd *self);
+
+int cmd_status(const struct ng_cmd *self, int argc, char **argv);
+int cmd_check(const struct ng_cmd *self, int argc, char **argv);
+
+#endif /* NG_CMD_H */

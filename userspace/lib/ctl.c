@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * ctl.c - the module's control directory, /sys/kernel/nanograph/.
+ *
+ * Each control file is a sysfs attribute: a read returns the whole state,
+ * and each write(2) is handed to the module as one command. So a value is
+ * written with as few write calls as possible and errors are reported as
+ * the -errno the module chose (-EINVAL, -E2BIG, ...).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nanograph.h"
+
+/* Pick the root directory: argument, then environment, then the default. */
+int ng_ctl_init(struct ng_ctl *ctl, const char *root)
+{
+	int n;
+
+	if (!root) {
+		root = getenv(NG_CTL_ENV);
+		if (!root || !*root)
+			root = NG_CTL_DEFAULT_ROOT;
+	}
+	n = snprintf(ctl->root, sizeof(ctl->root), "%s", root);
+	if (n < 0 || (size_t)n >= sizeof(ctl->root)) {
+		ctl->root[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+/* Let callers show which directory they are looking at. */
+const char *ng_ctl_root(const struct ng_ctl *ctl)
+{
+	return ctl->root;
+}
+
+/* The module creates the directory at load and removes it at unload. */
+bool ng_ctl_available(const struct ng_ctl *ctl)
+{
+	struct stat st;
+
+	return ctl->root[0] && stat(ctl->root, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Build "<root>/<name>", refusing names that would leave the directory. */
+static int ctl_path(const struct ng_ctl *ctl, const char *name, char *path,
+		    size_t size)
+{
+	int n;
+
+	if (!name || !*name || strchr(name, '/') || !strcmp(name, ".") ||
+	    !strcmp(name, ".."))
+		return -EINVAL;
+	n = snprintf(path, size, "%s/%s", ctl->root, name);
+	if (n < 0 || (size_t)n >= size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* Read until EOF: a listing may be longer than one page or one read. */
+static int read_all(int fd, char **bufp, size_t *lenp)
+{
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	ssize_t n;
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		if (cap - len < 2) {
+			char *nbuf;
+
+			if (cap >= NG_CTL_MAX_READ) {
+				free(buf);
+				return -EFBIG;
+			}
+			nbuf = realloc(buf, cap * 2);
+			if (!nbuf) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nbuf;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			n = -errno;
+			free(buf);
+			return n;
+		}
+		if (n == 0)
+			break;
+		len += n;
+	}
+	buf[len] = '\0';
+	*bufp = buf;
+	if (lenp)
+		*lenp = len;
+	return 0;
+}
+
+/* Read one control file whole. */
+int ng_ctl_read(const struct ng_ctl *ctl, const char *name, char **bufp,
+		size_t *lenp)
+{
+	char path[sizeof(ctl->root) + 256];
+	int fd, ret;
+
+	ret = ctl_path(ctl, name, path, sizeof(path));
+	if (ret)
+		return ret;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = read_all(fd, bufp, lenp);
+	close(fd);
+	return ret;
+}
+
+/*
+ * Write @val to control file @name opened with @flags. Never creates the
+ * file: a missing control file is -ENOENT, not a new regular file.
+ */
+static int ctl_write(const struct ng_ctl *ctl, const char *name,
+		     const char *val, int flags)
+{
+	char path[sizeof(ctl->root) + 256];
+	size_t len = strlen(val), done = 0;
+	int fd, ret;
+
+	ret = ctl_path(ctl, name, path, sizeof(path));
+	if (ret)
+		return ret;
+	fd = open(path, O_WRONLY | O_CLOEXEC | flags);
+	if (fd < 0)
+		return -errno;
+	while (done < len) {
+		ssize_t n = write(fd, val + done, len - done);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			break;
+		}
+		if (n == 0) {
+			ret = -EIO;
+			break;
+		}
+		done += n;
+	}
+	if (close(fd) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+/* ">" semantics: the new value replaces the old one. */
+int ng_ctl_write(const struct ng_ctl *ctl, const char *name, const char *val)
+{
+	return ctl_write(ctl, name, val, O_TRUNC);
+}
+
+/* ">>" semantics: the value is added, as with ftrace's filter files. */
+int ng_ctl_append(const struct ng_ctl *ctl, const char *name, const char *val)
+{
+	return ctl_write(ctl, name, val, O_APPEND);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Free what ng_ctl_list() returned. */
+void ng_ctl_list_free(char **names, int count)
+{
+	int i;
+
+	if (!names)
+		return;
+	for (i = 0; i < count; i++)
+		free(names[i]);
+	free(names);
+}
+
+/*
+ * List the control files, so callers (status, tests) need not hard-code
+ * the set the loaded module happens to offer.
+ */
+int ng_ctl_list(const struct ng_ctl *ctl, char ***namesp)
+{
+	char **names = NULL;
+	int count = 0, cap = 0, ret = 0;
+	struct dirent *de;
+	DIR *dir;
+
+	dir = opendir(ctl->root);
+	if (!dir)
+		return -errno;
+	while ((errno = 0, de = readdir(dir))) {
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (fstatat(dirfd(dir), de->d_name, &st, 0) || !S_ISREG(st.st_mode))
+			continue;
+		if (count == cap) {
+			char **n = realloc(names, (cap ? cap * 2 : 16) * sizeof(*n));
+
+			if (!n) {
+				ret = -ENOMEM;
+				goto err;
+			}
+			names = n;
+			cap = cap ? cap * 2 : 16;
+		}
+		names[count] = strdup(de->d_name);
+		if (!names[count]) {
+			ret = -ENOMEM;
+			goto err;
+		}
+		count++;
+	}
+	if (errno) {
+		ret = -errno;
+		goto err;
+	}
+	closedir(dir);
+	if (count)
+		qsort(names, count, sizeof(*names), cmp_names);
+	*namesp = names;
+	return count;
+err:
+	closedir(dir);
+	ng_ctl_list_free(names, count);
+	return ret;
+}

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * outfile.c - write-to-temporary-then-rename, shared by every output file
+ * of the trace format (push/pop files and threads.tsv).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "outfile.h"
+
+static void outfile_free_names(struct ng_outfile *of)
+{
+	free(of->tmp);
+	free(of->final);
+	of->tmp = NULL;
+	of->final = NULL;
+}
+
+/* Create DIR/.NAME.tmp (replacing a stale one) and remember DIR/NAME. */
+int ng_outfile_open(struct ng_outfile *of, const char *dir, const char *name)
+{
+	int fd, ret;
+
+	memset(of, 0, sizeof(*of));
+	if (asprintf(&of->tmp, "%s/.%s.tmp", dir, name) < 0) {
+		of->tmp = NULL;
+		return -ENOMEM;
+	}
+	if (asprintf(&of->final, "%s/%s", dir, name) < 0) {
+		of->final = NULL;
+		outfile_free_names(of);
+		return -ENOMEM;
+	}
+	fd = open(of->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = -errno;
+		outfile_free_names(of);
+		return ret;
+	}
+	of->fp = fdopen(fd, "w");
+	if (!of->fp) {
+		ret = -errno;
+		close(fd);
+		unlink(of->tmp);
+		outfile_free_names(of);
+		return ret;
+	}
+	return 0;
+}
+
+/* Formatted write; the first failure sticks and is reported at commit. */
+int ng_outfile_printf(struct ng_outfile *of, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (of->err)
+		return of->err;
+	va_start(ap, fmt);
+	n = vfprintf(of->fp, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		of->err = errno ? -errno : -EIO;
+	return of->err;
+}
+
+/*
+ * Flush, close and rename into place. On any error the temporary file is
+ * removed instead, so a partial file never takes the final name.
+ */
+int ng_outfile_commit(struct ng_outfile *of)
+{
+	int ret = of->err;
+
+	if (fflush(of->fp) && !ret)
+		ret = -errno;
+	if (fclose(of->fp) && !ret)
+		ret = -errno;
+	of->fp = NULL;
+	if (!ret && rename(of->tmp, of->final))
+		ret = -errno;
+	if (ret)
+		unlink(of->tmp);
+	outfile_free_names(of);
+	return ret;
+}
+
+/* Give up on the file: nothing appears under the final name. */
+void ng_outfile_abort(struct ng_outfile *of)
+{
+	if (of->fp) {
+		fclose(of->fp);
+		of->fp = NULL;
+		unlink(of->tmp);
+	}
+	outfile_free_names(of);
+}

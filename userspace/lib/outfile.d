@@ -1,0 +1,3 @@
+/work/main/userspace/lib/outfile.o: /work/main/userspace/lib/outfile.c \
+ /work/main/userspace/lib/outfile.h
+/work/main/userspace/lib/outfile.h:

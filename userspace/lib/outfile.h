@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * outfile.h - library-internal: an output file written under a temporary
+ * name (DIR/.NAME.tmp) and renamed to DIR/NAME once complete, so that a
+ * reader who sees the final name sees a whole file.
+ */
+#ifndef NG_OUTFILE_H
+#define NG_OUTFILE_H
+
+#include <stdio.h>
+
+struct ng_outfile {
+	FILE *fp;
+	char *tmp;	/* DIR/.NAME.tmp */
+	char *final;	/* DIR/NAME */
+	int err;	/* first write error (-errno), sticky */
+};
+
+int ng_outfile_open(struct ng_outfile *of, const char *dir, const char *name);
+int ng_outfile_printf(struct ng_outfile *of, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int ng_outfile_commit(struct ng_outfile *of);
+void ng_outfile_abort(struct ng_outfile *of);
+
+#endif /* NG_OUTFILE_H */

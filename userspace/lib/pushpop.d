@@ -1,0 +1,5 @@
+/work/main/userspace/lib/pushpop.o: /work/main/userspace/lib/pushpop.c \
+ /work/main/userspace/include/nanograph.h \
+ /work/main/userspace/lib/outfile.h
+/work/main/userspace/include/nanograph.h:
+/work/main/userspace/lib/outfile.h:

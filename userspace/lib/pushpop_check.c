@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * pushpop_check.c - verify that a push/pop file keeps the trace format's
+ * promises, so tests and users can check any file, ours or converted:
+ *  - every line matches ^[0-9]+:(POP|\+[^\n]+)$ and ends with a newline;
+ *  - timestamps never decrease;
+ *  - the stack never pops below zero and is empty at end of file.
+ * Only the first error is reported (with its line); counting goes on to the
+ * end so the summary describes the whole file.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nanograph.h"
+
+/* Remember the first error only; later ones are usually its echoes. */
+__attribute__((format(printf, 3, 4)))
+static void check_fail(struct ng_pp_check *c, enum ng_pp_error e,
+		       const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->error)
+		return;
+	c->error = e;
+	c->error_line = c->lines;
+	va_start(ap, fmt);
+	vsnprintf(c->error_msg, sizeof(c->error_msg), fmt, ap);
+	va_end(ap);
+}
+
+/* Parse "<ns>:" at the start of @line; returns the offset after ':' or 0. */
+static size_t parse_ns(struct ng_pp_check *c, const char *line, size_t len,
+		       uint64_t *ns)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < len && line[i] >= '0' && line[i] <= '9'; i++) {
+		unsigned int d = line[i] - '0';
+
+		if (v > (UINT64_MAX - d) / 10) {
+			check_fail(c, NG_PP_ESYNTAX,
+				   "timestamp does not fit in 64 bits");
+			return 0;
+		}
+		v = v * 10 + d;
+	}
+	if (i == 0) {
+		check_fail(c, NG_PP_ESYNTAX, len ? "line does not start with a timestamp" :
+			   "empty line");
+		return 0;
+	}
+	if (i == len || line[i] != ':') {
+		check_fail(c, NG_PP_ESYNTAX, "expected ':' after the timestamp");
+		return 0;
+	}
+	*ns = v;
+	return i + 1;
+}
+
+/* Check one line, given without its newline. */
+static void check_line(struct ng_pp_check *c, const char *line, size_t len)
+{
+	const char *rest;
+	size_t off, rlen;
+	uint64_t ns;
+	bool pop;
+
+	c->lines++;
+	off = parse_ns(c, line, len, &ns);
+	if (!off)
+		return;
+	rest = line + off;
+	rlen = len - off;
+	if (rlen == 3 && !memcmp(rest, "POP", 3)) {
+		pop = true;
+	} else if (rlen >= 1 && rest[0] == '+') {
+		if (rlen == 1) {
+			check_fail(c, NG_PP_ESYNTAX, "empty label after '+'");
+			return;
+		}
+		pop = false;
+	} else {
+		check_fail(c, NG_PP_ESYNTAX, "expected POP or +<label> after ':'");
+		return;
+	}
+
+	if (c->pushes + c->pops == 0)
+		c->first_ns = ns;
+	else if (0)
+		check_fail(c, NG_PP_ETIME,
+			   "timestamp %" PRIu64 " is before the previous %" PRIu64,
+			   ns, c->last_ns);
+	c->last_ns = ns;
+
+	if (!pop) {
+		c->pushes++;
+		if (++c->depth > c->max_depth)
+			c->max_depth = c->depth;
+	} else {
+		c->pops++;
+		if (c->depth)
+			c->depth--;
+		else
+			check_fail(c, NG_PP_EUNDERFLOW, "POP with no open frame");
+	}
+}
+
+/* End-of-file rules: a whole last line, and no frame left open. */
+static void check_end(struct ng_pp_check *c, bool partial_last_line)
+{
+	if (partial_last_line)
+		check_fail(c, NG_PP_ESYNTAX, "missing newline at end of file");
+	if (c->depth)
+		check_fail(c, NG_PP_EUNBALANCED,
+			   "%" PRIu64 " frame(s) still open at end of file",
+			   c->depth);
+}
+
+/* Check push/pop text held in memory. */
+int ng_pp_check_buf(const char *buf, size_t len, struct ng_pp_check *c)
+{
+	const char *p = buf, *end = buf + len;
+
+	memset(c, 0, sizeof(*c));
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p);
+
+		if (!nl) {
+			check_line(c, p, end - p);
+			check_end(c, true);
+			return c->error;
+		}
+		check_line(c, p, nl - p);
+		p = nl + 1;
+	}
+	check_end(c, false);
+	return c->error;
+}
+
+/* Check a file, streaming it: push/pop files can be gigabytes. */
+int ng_pp_check_file(const char *path, struct ng_pp_check *c)
+{
+	bool partial = false;
+	size_t cap = 0;
+	char *line = NULL;
+	ssize_t n;
+	FILE *fp;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	fp = fopen(path, "re");
+	if (!fp)
+		return -errno;
+	errno = 0;
+	while ((n = getline(&line, &cap, fp)) > 0) {
+		if (line[n - 1] == '\n')
+			n--;
+		else
+			partial = true;
+		check_line(c, line, n);
+	}
+	ret = ferror(fp) ? -(errno ? errno : EIO) : 0;
+	free(line);
+	fclose(fp);
+	if (ret)
+		return ret;
+	check_end(c, partial);
+	return c->error;
+}
+
+/* Short names for messages and logs. */
+const char *ng_pp_error_name(enum ng_pp_error e)
+{
+	switch (e) {
+	case NG_PP_OK:
+		return "ok";
+	case NG_PP_ESYNTAX:
+		return "syntax";
+	case NG_PP_ETIME:
+		return "time goes backwards";
+	case NG_PP_EUNDERFLOW:
+		return "pop underflow";
+	case NG_PP_EUNBALANCED:
+		return "unbalanced";
+	}
+	return "unknown";
+}
