@@ -13,6 +13,7 @@ pkgs=(
 	libtracefs-dev libtraceevent-dev libtracecmd-dev
 	# cross toolchains for the arm64 and arm VMs
 	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf
+	libc6-dev-arm64-cross libc6-dev-armhf-cross
 	# the VM rig
 	qemu-system-x86 qemu-system-arm cpio zstd xz-utils
 	# code checks: sparse for make C=1, checkpatch's helpers

@@ -441,8 +441,8 @@ initramfs_pack() {
 boot() {
 	local mode=$1 out=$OUTBASE/$ARCH-$LINE vmlinuz append rc=0
 	vmlinuz=$(ls "$KDIR_ROOT"/boot/vmlinuz-* | head -n 1)
-	append="console=$CONSOLE panic=-1 loglevel=5 nanograph.mode=$mode"
-	[ -z "$TESTS" ] || append="$append nanograph.tests=$TESTS"
+	append="console=$CONSOLE panic=-1 loglevel=5 ngvm.mode=$mode"
+	[ -z "$TESTS" ] || append="$append ngvm.tests=$TESTS"
 	local cmd=("$QEMU" "${QEMU_ARGS[@]}" -m "$VM_MEM" -smp "$VM_SMP"
 		-nographic -no-reboot -kernel "$vmlinuz"
 		-initrd "$out/initramfs.cpio" -append "$append")

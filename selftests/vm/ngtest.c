@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ngtest: small actions the in-VM selftests cannot do from a shell.
+ *
+ * A shell reports a failed write as a localised message; the tests need
+ * the exact errno of one write(2) call, and writes of a given size.
+ * Built statically so that it runs in the bare initramfs.
+ *
+ *   ngtest write FILE DATA        one write of DATA; prints ok or ERRNO
+ *   ngtest append FILE DATA       the same with O_APPEND
+ *   ngtest write-big FILE SIZE    one write of SIZE bytes of 'a'
+ *   ngtest read FILE CHUNK        read FILE CHUNK bytes at a time to stdout
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Print the outcome of a syscall the way the tests compare it. */
+static int report(long ret)
+{
+	if (ret < 0) {
+		const char *name = strerrorname_np(errno);
+
+		printf("%s\n", name ? name : "E?");
+	} else {
+		printf("ok\n");
+	}
+	return 0;
+}
+
+/* One open and one write(2) of LEN bytes, outcome printed. */
+static int do_write(const char *path, const char *buf, size_t len, int flags)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_WRONLY | flags);
+	if (fd < 0)
+		return report(-1);
+	n = write(fd, buf, len);
+	if (n >= 0 && (size_t)n != len) {
+		printf("short %zd/%zu\n", n, len);
+		close(fd);
+		return 0;
+	}
+	report(n);
+	close(fd);
+	return 0;
+}
+
+/* Read a file with a given chunk size, to exercise offsets past a page. */
+static int do_read(const char *path, size_t chunk)
+{
+	char *buf = malloc(chunk);
+	ssize_t n;
+	int fd;
+
+	if (!buf)
+		return 2;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return report(-1);
+	while ((n = read(fd, buf, chunk)) > 0)
+		fwrite(buf, 1, n, stdout);
+	if (n < 0) {
+		fflush(stdout);
+		fprintf(stderr, "read %s: %s\n", path, strerror(errno));
+		close(fd);
+		free(buf);
+		return 1;
+	}
+	close(fd);
+	free(buf);
+	return 0;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | read FILE CHUNK\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 4)
+		return usage();
+	if (!strcmp(argv[1], "write"))
+		return do_write(argv[2], argv[3], strlen(argv[3]), O_TRUNC);
+	if (!strcmp(argv[1], "append"))
+		return do_write(argv[2], argv[3], strlen(argv[3]), O_APPEND);
+	if (!strcmp(argv[1], "write-big")) {
+		size_t size = strtoul(argv[3], NULL, 0);
+		char *buf = malloc(size ? size : 1);
+
+		if (!buf)
+			return 2;
+		memset(buf, 'a', size);
+		do_write(argv[2], buf, size, O_TRUNC);
+		free(buf);
+		return 0;
+	}
+	if (!strcmp(argv[1], "read"))
+		return do_read(argv[2], strtoul(argv[3], NULL, 0));
+	return usage();
+}

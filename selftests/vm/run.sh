@@ -1,0 +1,60 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run the in-VM selftests and report KTAP (kselftest conventions).
+#
+# Each test is a shell script tests/NN-name.tc in the style of the
+# kernel's ftracetest: a "# description:" line, an optional
+# "# requires:" line naming tracefs files or tracers the test needs, and
+# a body run with "sh -e" after lib.sh.  Exit status: 0 pass, 4 skip
+# (unsupported here), anything else fail.  Usage: run.sh [GLOB]
+
+here=$(cd "$(dirname "$0")" && pwd)
+glob=${1:-*}
+tests=$(ls "$here"/tests/$glob.tc 2>/dev/null)
+n=$(echo "$tests" | grep -c .)
+
+# A test's requirements: tracefs files (relative to the tracing dir) or
+# "tracer:NAME" for an available tracer.  Prints the first unmet one.
+unmet() {
+	for r in $(sed -n 's/^# requires: *//p' "$1"); do
+		case "$r" in
+		tracer:*)
+			grep -qw "${r#tracer:}" /sys/kernel/tracing/available_tracers || { echo "$r"; return; } ;;
+		*)
+			[ -e "/sys/kernel/tracing/$r" ] || { echo "$r"; return; } ;;
+		esac
+	done
+}
+
+echo "KTAP version 1"
+echo "1..$n"
+i=0
+for t in $tests; do
+	i=$((i + 1))
+	name=$(basename "$t" .tc)
+	desc=$(sed -n 's/^# description: *//p' "$t")
+	missing=$(unmet "$t")
+	if [ -n "$missing" ]; then
+		echo "ok $i $name # SKIP needs $missing"
+		continue
+	fi
+	log=/tmp/selftest-$name.log
+	work=/tmp/selftest-$name
+	mkdir -p "$work"
+	start=$(cut -d' ' -f1 /proc/uptime)
+	(cd "$work" && NG_TEST="$name" sh -e -c ". '$here/lib.sh'; . '$t'") >"$log" 2>&1
+	rc=$?
+	end=$(cut -d' ' -f1 /proc/uptime)
+	# Leave the next test a known state whatever this one did.
+	"$here/lib.sh" reset >>"$log" 2>&1
+	echo "# $name: $desc ($(awk "BEGIN { printf \"%.1f\", $end - $start }")s)"
+	case $rc in
+	0) echo "ok $i $name" ;;
+	4) echo "ok $i $name # SKIP $(tail -n 1 "$log")" ;;
+	*)
+		echo "not ok $i $name"
+		tail -n 40 "$log" | sed 's/^/# /'
+		;;
+	esac
+done

@@ -1,0 +1,55 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# /init of the test VM (packed by tools/vmtest.sh).  Mounts the kernel
+# filesystems, then by "ngvm.mode=" on the kernel command line:
+#   test   run the selftests, print KTAP between markers
+#   demo   run the demo script, print its output as a base64 tar
+#   shell  an interactive shell on the console
+# and prints the kernel log between markers before powering off.
+
+/bin/busybox --install -s /bin
+export PATH=/nanograph:/bin:/sbin:/usr/bin:/usr/sbin
+export HOME=/root
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs tmpfs /tmp
+mount -t tracefs tracefs /sys/kernel/tracing
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+hostname nanograph-vm
+
+arg() {
+	sed -n "s/.*ngvm\.$1=\([^ ]*\).*/\1/p" /proc/cmdline
+}
+
+mode=$(arg mode)
+echo "nanograph-vm: $(uname -r) $(uname -m), $(nproc) CPUs, mode ${mode:-shell}"
+
+case "$mode" in
+test)
+	/nanograph/selftests/run.sh "$(arg tests)" >/tmp/results.ktap 2>/tmp/results.err
+	echo NANOGRAPH-KTAP-BEGIN
+	cat /tmp/results.ktap
+	echo NANOGRAPH-KTAP-END
+	;;
+demo)
+	mkdir -p /tmp/demo
+	/nanograph/demo-guest.sh /tmp/demo 2>&1
+	echo NANOGRAPH-DEMO-BEGIN
+	tar -C /tmp/demo -cf - . | base64
+	echo NANOGRAPH-DEMO-END
+	;;
+*)
+	echo "nanograph-vm: the module is /nanograph/nanograph.ko; 'reboot -f' leaves"
+	setsid cttyhack sh -l
+	;;
+esac
+
+# The whole kernel log, for the host to keep next to the console log.
+echo NANOGRAPH-DMESG-BEGIN
+dmesg
+echo NANOGRAPH-DMESG-END
+sync
+reboot -f
