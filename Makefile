@@ -8,13 +8,12 @@
 #   make C=1 W=1              sparse and extra warnings, passed to kbuild
 #   make demo                 boot a stock kernel in QEMU and trace a command
 #   make check                host unit tests, then the VM test matrix
-#   make bench                benchmarks against function_graph
 #
 # The kernel side is built by kbuild from the Kbuild file next to this one.
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
-.PHONY: all module userspace check unit vmcheck demo bench lint clean
+.PHONY: all module userspace check unit vmcheck demo lint clean
 
 all: module userspace
 
@@ -40,9 +39,6 @@ vmcheck:
 
 demo:
 	tools/demo.sh
-
-bench:
-	tools/bench.sh
 
 lint:
 	tools/lint.sh

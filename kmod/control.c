@@ -195,8 +195,20 @@ static ssize_t clock_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return seq_buf_used(&s);
 }
 
-static struct kobj_attribute ng_attr_tracing_on = __ATTR_RW_MODE(tracing_on, 0600);
-static struct kobj_attribute ng_attr_max_graph_depth = __ATTR_RW_MODE(max_graph_depth, 0600);
+/*
+ * Writable one-value files are "prealloc" attributes: kernfs then takes a
+ * write in one piece and refuses one larger than a page with -E2BIG,
+ * instead of handing the store method the first page of it.
+ */
+#define NG_VALUE_ATTR(_name, _file)					\
+	struct kobj_attribute ng_attr_##_name = {			\
+		.attr = { .name = _file, .mode = SYSFS_PREALLOC | 0600 },\
+		.show = _name##_show,					\
+		.store = _name##_store,					\
+	}
+
+static NG_VALUE_ATTR(tracing_on, "tracing_on");
+static NG_VALUE_ATTR(max_graph_depth, "max_graph_depth");
 static struct kobj_attribute ng_attr_clock = __ATTR_RO_MODE(clock, 0400);
 
 static struct attribute *ng_attrs[] = {
@@ -250,8 +262,7 @@ static ssize_t event_fork_store(struct kobject *kobj,
 	return count;
 }
 
-static struct kobj_attribute ng_attr_event_fork =
-	__ATTR(event-fork, 0600, event_fork_show, event_fork_store);
+static NG_VALUE_ATTR(event_fork, "event-fork");
 
 static struct attribute *ng_option_attrs[] = {
 	&ng_attr_event_fork.attr,

@@ -52,6 +52,11 @@ if [ "$unit" = 1 ]; then
 	rm -f "$out"
 fi
 
+if [ "$unit" = 1 ]; then
+	echo "# lint"
+	"$ROOT/tools/lint.sh" 2>&1 | tally
+fi
+
 if [ "$vm" = 1 ]; then
 	for cell in $MATRIX; do
 		echo "# VM ${cell%%:*} ${cell##*:}"

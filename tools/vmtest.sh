@@ -50,6 +50,7 @@ Commands:
   shell      build and boot into an interactive shell in the VM
   demo       build and boot, run tools/demo-guest.sh, copy its output out
   resolve    print the resolved kernel package version and exit
+  source     unpack checkpatch and the ftrace sources of LINE; print where
   list       print the supported architectures and kernel lines
 
 Options:
@@ -373,6 +374,40 @@ userland_fetch() {
 }
 
 # -------------------------------------------------------------------------
+# Kernel sources: checkpatch and the ftrace reference, from linux-source
+# -------------------------------------------------------------------------
+
+# Paths of the linux-source tarball worth keeping: checkpatch and its data
+# files, and the ftrace code and selftests this project is modelled on.
+SOURCE_PATHS="scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch
+kernel/trace include/linux/ftrace.h include/linux/trace_recursion.h
+arch/x86/kernel/ftrace.c arch/x86/kernel/ftrace_64.S arch/x86/include/asm/ftrace.h
+arch/arm64/kernel/ftrace.c arch/arm64/kernel/entry-ftrace.S arch/arm64/include/asm/ftrace.h
+arch/arm/kernel/ftrace.c arch/arm/kernel/entry-ftrace.S arch/arm/include/asm/ftrace.h
+tools/testing/selftests/ftrace"
+
+# Unpack those paths of linux-source-$LINE into the cache; print the dir.
+source_fetch() {
+	local pkg=linux-source-$LINE ver dir f p wild=()
+	ver=$(apt_version "$pkg" "$LINE.")
+	[ -n "$ver" ] || ver=$(ls -d "$CACHE/src/$LINE-"* 2>/dev/null | sort -V | tail -n 1 | sed "s|.*/$LINE-||")
+	[ -n "$ver" ] || die "cannot resolve $pkg"
+	dir=$CACHE/src/$LINE-$ver
+	if [ ! -f "$dir/.complete" ]; then
+		log "fetching $pkg $ver (for checkpatch and the ftrace reference)"
+		f=$(apt_fetch "$pkg" all "$ver")
+		rm -rf "$dir"
+		mkdir -p "$dir"
+		for p in $SOURCE_PATHS; do wild+=("$pkg/$p"); done
+		dpkg-deb --fsys-tarfile "$f" | tar -xO --wildcards "./usr/src/$pkg.tar.*" |
+			tar -xJ -C "$dir" --strip-components=1 "${wild[@]}" ||
+			die "cannot unpack $pkg"
+		touch "$dir/.complete"
+	fi
+	echo "$dir"
+}
+
+# -------------------------------------------------------------------------
 # Build: module, collector, guest helper, initramfs
 # -------------------------------------------------------------------------
 
@@ -387,9 +422,10 @@ build_all() {
 	mkdir -p "$out/src"
 	(cd "$ROOT" && tar -cf - Kbuild Makefile kmod arch include) | tar -C "$out/src" -xf -
 	make -s -C "$out/src" module KDIR="$kdir" ARCH="$KARCH" \
-		CROSS_COMPILE="$CROSS" >"$out/build.log" 2>&1 ||
+		CROSS_COMPILE="$CROSS" W=1 C=1 >"$out/build.log" 2>&1 ||
 		{ cat "$out/build.log" >&2; die "module build failed for $ARCH-$LINE"; }
-	# Any compiler, objtool or modpost warning fails the rig.
+	# Any compiler (W=1), sparse (C=1), objtool or modpost warning
+	# fails the rig.
 	if grep -E 'warning:|WARNING:' "$out/build.log" | grep -v 'the compiler differs' >&2; then
 		die "module build for $ARCH-$LINE has warnings"
 	fi
@@ -539,6 +575,7 @@ main() {
 	kernel_resolve
 	case "$cmd" in
 	resolve) echo "$ARCH $LINE $KREL $KVER"; exit 0 ;;
+	source) source_fetch ;;
 	fetch) kernel_fetch; userland_fetch ;;
 	build) kernel_fetch; userland_fetch; build_all ;;
 	run) kernel_fetch; userland_fetch; build_all; boot test; results ;;

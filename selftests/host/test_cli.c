@@ -180,7 +180,7 @@ static void test_status_not_loaded(void)
 
 	snprintf(env, sizeof(env), NG_CTL_ENV "=%s", t_path("absent"));
 	r = ng(env, "status", NULL, NULL, NULL);
-	snprintf(want, sizeof(want), "module: not loaded (no %s)\n", t_path("absent"));
+	snprintf(want, sizeof(want), "module: not loaded (no %s); load it with: insmod nanograph.ko\n", t_path("absent"));
 	ok = r.status == 1 && r.out && !strncmp(r.out, want, strlen(want)) &&
 		  strstr(r.out, "\ntracefs: ");
 	run_free(&r);

@@ -194,6 +194,26 @@ static void test_write_error_publishes_nothing(void)
 	T_ASSERT(!t_exists(t_path(".11.txt.tmp")));
 }
 
+/* Same when the error only shows when the last buffered bytes are flushed. */
+static void test_flush_error_publishes_nothing(void)
+{
+	struct rlimit rl = { .rlim_cur = 100, .rlim_max = RLIM_INFINITY };
+	struct ng_pp_writer *w;
+	int i;
+
+	signal(SIGXFSZ, SIG_IGN);
+	T_EQ_INT(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	T_EQ_INT(ng_pp_open(&w, t_tmpdir(), 13), 0);
+	/* about 300 bytes: more than the limit, less than a stdio buffer */
+	for (i = 0; i < 20; i++) {
+		T_EQ_INT(ng_pp_push(w, i, "f", NULL), 0);
+		T_EQ_INT(ng_pp_pop(w, i), 0);
+	}
+	T_EQ_INT(ng_pp_close(w, NULL), -EFBIG);
+	T_ASSERT(!t_exists(t_path("13.txt")));
+	T_ASSERT(!t_exists(t_path(".13.txt.tmp")));
+}
+
 static uint64_t rnd_state = 0x9e3779b97f4a7c15ULL;
 
 static uint64_t rnd(void)
@@ -246,6 +266,7 @@ static const struct t_case cases[] = {
 	{ "bad_labels_rejected", test_bad_labels_rejected },
 	{ "open_errors", test_open_errors },
 	{ "write_error_publishes_nothing", test_write_error_publishes_nothing },
+	{ "flush_error_publishes_nothing", test_flush_error_publishes_nothing },
 	{ "random_input_gives_valid_file", test_random_input_gives_valid_file },
 };
 

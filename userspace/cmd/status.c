@@ -102,7 +102,8 @@ int cmd_status(const struct ng_cmd *self, int argc, char **argv)
 	if (loaded)
 		printf("module: loaded (%s)\n", ng_ctl_root(&ctl));
 	else
-		printf("module: not loaded (no %s)\n", ng_ctl_root(&ctl));
+		printf("module: not loaded (no %s); load it with: insmod nanograph.ko\n",
+		       ng_ctl_root(&ctl));
 
 	ret = ng_tracefs_find(&tdir);
 	if (ret == -ENODEV)

@@ -56,8 +56,8 @@ static int ctl_path(const struct ng_ctl *ctl, const char *name, char *path,
 {
 	int n;
 
-	if (!name || !*name || strchr(name, '/') || !strcmp(name, ".") ||
-	    !strcmp(name, ".."))
+	if (!ctl->root[0] || !name || !*name || strchr(name, '/') ||
+	    !strcmp(name, ".") || !strcmp(name, ".."))
 		return -EINVAL;
 	n = snprintf(path, size, "%s/%s", ctl->root, name);
 	if (n < 0 || (size_t)n >= size)

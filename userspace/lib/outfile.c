@@ -77,9 +77,7 @@ int ng_outfile_commit(struct ng_outfile *of)
 {
 	int ret = of->err;
 
-	if (fflush(of->fp) && !ret)
-		ret = -errno;
-	if (fclose(of->fp) && !ret)
+	if (fclose(of->fp) && !ret)	/* flushes, and reports a failed flush */
 		ret = -errno;
 	of->fp = NULL;
 	if (!ret && rename(of->tmp, of->final))

@@ -92,7 +92,7 @@ static void check_line(struct ng_pp_check *c, const char *line, size_t len)
 
 	if (c->pushes + c->pops == 0)
 		c->first_ns = ns;
-	else if (0)
+	else if (ns < c->last_ns)
 		check_fail(c, NG_PP_ETIME,
 			   "timestamp %" PRIu64 " is before the previous %" PRIu64,
 			   ns, c->last_ns);

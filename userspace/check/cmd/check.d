@@ -1,4 +1,0 @@
-/work/main/userspace/check/cmd/check.o: /work/main/userspace/cmd/check.c \
- /work/main/userspace/include/nanograph.h /work/main/userspace/cmd/cmd.h
-/work/main/userspace/include/nanograph.h:
-/work/main/userspace/cmd/cmd.h:

@@ -1,3 +1,0 @@
-/work/main/userspace/check/lib/outfile.o: \
- /work/main/userspace/lib/outfile.c /work/main/userspace/lib/outfile.h
-/work/main/userspace/lib/outfile.h:

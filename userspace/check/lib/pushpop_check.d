@@ -1,4 +1,0 @@
-/work/main/userspace/check/lib/pushpop_check.o: \
- /work/main/userspace/lib/pushpop_check.c \
- /work/main/userspace/include/nanograph.h
-/work/main/userspace/include/nanograph.h:

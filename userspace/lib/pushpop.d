@@ -1,5 +1,0 @@
-/work/main/userspace/lib/pushpop.o: /work/main/userspace/lib/pushpop.c \
- /work/main/userspace/include/nanograph.h \
- /work/main/userspace/lib/outfile.h
-/work/main/userspace/include/nanograph.h:
-/work/main/userspace/lib/outfile.h:
