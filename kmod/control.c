@@ -136,6 +136,18 @@ static struct bin_attribute bin_attr_stats = {
 	.private = (void *)&ng_stats_listing,
 };
 
+/*
+ * Parse a one-number file's input.  kernfs hands a store method at most
+ * one page of a write; input that fills the page is not a number but too
+ * much data, and gets -E2BIG rather than a parse error.
+ */
+static int ng_parse_ulong(const char *buf, size_t count, unsigned long *val)
+{
+	if (count >= PAGE_SIZE)
+		return -E2BIG;
+	return kstrtoul(buf, 10, val);
+}
+
 /* tracing_on: like ftrace's, "0" stops, any other number starts. */
 static ssize_t tracing_on_show(struct kobject *kobj,
 			       struct kobj_attribute *attr, char *buf)
@@ -150,7 +162,7 @@ static ssize_t tracing_on_store(struct kobject *kobj,
 	unsigned long val;
 	int ret;
 
-	ret = kstrtoul(buf, 10, &val);
+	ret = ng_parse_ulong(buf, count, &val);
 	if (ret)
 		return ret;
 	/* Recording needs the tracer core; stopping is always possible. */
@@ -173,12 +185,14 @@ static ssize_t max_graph_depth_store(struct kobject *kobj,
 				     struct kobj_attribute *attr,
 				     const char *buf, size_t count)
 {
-	unsigned int val;
+	unsigned long val;
 	int ret;
 
-	ret = kstrtouint(buf, 10, &val);
+	ret = ng_parse_ulong(buf, count, &val);
 	if (ret)
 		return ret;
+	if (val > UINT_MAX)
+		return -ERANGE;
 	mutex_lock(&ng_control_lock);
 	WRITE_ONCE(ng_max_depth, val);
 	mutex_unlock(&ng_control_lock);
@@ -195,20 +209,8 @@ static ssize_t clock_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return seq_buf_used(&s);
 }
 
-/*
- * Writable one-value files are "prealloc" attributes: kernfs then takes a
- * write in one piece and refuses one larger than a page with -E2BIG,
- * instead of handing the store method the first page of it.
- */
-#define NG_VALUE_ATTR(_name, _file)					\
-	struct kobj_attribute ng_attr_##_name = {			\
-		.attr = { .name = _file, .mode = SYSFS_PREALLOC | 0600 },\
-		.show = _name##_show,					\
-		.store = _name##_store,					\
-	}
-
-static NG_VALUE_ATTR(tracing_on, "tracing_on");
-static NG_VALUE_ATTR(max_graph_depth, "max_graph_depth");
+static struct kobj_attribute ng_attr_tracing_on = __ATTR_RW_MODE(tracing_on, 0600);
+static struct kobj_attribute ng_attr_max_graph_depth = __ATTR_RW_MODE(max_graph_depth, 0600);
 static struct kobj_attribute ng_attr_clock = __ATTR_RO_MODE(clock, 0400);
 
 static struct attribute *ng_attrs[] = {
@@ -251,7 +253,7 @@ static ssize_t event_fork_store(struct kobject *kobj,
 	unsigned long val;
 	int ret;
 
-	ret = kstrtoul(buf, 10, &val);
+	ret = ng_parse_ulong(buf, count, &val);
 	if (ret)
 		return ret;
 	if (val > 1)
@@ -262,7 +264,11 @@ static ssize_t event_fork_store(struct kobject *kobj,
 	return count;
 }
 
-static NG_VALUE_ATTR(event_fork, "event-fork");
+static struct kobj_attribute ng_attr_event_fork = {
+	.attr = { .name = "event-fork", .mode = 0600 },
+	.show = event_fork_show,
+	.store = event_fork_store,
+};
 
 static struct attribute *ng_option_attrs[] = {
 	&ng_attr_event_fork.attr,
