@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make lint: the kernel's checkpatch.pl over the kernel-side sources, as
-# KTAP lines.  checkpatch comes from Debian's linux-source package,
+# make lint: the kernel's checkpatch.pl over the kernel-side sources, and
+# the build's refusal of kernels that lack what the tracer needs, as KTAP
+# lines.  checkpatch comes from Debian's linux-source package,
 # unpacked into the rig's cache by "tools/vmtest.sh source".  (W=1 and
 # sparse run on every module build of the VM rig.)
 set -uo pipefail
@@ -14,10 +15,39 @@ src=$(tools/vmtest.sh -k 6.1 source) || { echo "not ok - lint: no checkpatch (to
 files=$(ls kmod/*.[ch] arch/*/*.[chS] include/*.h 2>/dev/null)
 out=$(perl "$src/scripts/checkpatch.pl" --no-tree --file --terse --show-types \
 	--strict $files 2>&1 | grep -v -e 'has no obvious style problems' -e '^total: 0 errors, 0 warnings, 0 checks')
+rc=0
 if [ -z "$out" ]; then
 	echo "ok - lint checkpatch --strict ($(echo "$files" | wc -l) files)"
 else
 	echo "not ok - lint checkpatch --strict"
 	echo "$out" | sed 's/^/# /'
-	exit 1
+	rc=1
 fi
+
+# The build must stop with a clear message on a kernel without ftrace
+# support.  Configuration symbols given on make's command line override
+# the kernel's auto.conf, which stands in for such a kernel.
+kdir=$(tools/vmtest.sh -a x86_64 -k 6.1 headers) || { echo "not ok - lint: no headers"; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+tar -cf - Kbuild Makefile kmod arch | tar -C "$tmp" -xf -
+refuses() {
+	local want=$1 log
+	shift
+	if log=$(make -s -C "$tmp" module KDIR="$kdir" "$@" 2>&1); then
+		echo "not ok - build refuses a kernel with $*: it built"
+		rc=1
+	elif ! echo "$log" | grep -q "nanograph: kernel .* $want"; then
+		echo "not ok - build refuses a kernel with $*: no clear message"
+		echo "$log" | tail -n 5 | sed 's/^/# /'
+		rc=1
+	else
+		echo "ok - build refuses a kernel with $*"
+	fi
+}
+refuses "lacks CONFIG_FUNCTION_TRACER" CONFIG_FUNCTION_TRACER=
+refuses "lacks CONFIG_DYNAMIC_FTRACE" CONFIG_DYNAMIC_FTRACE=
+refuses "has neither CONFIG_DYNAMIC_FTRACE_WITH_REGS" \
+	CONFIG_DYNAMIC_FTRACE_WITH_REGS= CONFIG_DYNAMIC_FTRACE_WITH_ARGS=
+refuses "lacks CONFIG_TRACING" CONFIG_TRACING=
+exit $rc

@@ -51,6 +51,7 @@ Commands:
   demo       build and boot, run tools/demo-guest.sh, copy its output out
   resolve    print the resolved kernel package version and exit
   source     unpack checkpatch and the ftrace sources of LINE; print where
+  headers    fetch the kernel; print its headers (KDIR) directory
   list       print the supported architectures and kernel lines
 
 Options:
@@ -581,6 +582,7 @@ main() {
 	case "$cmd" in
 	resolve) echo "$ARCH $LINE $KREL $KVER"; exit 0 ;;
 	source) source_fetch ;;
+	headers) kernel_fetch; echo "$KDIR_ROOT/usr/src/linux-headers-$KREL" ;;
 	fetch) kernel_fetch; userland_fetch ;;
 	build) kernel_fetch; userland_fetch; build_all ;;
 	run) kernel_fetch; userland_fetch; build_all; boot test; results ;;

@@ -208,12 +208,18 @@ static void test_list(void)
 	int n;
 
 	T_EQ_INT(fake_ctl(&ctl, files), 0);
-	T_EQ_INT(mkdir(t_path("nanograph/subdir"), 0755), 0);
+	/* Files one directory down (options/) are listed with their prefix. */
+	T_EQ_INT(mkdir(t_path("nanograph/options"), 0755), 0);
+	T_EQ_INT(t_write_file(t_path("nanograph/options/event-fork"), "0\n"), 0);
+	T_EQ_INT(mkdir(t_path("nanograph/options/deeper"), 0755), 0);
+	T_EQ_INT(t_write_file(t_path("nanograph/options/deeper/x"), "0\n"), 0);
+	T_EQ_INT(mkdir(t_path("nanograph/empty"), 0755), 0);
 	n = ng_ctl_list(&ctl, &names);
-	T_EQ_INT(n, 3);
+	T_EQ_INT(n, 4);
 	T_EQ_STR(names[0], "clock");
-	T_EQ_STR(names[1], "stats");
-	T_EQ_STR(names[2], "tracing_on");
+	T_EQ_STR(names[1], "options/event-fork");
+	T_EQ_STR(names[2], "stats");
+	T_EQ_STR(names[3], "tracing_on");
 	ng_ctl_list_free(names, n);
 
 	T_EQ_INT(ng_ctl_init(&ctl, t_path("absent")), 0);

@@ -193,55 +193,83 @@ void ng_ctl_list_free(char **names, int count)
 	free(names);
 }
 
+/* A growing array of names, for ng_ctl_list(). */
+struct name_list {
+	char **names;
+	int count, cap;
+};
+
+static int name_list_add(struct name_list *l, const char *prefix, const char *name)
+{
+	char *n;
+
+	if (l->count == l->cap) {
+		int cap = l->cap ? l->cap * 2 : 16;
+		char **grown = realloc(l->names, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		l->names = grown;
+		l->cap = cap;
+	}
+	if (asprintf(&n, "%s%s", prefix, name) < 0)
+		return -ENOMEM;
+	l->names[l->count++] = n;
+	return 0;
+}
+
+/*
+ * Add the regular files of @dir (under @root) to @l, each with @dir as
+ * its prefix; with @depth left, descend into subdirectories too.
+ */
+static int list_dir(const char *root, const char *dir, int depth,
+		    struct name_list *l)
+{
+	char path[PATH_MAX], prefix[NAME_MAX + 2] = "";
+	struct dirent *de;
+	int ret = 0;
+	DIR *d;
+
+	if (*dir)
+		snprintf(prefix, sizeof(prefix), "%s/", dir);
+	snprintf(path, sizeof(path), "%s/%s", root, dir);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while (!ret && (errno = 0, de = readdir(d))) {
+		struct stat st;
+
+		if (de->d_name[0] == '.' ||
+		    fstatat(dirfd(d), de->d_name, &st, 0))
+			continue;
+		if (S_ISREG(st.st_mode))
+			ret = name_list_add(l, prefix, de->d_name);
+		else if (S_ISDIR(st.st_mode) && depth > 0)
+			ret = list_dir(root, de->d_name, depth - 1, l);
+	}
+	if (!ret && errno)
+		ret = -errno;
+	closedir(d);
+	return ret;
+}
+
 /*
  * List the control files, so callers (status, tests) need not hard-code
- * the set the loaded module happens to offer.
+ * the set the loaded module happens to offer: the top-level files and
+ * those one directory down, as "options/event-fork".
  */
 int ng_ctl_list(const struct ng_ctl *ctl, char ***namesp)
 {
-	char **names = NULL;
-	int count = 0, cap = 0, ret = 0;
-	struct dirent *de;
-	DIR *dir;
+	struct name_list l = { 0 };
+	int ret;
 
-	dir = opendir(ctl->root);
-	if (!dir)
-		return -errno;
-	while ((errno = 0, de = readdir(dir))) {
-		struct stat st;
-
-		if (de->d_name[0] == '.')
-			continue;
-		if (fstatat(dirfd(dir), de->d_name, &st, 0) || !S_ISREG(st.st_mode))
-			continue;
-		if (count == cap) {
-			char **n = realloc(names, (cap ? cap * 2 : 16) * sizeof(*n));
-
-			if (!n) {
-				ret = -ENOMEM;
-				goto err;
-			}
-			names = n;
-			cap = cap ? cap * 2 : 16;
-		}
-		names[count] = strdup(de->d_name);
-		if (!names[count]) {
-			ret = -ENOMEM;
-			goto err;
-		}
-		count++;
+	ret = list_dir(ctl->root, "", 1, &l);
+	if (ret) {
+		ng_ctl_list_free(l.names, l.count);
+		return ret;
 	}
-	if (errno) {
-		ret = -errno;
-		goto err;
-	}
-	closedir(dir);
-	if (count)
-		qsort(names, count, sizeof(*names), cmp_names);
-	*namesp = names;
-	return count;
-err:
-	closedir(dir);
-	ng_ctl_list_free(names, count);
-	return ret;
+	if (l.count)
+		qsort(l.names, l.count, sizeof(*l.names), cmp_names);
+	*namesp = l.names;
+	return l.count;
 }
