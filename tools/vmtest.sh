@@ -417,6 +417,15 @@ source_fetch() {
 # Build: module, collector, guest helper, initramfs
 # -------------------------------------------------------------------------
 
+# What the module is built from (include/ holds the header shared with
+# userspace once there is one).
+module_sources() {
+	local p
+	for p in Kbuild Makefile kmod arch include; do
+		[ -e "$ROOT/$p" ] && echo "$p"
+	done
+}
+
 build_all() {
 	local out=$OUTBASE/$ARCH-$LINE kdir ushared
 	kdir=$KDIR_ROOT/usr/src/linux-headers-$KREL
@@ -426,7 +435,7 @@ build_all() {
 	# several kernels can be built from one tree without clobbering.
 	log "building the module for $KREL"
 	mkdir -p "$out/src"
-	(cd "$ROOT" && tar -cf - Kbuild Makefile kmod arch include) | tar -C "$out/src" -xf -
+	(cd "$ROOT" && tar -cf - $(module_sources)) | tar -C "$out/src" -xf -
 	make -s -C "$out/src" module KDIR="$kdir" ARCH="$KARCH" \
 		CROSS_COMPILE="$CROSS" W=1 C=1 >"$out/build.log" 2>&1 ||
 		{ cat "$out/build.log" >&2; die "module build failed for $ARCH-$LINE"; }
