@@ -30,9 +30,9 @@ static struct kobject *ng_kobj;
 
 /* Serialises every change of tracer state made through the files. */
 static DEFINE_MUTEX(ng_control_lock);
-static bool ng_tracing_on;
+static unsigned int ng_tracing_on;
 static unsigned int ng_max_depth;
-static bool ng_event_fork;
+static unsigned int ng_event_fork;
 
 /*
  * Render a file's text into a temporary buffer, growing it until the text
@@ -137,67 +137,87 @@ static struct bin_attribute bin_attr_stats = {
 };
 
 /*
- * Parse a one-number file's input.  kernfs hands a store method at most
- * one page of a write; input that fills the page is not a number but too
- * much data, and gets -E2BIG rather than a parse error.
+ * A file holding one number, as ftrace's tracing_on, max_graph_depth and
+ * options files do: shared parsing, bounds and locking.  @apply, if set,
+ * makes the change happen (under ng_control_lock), may refuse it, and may
+ * normalise the value stored.
  */
-static int ng_parse_ulong(const char *buf, size_t count, unsigned long *val)
+struct ng_value_attr {
+	struct kobj_attribute kattr;
+	unsigned int *value;
+	unsigned long max;	/* largest value accepted */
+	int over_max;		/* errno for a larger one */
+	int (*apply)(unsigned long *val);
+};
+
+static ssize_t ng_value_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
 {
+	const struct ng_value_attr *va = container_of(attr, struct ng_value_attr, kattr);
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*va->value));
+}
+
+/*
+ * Parse the whole input before changing anything.  kernfs hands a store
+ * method at most one page of a write; input that fills the page is not a
+ * number but too much data, and gets -E2BIG rather than a parse error.
+ */
+static ssize_t ng_value_store(struct kobject *kobj, struct kobj_attribute *attr,
+			      const char *buf, size_t count)
+{
+	const struct ng_value_attr *va = container_of(attr, struct ng_value_attr, kattr);
+	unsigned long val;
+	int ret;
+
 	if (count >= PAGE_SIZE)
 		return -E2BIG;
-	return kstrtoul(buf, 10, val);
-}
-
-/* tracing_on: like ftrace's, "0" stops, any other number starts. */
-static ssize_t tracing_on_show(struct kobject *kobj,
-			       struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%d\n", READ_ONCE(ng_tracing_on));
-}
-
-static ssize_t tracing_on_store(struct kobject *kobj,
-				struct kobj_attribute *attr,
-				const char *buf, size_t count)
-{
-	unsigned long val;
-	int ret;
-
-	ret = ng_parse_ulong(buf, count, &val);
+	ret = kstrtoul(buf, 10, &val);
 	if (ret)
 		return ret;
-	/* Recording needs the tracer core; stopping is always possible. */
-	if (val)
+	if (val > va->max)
+		return -va->over_max;
+	mutex_lock(&ng_control_lock);
+	ret = va->apply ? va->apply(&val) : 0;
+	if (!ret)
+		WRITE_ONCE(*va->value, val);
+	mutex_unlock(&ng_control_lock);
+	return ret ?: count;
+}
+
+#define NG_VALUE_ATTR(_var, _file, _max, _over_max, _apply)		\
+	struct ng_value_attr ng_attr_##_var = {				\
+		.kattr = {						\
+			.attr = { .name = _file, .mode = 0600 },	\
+			.show = ng_value_show,				\
+			.store = ng_value_store,			\
+		},							\
+		.value = &ng_##_var,					\
+		.max = _max,						\
+		.over_max = _over_max,					\
+		.apply = _apply,					\
+	}
+
+/*
+ * tracing_on: like ftrace's, "0" stops and any other number starts; it
+ * reads back 0 or 1.  Recording needs the tracer core, which this module
+ * does not have yet; stopping is always possible.
+ */
+static int ng_tracing_apply(unsigned long *on)
+{
+	if (*on)
 		return -EOPNOTSUPP;
-	mutex_lock(&ng_control_lock);
-	WRITE_ONCE(ng_tracing_on, false);
-	mutex_unlock(&ng_control_lock);
-	return count;
+	return 0;
 }
 
+static NG_VALUE_ATTR(tracing_on, "tracing_on", ULONG_MAX, ERANGE, ng_tracing_apply);
 /* max_graph_depth: as ftrace's, 0 means unlimited. */
-static ssize_t max_graph_depth_show(struct kobject *kobj,
-				    struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%u\n", READ_ONCE(ng_max_depth));
-}
-
-static ssize_t max_graph_depth_store(struct kobject *kobj,
-				     struct kobj_attribute *attr,
-				     const char *buf, size_t count)
-{
-	unsigned long val;
-	int ret;
-
-	ret = ng_parse_ulong(buf, count, &val);
-	if (ret)
-		return ret;
-	if (val > UINT_MAX)
-		return -ERANGE;
-	mutex_lock(&ng_control_lock);
-	WRITE_ONCE(ng_max_depth, val);
-	mutex_unlock(&ng_control_lock);
-	return count;
-}
+static NG_VALUE_ATTR(max_depth, "max_graph_depth", UINT_MAX, ERANGE, NULL);
+/*
+ * options/event-fork: as ftrace's option of that name, children of the
+ * pids in set_event_pid are added to it when they are forked.
+ */
+static NG_VALUE_ATTR(event_fork, "event-fork", 1, EINVAL, NULL);
 
 static ssize_t clock_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  char *buf)
@@ -209,13 +229,11 @@ static ssize_t clock_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return seq_buf_used(&s);
 }
 
-static struct kobj_attribute ng_attr_tracing_on = __ATTR_RW_MODE(tracing_on, 0600);
-static struct kobj_attribute ng_attr_max_graph_depth = __ATTR_RW_MODE(max_graph_depth, 0600);
 static struct kobj_attribute ng_attr_clock = __ATTR_RO_MODE(clock, 0400);
 
 static struct attribute *ng_attrs[] = {
-	&ng_attr_tracing_on.attr,
-	&ng_attr_max_graph_depth.attr,
+	&ng_attr_tracing_on.kattr.attr,
+	&ng_attr_max_depth.kattr.attr,
 	&ng_attr_clock.attr,
 	NULL,
 };
@@ -235,43 +253,8 @@ static const struct attribute_group ng_group = {
 	.bin_attrs = ng_bin_attrs,
 };
 
-/*
- * options/event-fork: as ftrace's option of that name, children of the
- * pids in set_event_pid are added to it when they are forked.  Options
- * files take exactly "0" or "1".
- */
-static ssize_t event_fork_show(struct kobject *kobj,
-			       struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%d\n", READ_ONCE(ng_event_fork));
-}
-
-static ssize_t event_fork_store(struct kobject *kobj,
-				struct kobj_attribute *attr,
-				const char *buf, size_t count)
-{
-	unsigned long val;
-	int ret;
-
-	ret = ng_parse_ulong(buf, count, &val);
-	if (ret)
-		return ret;
-	if (val > 1)
-		return -EINVAL;
-	mutex_lock(&ng_control_lock);
-	WRITE_ONCE(ng_event_fork, val);
-	mutex_unlock(&ng_control_lock);
-	return count;
-}
-
-static struct kobj_attribute ng_attr_event_fork = {
-	.attr = { .name = "event-fork", .mode = 0600 },
-	.show = event_fork_show,
-	.store = event_fork_store,
-};
-
 static struct attribute *ng_option_attrs[] = {
-	&ng_attr_event_fork.attr,
+	&ng_attr_event_fork.kattr.attr,
 	NULL,
 };
 
