@@ -169,10 +169,31 @@ static void test_errno_passthrough(void)
 	T_EQ_INT(ng_ctl_read(&ctl, "sub", &val, NULL), -EISDIR);
 	T_EQ_INT(ng_ctl_write(&ctl, "sub", "1"), -EISDIR);
 	T_EQ_INT(ng_ctl_read(&ctl, "../x", &val, NULL), -EINVAL);
-	T_EQ_INT(ng_ctl_write(&ctl, "a/b", "1"), -EINVAL);
+	T_EQ_INT(ng_ctl_read(&ctl, "sub/../../x", &val, NULL), -EINVAL);
+	T_EQ_INT(ng_ctl_read(&ctl, "sub/./x", &val, NULL), -EINVAL);
+	T_EQ_INT(ng_ctl_write(&ctl, "sub//b", "1"), -EINVAL);
+	T_EQ_INT(ng_ctl_write(&ctl, "/etc/passwd", "1"), -EINVAL);
+	T_EQ_INT(ng_ctl_write(&ctl, "sub/", "1"), -EINVAL);
 	T_EQ_INT(ng_ctl_write(&ctl, "..", "1"), -EINVAL);
 	T_EQ_INT(ng_ctl_read(&ctl, "", &val, NULL), -EINVAL);
 	T_ASSERT(val == NULL);
+}
+
+/* Files in a subdirectory (options/) are read and written by their path. */
+static void test_subdirectory(void)
+{
+	static const char *const files[] = { "tracing_on", "0\n", NULL };
+	struct ng_ctl ctl;
+	char *val = NULL;
+	size_t len;
+
+	T_EQ_INT(fake_ctl(&ctl, files), 0);
+	T_EQ_INT(mkdir(t_path("nanograph/options"), 0755), 0);
+	T_EQ_INT(t_write_file(t_path("nanograph/options/event-fork"), "0\n"), 0);
+	T_EQ_INT(ng_ctl_write(&ctl, "options/event-fork", "1\n"), 0);
+	T_EQ_INT(ng_ctl_read(&ctl, "options/event-fork", &val, &len), 0);
+	T_EQ_STR(val, "1\n");
+	free(val);
 }
 
 /*
@@ -239,6 +260,7 @@ static const struct t_case cases[] = {
 	{ "errno_passthrough", test_errno_passthrough },
 	{ "permission_denied", test_permission_denied },
 	{ "list", test_list },
+	{ "subdirectory", test_subdirectory },
 };
 
 T_SUITE(ctl, cases);

@@ -50,14 +50,37 @@ bool ng_ctl_available(const struct ng_ctl *ctl)
 	return ctl->root[0] && stat(ctl->root, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/*
+ * A control file's name is a relative path inside the directory, such as
+ * "tracing_on" or "options/event-fork": no empty, "." or ".." component,
+ * so it can never leave the directory.
+ */
+static bool name_ok(const char *name)
+{
+	const char *c = name, *end;
+	size_t len;
+
+	if (!name || !*name)
+		return false;
+	for (;;) {
+		end = strchrnul(c, '/');
+		len = end - c;
+		if (!len || (len == 1 && c[0] == '.') ||
+		    (len == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+		if (!*end)
+			return true;
+		c = end + 1;
+	}
+}
+
 /* Build "<root>/<name>", refusing names that would leave the directory. */
 static int ctl_path(const struct ng_ctl *ctl, const char *name, char *path,
 		    size_t size)
 {
 	int n;
 
-	if (!ctl->root[0] || !name || !*name || strchr(name, '/') ||
-	    !strcmp(name, ".") || !strcmp(name, ".."))
+	if (!ctl->root[0] || !name_ok(name))
 		return -EINVAL;
 	n = snprintf(path, size, "%s/%s", ctl->root, name);
 	if (n < 0 || (size_t)n >= size)
