@@ -347,6 +347,10 @@ userland_fetch() {
 		[ -f "$dir/.complete" ] || die "offline and no userland cached for $DEB"
 		return 0
 	fi
+	# Resolved since the lists were last refreshed: nothing can have moved.
+	if [ -f "$dir/.complete" ] && [ "$manifest" -nt "$APTDIR/updated" ]; then
+		return 0
+	fi
 	# Resolve the closure to name=version pairs; unpack again only when
 	# that list changed.
 	{
@@ -364,7 +368,7 @@ userland_fetch() {
 		done
 	} >"$manifest.new"
 	if [ -f "$dir/.complete" ] && cmp -s "$manifest.new" "$manifest"; then
-		rm -f "$manifest.new"
+		mv "$manifest.new" "$manifest"	# newer than the lists now
 		return 0
 	fi
 	log "fetching guest userland for $DEB"
