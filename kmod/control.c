@@ -68,7 +68,10 @@ static ssize_t ng_read_window(ng_render_t render, char *buf, loff_t off,
 	return ret;
 }
 
-/* A listing file: how to render it, and whether it can be written yet. */
+/*
+ * A listing file: how to render its text.  A struct rather than a bare
+ * function pointer, so that it can travel in bin_attribute.private.
+ */
 struct ng_listing {
 	ng_render_t render;
 };
