@@ -29,19 +29,51 @@
 static struct kobject *ng_kobj;
 
 /* Serialises every change of tracer state made through the files. */
-static DEFINE_MUTEX(ng_control_lock);
+DEFINE_MUTEX(ng_control_lock);
 static unsigned int ng_tracing_on;
 static unsigned int ng_max_depth;
 static unsigned int ng_event_fork;
 
 /*
+ * A listing file: a function list of filter.c, or a fixed text.  A struct
+ * rather than a bare function pointer, so that it can travel in
+ * bin_attribute.private.
+ */
+struct ng_listing {
+	int list;		/* an enum ng_list, or -1 */
+	ng_render_t render;	/* when list is -1 */
+};
+
+/* ftrace prints this in a filter file that selects every function. */
+static void ng_render_all_functions(struct seq_buf *s)
+{
+	seq_buf_printf(s, "#### all functions enabled ####\n");
+}
+
+/* An empty list: notrace files and an unset pid filter. */
+static void ng_render_empty(struct seq_buf *s)
+{
+}
+
+static void ng_listing_render(const struct ng_listing *l, struct seq_buf *s)
+{
+	if (l->list >= 0)
+		ng_list_render(l->list, s);
+	else
+		l->render(s);
+}
+
+/*
  * Render a file's text into a temporary buffer, growing it until the text
  * fits, and copy out the window [off, off + count) the reader asked for.
  * Binary attributes have no seq_file; this gives them unbounded listings.
+ * The lock keeps writers from changing a list while it is rendered.
  */
-static ssize_t ng_read_window(ng_render_t render, char *buf, loff_t off,
-			      size_t count)
+static ssize_t ng_listing_read(struct file *filp, struct kobject *kobj,
+			       struct bin_attribute *attr, char *buf,
+			       loff_t off, size_t count)
 {
+	const struct ng_listing *l = attr->private;
 	size_t size = PAGE_SIZE;
 	struct seq_buf s;
 	ssize_t ret = 0;
@@ -52,7 +84,9 @@ static ssize_t ng_read_window(ng_render_t render, char *buf, loff_t off,
 		if (!text)
 			return -ENOMEM;
 		seq_buf_init(&s, text, size);
-		render(&s);
+		mutex_lock(&ng_control_lock);
+		ng_listing_render(l, &s);
+		mutex_unlock(&ng_control_lock);
 		if (!seq_buf_has_overflowed(&s))
 			break;
 		kvfree(text);
@@ -69,53 +103,45 @@ static ssize_t ng_read_window(ng_render_t render, char *buf, loff_t off,
 }
 
 /*
- * A listing file: how to render its text.  A struct rather than a bare
- * function pointer, so that it can travel in bin_attribute.private.
- */
-struct ng_listing {
-	ng_render_t render;
-};
-
-/* ftrace prints this in a filter file that selects every function. */
-static void ng_render_all_functions(struct seq_buf *s)
-{
-	seq_buf_printf(s, "#### all functions enabled ####\n");
-}
-
-/* An empty list: notrace files and an unset pid filter. */
-static void ng_render_empty(struct seq_buf *s)
-{
-}
-
-static ssize_t ng_listing_read(struct file *filp, struct kobject *kobj,
-			       struct bin_attribute *attr, char *buf,
-			       loff_t off, size_t count)
-{
-	const struct ng_listing *l = attr->private;
-
-	return ng_read_window(l->render, buf, off, count);
-}
-
-/*
- * Function and pid selection needs the tracer core, which is not part of
- * this module yet: refuse rather than accept a setting that does nothing.
+ * A write to a function list; the other listings (graph functions, pids)
+ * need parts of the tracer that are not written yet, and refuse rather
+ * than accept a setting that does nothing.
  */
 static ssize_t ng_listing_write(struct file *filp, struct kobject *kobj,
 				struct bin_attribute *attr, char *buf,
 				loff_t off, size_t count)
 {
-	return -EOPNOTSUPP;
+	const struct ng_listing *l = attr->private;
+	ssize_t ret;
+
+	if (l->list < 0)
+		return -EOPNOTSUPP;
+	mutex_lock(&ng_control_lock);
+	ret = ng_list_write(l->list, filp, buf, off, count);
+	mutex_unlock(&ng_control_lock);
+	return ret;
 }
 
+static const struct ng_listing ng_ftrace_filter_listing = {
+	.list = NG_FTRACE_FILTER,
+};
+
+static const struct ng_listing ng_ftrace_notrace_listing = {
+	.list = NG_FTRACE_NOTRACE,
+};
+
 static const struct ng_listing ng_filter_listing = {
+	.list = -1,
 	.render = ng_render_all_functions,
 };
 
 static const struct ng_listing ng_empty_listing = {
+	.list = -1,
 	.render = ng_render_empty,
 };
 
 static const struct ng_listing ng_stats_listing = {
+	.list = -1,
 	.render = ng_stats_render,
 };
 
@@ -127,8 +153,8 @@ static const struct ng_listing ng_stats_listing = {
 		.private = (void *)&(_listing),				\
 	}
 
-static NG_LISTING_ATTR(set_ftrace_filter, ng_filter_listing);
-static NG_LISTING_ATTR(set_ftrace_notrace, ng_empty_listing);
+static NG_LISTING_ATTR(set_ftrace_filter, ng_ftrace_filter_listing);
+static NG_LISTING_ATTR(set_ftrace_notrace, ng_ftrace_notrace_listing);
 static NG_LISTING_ATTR(set_graph_function, ng_filter_listing);
 static NG_LISTING_ATTR(set_graph_notrace, ng_empty_listing);
 static NG_LISTING_ATTR(set_event_pid, ng_empty_listing);
@@ -203,19 +229,28 @@ static ssize_t ng_value_store(struct kobject *kobj, struct kobj_attribute *attr,
 
 /*
  * tracing_on: like ftrace's, "0" stops and any other number starts; it
- * reads back 0 or 1.  Recording needs the tracer core, which this module
- * does not have yet; stopping is always possible.
+ * reads back 0 or 1.  Starting answers EOPNOTSUPP on an architecture
+ * whose return trampoline is not written yet.
  */
 static int ng_tracing_apply(unsigned long *on)
 {
+	*on = !!*on;
 	if (*on)
-		return -EOPNOTSUPP;
+		return ng_tracer_start();
+	ng_tracer_stop();
+	return 0;
+}
+
+/* max_graph_depth takes effect on the next call of every task. */
+static int ng_max_depth_apply(unsigned long *depth)
+{
+	ng_tracer_set_max_depth(*depth);
 	return 0;
 }
 
 static NG_VALUE_ATTR(tracing_on, "tracing_on", ULONG_MAX, ERANGE, ng_tracing_apply);
 /* max_graph_depth: as ftrace's, 0 means unlimited. */
-static NG_VALUE_ATTR(max_depth, "max_graph_depth", UINT_MAX, ERANGE, NULL);
+static NG_VALUE_ATTR(max_depth, "max_graph_depth", UINT_MAX, ERANGE, ng_max_depth_apply);
 /*
  * options/event-fork: as ftrace's option of that name, children of the
  * pids in set_event_pid are added to it when they are forked.

@@ -17,17 +17,27 @@ static int __init nanograph_init(void)
 {
 	int ret;
 
-	ret = ng_control_init();
+	ret = ng_tracer_init();
 	if (ret)
 		return ret;
+	ret = ng_control_init();
+	if (ret) {
+		ng_tracer_exit();
+		return ret;
+	}
 	pr_info("loaded; control files in /sys/kernel/nanograph\n");
 	return 0;
 }
 
-/* Remove the control directory first, so nothing new can start. */
+/*
+ * Remove the control directory first, so nothing new can start; then wait
+ * for every hooked frame to return (tracer.c) before the text goes away.
+ */
 static void __exit nanograph_exit(void)
 {
 	ng_control_exit();
+	ng_tracer_exit();
+	ng_lists_free();
 	pr_info("unloaded\n");
 }
 

@@ -3,15 +3,47 @@
  * nanograph: internal interfaces between the module's parts.
  *
  * Each .c file has one job: main.c brings the parts up and down in order,
- * control.c is the sysfs control directory, clock.c publishes the counter,
- * stats.c keeps the per-CPU counts.
+ * control.c is the sysfs control directory, filter.c keeps the function
+ * lists, tracer.c hooks entries and returns, retstack.c keeps the shadow
+ * stacks, events.c defines the trace events, clock.c publishes the
+ * counter, stats.c keeps the per-CPU counts.
  */
 #ifndef NANOGRAPH_H
 #define NANOGRAPH_H
 
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/seq_buf.h>
 #include <linux/types.h>
+
+struct task_struct;
+
+/* Hooked frames one task can hold; deeper calls are counted as skipped. */
+#define NG_STACK_DEPTH	64
+
+/* One hooked call: where it returns to, and where that address was. */
+struct ng_frame {
+	unsigned long ret;	/* the real return address */
+	unsigned long ip;	/* the hooked function's ftrace call site */
+	unsigned long *retp;	/* the slot that now holds the trampoline */
+};
+
+/* One task's shadow stack (retstack.c). */
+struct ng_task {
+	struct task_struct *task;
+	unsigned int depth;
+	struct ng_frame frames[NG_STACK_DEPTH];
+};
+
+struct ng_task *ng_task_find(struct task_struct *task);
+struct ng_task *ng_task_get(void);
+unsigned long ng_live_frames(unsigned int *tasks);
+size_t ng_retstack_bytes(void);
+int ng_retstack_init(void);
+void ng_retstack_exit(void);
+
+/* Serialises every change of tracer state (control files, drain work). */
+extern struct mutex ng_control_lock;
 
 /* Per-CPU event counts, summed by the stats file. */
 struct ng_cpu_stats {
@@ -31,5 +63,28 @@ void ng_clock_render(struct seq_buf *s);
 
 int ng_control_init(void);
 void ng_control_exit(void);
+
+/* Which function list a filter file edits (filter.c, tracer.c). */
+enum ng_list {
+	NG_FTRACE_FILTER,
+	NG_FTRACE_NOTRACE,
+	NG_NR_LISTS,
+};
+
+ssize_t ng_list_write(enum ng_list list, struct file *filp, const char *buf,
+		      loff_t off, size_t count);
+void ng_list_render(enum ng_list list, struct seq_buf *s);
+void ng_lists_free(void);
+
+/* The tracer (tracer.c); called with ng_control_lock held. */
+bool ng_tracer_supported(void);
+int ng_tracer_start(void);
+void ng_tracer_stop(void);
+int ng_tracer_apply_list(enum ng_list list, char **tokens, unsigned int n,
+			 bool reset);
+void ng_tracer_set_max_depth(unsigned int depth);
+int ng_tracer_init(void);
+unsigned long ng_return_handler(unsigned long sp);
+void ng_tracer_exit(void);
 
 #endif /* NANOGRAPH_H */

@@ -20,6 +20,8 @@ DEFINE_PER_CPU(struct ng_cpu_stats, ng_cpu_stats);
 void ng_stats_render(struct seq_buf *s)
 {
 	struct ng_cpu_stats sum = {};
+	unsigned long frames;
+	unsigned int tasks;
 	int cpu;
 
 	seq_buf_printf(s, "# cpu entries exits dropped skipped\n");
@@ -43,6 +45,9 @@ void ng_stats_render(struct seq_buf *s)
 	}
 	seq_buf_printf(s, "total %llu %llu %llu %llu\n",
 		       sum.entries, sum.exits, sum.dropped, sum.skipped);
-	/* No frame can be live until the return hook exists. */
-	seq_buf_printf(s, "live_tasks 0\n");
+	/* Tasks holding hooked frames keep the module in use. */
+	frames = ng_live_frames(&tasks);
+	seq_buf_printf(s, "live_tasks %u\n", tasks);
+	seq_buf_printf(s, "live_frames %lu\n", frames);
+	seq_buf_printf(s, "retstack_bytes %zu\n", ng_retstack_bytes());
 }

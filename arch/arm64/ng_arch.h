@@ -10,6 +10,30 @@
 
 #include <linux/types.h>
 
+struct ftrace_regs;
+
+/*
+ * The return trampoline for this architecture is not written yet:
+ * tracing_on=1 answers EOPNOTSUPP, and these are never called.
+ */
+#define NG_ARCH_HAS_TRACER	0
+#define NG_ARCH_OPS_FLAGS	0
+
+static __always_inline unsigned long *ng_arch_return_slot(struct ftrace_regs *fregs)
+{
+	return NULL;
+}
+
+static __always_inline unsigned long *ng_arch_exit_slot(unsigned long sp)
+{
+	return NULL;
+}
+
+static __always_inline unsigned long ng_arch_hooker(void)
+{
+	return 0;
+}
+
 #define NG_COUNTER_NAME "cntvct_el0"
 
 /*

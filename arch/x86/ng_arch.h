@@ -12,6 +12,43 @@
 #include <asm/msr.h>
 #include <asm/tsc.h>
 
+#include "compat.h"
+
+/* The return trampoline is arch/x86/return_hooker.S. */
+#define NG_ARCH_HAS_TRACER	1
+/*
+ * No FTRACE_OPS_FL_SAVE_REGS: with DYNAMIC_FTRACE_WITH_ARGS the plain
+ * ftrace_caller already stores the stack pointer at the call site, and
+ * asking for full regs costs about three times as much per call.
+ */
+#define NG_ARCH_OPS_FLAGS	0
+
+void ng_return_hooker(void);
+
+/*
+ * The slot holding the traced function's return address: ftrace_caller
+ * saves regs.sp pointing at it, which is what the kernel's own
+ * ftrace_graph_func() hooks (arch/x86/kernel/ftrace.c).
+ */
+static __always_inline unsigned long *ng_arch_return_slot(struct ftrace_regs *fregs)
+{
+	return (unsigned long *)ng_arch_fregs(fregs)->regs.sp;
+}
+
+/*
+ * The traced function's ret popped the slot: the trampoline is entered
+ * with %rsp one word above it.
+ */
+static __always_inline unsigned long *ng_arch_exit_slot(unsigned long sp)
+{
+	return (unsigned long *)sp - 1;
+}
+
+static __always_inline unsigned long ng_arch_hooker(void)
+{
+	return (unsigned long)ng_return_hooker;
+}
+
 #define NG_COUNTER_NAME "tsc"
 
 /*

@@ -56,6 +56,41 @@ expect_content() {
 	[ "$got" = "$2" ] || fail "$1 reads '$got', expected '$2'"
 }
 
+# The tracer needs the arch's return trampoline.  Where it is not written
+# yet, starting must be refused cleanly; the test is then skipped.
+ng_require_tracer() {
+	case $(uname -m) in
+	x86_64) return 0 ;;
+	esac
+	expect_write EOPNOTSUPP "$NG/tracing_on" 1
+	expect_content "$NG/tracing_on" 0
+	skip "no return trampoline on $(uname -m) yet"
+}
+
+# ng_total COLUMN: a column (entries exits dropped skipped) of the totals.
+ng_total() {
+	awk -v c="$1" '/^# cpu/ { for (i = 3; i <= NF; i++) col[$i] = i - 1 }
+		$1 == "total" { print $(col[c]) }' "$NG/stats"
+}
+
+# ng_stat NAME: a "NAME value" line of the stats file.
+ng_stat() {
+	awk -v n="$1" '$1 == n { print $2 }' "$NG/stats"
+}
+
+# Stop recording and wait (up to $1 seconds, default 10) until no task
+# holds a hooked frame and the module lets go of itself.
+ng_stop_and_drain() {
+	echo 0 >"$NG/tracing_on"
+	i=0
+	# The module holds a reference on itself until the drain is done.
+	while [ "$(cat /sys/module/nanograph/refcnt)" != 0 ]; do
+		i=$((i + 1))
+		[ "$i" -le $((${1:-10} * 10)) ] || fail "frames did not drain: $(cat "$NG/stats" | tail -n 3)"
+		sleep 0.1
+	done
+}
+
 # Put ftrace and the module back to defaults.
 ng_reset() {
 	echo 0 >"$TRACING/tracing_on"
@@ -65,7 +100,13 @@ ng_reset() {
 	echo 1 >"$TRACING/tracing_on"
 	if ng_loaded; then
 		echo 0 >"$NG/tracing_on" 2>/dev/null
-		rmmod nanograph 2>/dev/null || echo "reset: rmmod failed"
+		# Frames may still be draining: give them a moment.
+		i=0
+		while ! rmmod nanograph 2>/dev/null && [ $i -lt 50 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		ng_loaded && echo "reset: rmmod failed"
 	fi
 	return 0
 }

@@ -10,6 +10,7 @@
  *   ngtest append FILE DATA       the same with O_APPEND
  *   ngtest write-big FILE SIZE    one write of SIZE bytes of 'a'
  *   ngtest read FILE CHUNK        read FILE CHUNK bytes at a time to stdout
+ *   ngtest rmmod NAME             delete_module(NAME, O_NONBLOCK); ok or ERRNO
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* Print the outcome of a syscall the way the tests compare it. */
@@ -80,12 +82,14 @@ static int do_read(const char *path, size_t chunk)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | read FILE CHUNK\n");
+	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | read FILE CHUNK | rmmod NAME\n");
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "rmmod"))
+		return report(syscall(SYS_delete_module, argv[2], O_NONBLOCK));
 	if (argc < 4)
 		return usage();
 	if (!strcmp(argv[1], "write"))

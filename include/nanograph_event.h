@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR LGPL-2.1) */
+/*
+ * nanograph_event.h - the event layout, shared by the module and the
+ * collector (and nothing else is shared between them).
+ *
+ * Every event is the nanograph:func_entry or nanograph:func_exit trace
+ * event with a 16-byte payload:
+ *
+ *	u64 tsd		counter timestamp (low 56 bits) | depth (high 8 bits)
+ *	u64 ip		the function (its ftrace call site) as a kernel address
+ *
+ * The counter is the one the clock file names; 56 bits of a GHz counter
+ * last over two years before they wrap.  Depth is the number of frames
+ * the task had hooked below this one (0 for an outermost call), capped at
+ * 255.
+ */
+#ifndef NANOGRAPH_EVENT_H
+#define NANOGRAPH_EVENT_H
+
+#define NG_EVENT_SYSTEM		"nanograph"
+#define NG_EVENT_ENTRY		"func_entry"
+#define NG_EVENT_EXIT		"func_exit"
+
+#define NG_TSD_DEPTH_SHIFT	56
+#define NG_TSD_COUNTER_MASK	((1ULL << NG_TSD_DEPTH_SHIFT) - 1)
+#define NG_TSD_DEPTH_MAX	255
+
+/* Pack a counter value and a depth into one tsd word. */
+#define NG_TSD(counter, depth)						\
+	(((unsigned long long)(counter) & NG_TSD_COUNTER_MASK) |	\
+	 ((unsigned long long)((depth) < NG_TSD_DEPTH_MAX ?		\
+			       (depth) : NG_TSD_DEPTH_MAX) << NG_TSD_DEPTH_SHIFT))
+
+#define NG_TSD_COUNTER(tsd)	((tsd) & NG_TSD_COUNTER_MASK)
+#define NG_TSD_DEPTH(tsd)	((unsigned int)((tsd) >> NG_TSD_DEPTH_SHIFT))
+
+#endif /* NANOGRAPH_EVENT_H */
