@@ -26,11 +26,16 @@
 #define NG_TSD_DEPTH_MAX	255
 
 /* Pack a counter value and a depth into one tsd word. */
-#define NG_TSD(counter, depth)						\
-	(((unsigned long long)(counter) & NG_TSD_COUNTER_MASK) |	\
-	 ((unsigned long long)((depth) < NG_TSD_DEPTH_MAX ?		\
-			       (depth) : NG_TSD_DEPTH_MAX) << NG_TSD_DEPTH_SHIFT))
+static inline unsigned long long ng_tsd(unsigned long long counter,
+					unsigned int depth)
+{
+	if (depth > NG_TSD_DEPTH_MAX)
+		depth = NG_TSD_DEPTH_MAX;
+	return (counter & NG_TSD_COUNTER_MASK) |
+	       ((unsigned long long)depth << NG_TSD_DEPTH_SHIFT);
+}
 
+/* Macros, not functions: TP_printk's format is read by libtraceevent. */
 #define NG_TSD_COUNTER(tsd)	((tsd) & NG_TSD_COUNTER_MASK)
 #define NG_TSD_DEPTH(tsd)	((unsigned int)((tsd) >> NG_TSD_DEPTH_SHIFT))
 

@@ -7,33 +7,34 @@
 #ifndef NG_COMPAT_H
 #define NG_COMPAT_H
 
-#include <linux/version.h>
-
 #ifdef __ASSEMBLY__
 
 /*
- * 6.4: objtool's UNWIND_HINT_UNDEFINED replaced the raw "type=CALL end=0"
- * hint.  Either way the ORC unwinder stops with an error (not a clean,
- * "reliable" end) at the return trampoline.
+ * 6.4: objtool got an "undefined" hint type of its own
+ * (UNWIND_HINT_UNDEFINED); before, a CALL hint with no stack register said
+ * the same.  Either way the ORC unwinder stops with an error (not a clean,
+ * "reliable" end) at the return trampoline.  Needs <linux/objtool.h>.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
-#define NG_UNWIND_HINT_UNDEFINED	UNWIND_HINT_UNDEFINED
+.macro NG_UNWIND_HINT_UNDEFINED
+#ifdef UNWIND_HINT_TYPE_UNDEFINED
+	UNWIND_HINT_UNDEFINED
 #else
-#define NG_UNWIND_HINT_UNDEFINED	UNWIND_HINT type=UNWIND_HINT_TYPE_CALL end=0
+	UNWIND_HINT UNWIND_HINT_TYPE_CALL
 #endif
+.endm
 
 /*
  * 6.2: call depth tracking (renamed MITIGATION_ in 6.9) wants the return
  * after an untracked intra-function call to be a plain ret.
  */
+#define NG_PLAIN_RET	__stringify(ANNOTATE_UNRET_SAFE; ret; int3)
+.macro NG_RET_AFTER_ROP
 #if defined(CONFIG_MITIGATION_CALL_DEPTH_TRACKING) || defined(CONFIG_CALL_DEPTH_TRACKING)
-#define NG_RET_AFTER_ROP						\
-	ALTERNATIVE __stringify(RET),					\
-		    __stringify(ANNOTATE_UNRET_SAFE; ret; int3),	\
-		    X86_FEATURE_CALL_DEPTH
+	ALTERNATIVE __stringify(RET), NG_PLAIN_RET, X86_FEATURE_CALL_DEPTH
 #else
-#define NG_RET_AFTER_ROP	RET
+	RET
 #endif
+.endm
 
 #else /* !__ASSEMBLY__ */
 
@@ -48,6 +49,20 @@
 #else
 #define ng_arch_fregs(fregs)	(fregs)
 #endif
+
+#ifdef CONFIG_ARM64
+/*
+ * 6.2: arm64 ftrace moved from WITH_REGS (a pt_regs, LR in regs[30]) to
+ * WITH_ARGS (a layout of its own with lr and sp fields).
+ */
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_ARGS
+#define ng_fregs_lr(fregs)	(&ng_arch_fregs(fregs)->lr)
+#define ng_fregs_sp(fregs)	(ng_arch_fregs(fregs)->sp)
+#else
+#define ng_fregs_lr(fregs)	((unsigned long *)&(fregs)->regs.regs[30])
+#define ng_fregs_sp(fregs)	((fregs)->regs.sp)
+#endif
+#endif /* CONFIG_ARM64 */
 
 #endif /* __ASSEMBLY__ */
 

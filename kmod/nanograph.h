@@ -21,11 +21,11 @@ struct task_struct;
 /* Hooked frames one task can hold; deeper calls are counted as skipped. */
 #define NG_STACK_DEPTH	64
 
-/* One hooked call: where it returns to, and where that address was. */
+/* One hooked call: where it returns to, and which call it was. */
 struct ng_frame {
 	unsigned long ret;	/* the real return address */
 	unsigned long ip;	/* the hooked function's ftrace call site */
-	unsigned long *retp;	/* the slot that now holds the trampoline */
+	unsigned long key;	/* identity at exit: ng_arch_frame_key() */
 };
 
 /* One task's shadow stack (retstack.c). */

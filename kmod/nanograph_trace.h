@@ -18,27 +18,21 @@
 #include "nanograph_event.h"
 
 DECLARE_EVENT_CLASS(ng_func,
-	TP_PROTO(unsigned long ip, u64 tsd),
-	TP_ARGS(ip, tsd),
-	TP_STRUCT__entry(
-		__field(u64, tsd)
-		__field(unsigned long, ip)
-	),
-	TP_fast_assign(
-		__entry->tsd = tsd;
-		__entry->ip = ip;
-	),
-	TP_printk("%ps depth=%u ts=%llu", (void *)__entry->ip,
-		  NG_TSD_DEPTH(__entry->tsd), NG_TSD_COUNTER(__entry->tsd))
-);
+		    TP_PROTO(unsigned long ip, u64 tsd),
+		    TP_ARGS(ip, tsd),
+		    TP_STRUCT__entry(__field(u64, tsd) __field(unsigned long, ip)),
+		    TP_fast_assign(__entry->tsd = tsd; __entry->ip = ip;),
+		    TP_printk("%ps depth=%u ts=%llu", (void *)__entry->ip,
+			      NG_TSD_DEPTH(__entry->tsd),
+			      NG_TSD_COUNTER(__entry->tsd)));
 
 DEFINE_EVENT(ng_func, func_entry,
-	TP_PROTO(unsigned long ip, u64 tsd),
-	TP_ARGS(ip, tsd));
+	     TP_PROTO(unsigned long ip, u64 tsd),
+	     TP_ARGS(ip, tsd));
 
 DEFINE_EVENT(ng_func, func_exit,
-	TP_PROTO(unsigned long ip, u64 tsd),
-	TP_ARGS(ip, tsd));
+	     TP_PROTO(unsigned long ip, u64 tsd),
+	     TP_ARGS(ip, tsd));
 
 #endif /* NG_TRACE_H */
 

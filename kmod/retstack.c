@@ -120,6 +120,7 @@ static void ng_task_freed(void *data, struct task_struct *p)
 	if (!t)
 		return;
 	WRITE_ONCE(t->depth, 0);
+	/* Whoever claims the slot next must see depth 0: order the stores. */
 	smp_store_release(&t->task, NG_TOMBSTONE);
 }
 

@@ -74,7 +74,7 @@ static void notrace ng_entry(unsigned long ip, unsigned long parent_ip,
 			     struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
 	u64 now = ng_counter_read();
-	unsigned long *retp;
+	unsigned long *slot;
 	struct ng_frame *f;
 	struct ng_task *t;
 	unsigned int depth, max;
@@ -94,37 +94,37 @@ static void notrace ng_entry(unsigned long ip, unsigned long parent_ip,
 		this_cpu_inc(ng_cpu_stats.skipped);
 		goto out;
 	}
-	retp = ng_arch_return_slot(fregs);
+	slot = ng_arch_return_slot(fregs);
 
 	/* Claim the frame before filling it: see retstack.c. */
 	WRITE_ONCE(t->depth, depth + 1);
 	barrier();
 	f = &t->frames[depth];
-	f->ret = *retp;
+	f->ret = *slot;
 	f->ip = ip;
-	f->retp = retp;
+	f->key = ng_arch_frame_key(fregs, slot);
 	barrier();
-	*retp = ng_arch_hooker();
+	*slot = ng_arch_hooker();
 
-	trace_func_entry(ip, NG_TSD(now, depth));
+	trace_func_entry(ip, ng_tsd(now, depth));
 	this_cpu_inc(ng_cpu_stats.entries);
 out:
 	ftrace_test_recursion_unlock(bit);
 }
 
 /* Nothing can be done without the real return address: stop here. */
-static void __noreturn ng_lost(struct ng_task *t, unsigned long *retp)
+static void __noreturn ng_lost(struct ng_task *t, unsigned long key)
 {
-	panic("nanograph: no hooked frame for return slot %px (task %d, depth %u)\n",
-	      retp, current->pid, t ? t->depth : 0);
+	panic("nanograph: no hooked frame for return key %lx (task %d, depth %u)\n",
+	      key, current->pid, t ? t->depth : 0);
 }
 
 /*
  * The C side of the return trampoline: @sp is the stack pointer the
- * trampoline was entered with, from which the arch code derives the slot
- * the traced function returned through.  Returns the real return address.
+ * trampoline was entered with, from which the arch code derives the key
+ * of the frame that returned.  Returns the real return address.
  *
- * Frames above the one that matches that slot belong to functions that
+ * Frames above the one that matches that key belong to functions that
  * were left without returning through us (none should be); they are
  * popped and reported as exits at the same time, so that the trace stays
  * balanced.
@@ -132,26 +132,26 @@ static void __noreturn ng_lost(struct ng_task *t, unsigned long *retp)
 unsigned long notrace ng_return_handler(unsigned long sp)
 {
 	u64 now = ng_counter_read();
-	unsigned long *retp = ng_arch_exit_slot(sp);
+	unsigned long key = ng_arch_exit_key(sp);
 	unsigned long ret, ip;
 	struct ng_task *t;
 	int depth, bit;
 
 	t = ng_task_find(current);
 	if (unlikely(!t))
-		ng_lost(t, retp);
+		ng_lost(t, key);
 	depth = READ_ONCE(t->depth) - 1;
-	while (depth >= 0 && t->frames[depth].retp != retp)
+	while (depth >= 0 && t->frames[depth].key != key)
 		depth--;
 	if (unlikely(depth < 0))
-		ng_lost(t, retp);
+		ng_lost(t, key);
 
 	bit = ftrace_test_recursion_trylock(t->frames[depth].ip, 0);
 	while ((int)READ_ONCE(t->depth) - 1 > depth) {
 		unsigned int top = t->depth - 1;
 
 		if (bit >= 0)
-			trace_func_exit(t->frames[top].ip, NG_TSD(now, top));
+			trace_func_exit(t->frames[top].ip, ng_tsd(now, top));
 		WRITE_ONCE(t->depth, top);
 	}
 	ret = t->frames[depth].ret;
@@ -160,7 +160,7 @@ unsigned long notrace ng_return_handler(unsigned long sp)
 	WRITE_ONCE(t->depth, depth);
 
 	if (bit >= 0) {
-		trace_func_exit(ip, NG_TSD(now, depth));
+		trace_func_exit(ip, ng_tsd(now, depth));
 		ftrace_test_recursion_unlock(bit);
 	}
 	this_cpu_inc(ng_cpu_stats.exits);

@@ -24,9 +24,15 @@ static __always_inline unsigned long *ng_arch_return_slot(struct ftrace_regs *fr
 	return NULL;
 }
 
-static __always_inline unsigned long *ng_arch_exit_slot(unsigned long sp)
+static __always_inline unsigned long ng_arch_frame_key(struct ftrace_regs *fregs,
+						       unsigned long *slot)
 {
-	return NULL;
+	return 0;
+}
+
+static __always_inline unsigned long ng_arch_exit_key(unsigned long sp)
+{
+	return 0;
 }
 
 static __always_inline unsigned long ng_arch_hooker(void)

@@ -10,28 +10,49 @@
 
 #include <linux/types.h>
 
-struct ftrace_regs;
+#include "compat.h"
 
+/* The return trampoline is arch/arm64/return_hooker.S. */
+#define NG_ARCH_HAS_TRACER	1
 /*
- * The return trampoline for this architecture is not written yet:
- * tracing_on=1 answers EOPNOTSUPP, and these are never called.
+ * No FTRACE_OPS_FL_SAVE_REGS: ftrace_caller saves the callsite's LR and
+ * SP in every case, and arm64 6.12 has no WITH_REGS at all (asking for
+ * SAVE_REGS there makes registration fail).
  */
-#define NG_ARCH_HAS_TRACER	0
 #define NG_ARCH_OPS_FLAGS	0
 
+void ng_return_hooker(void);
+
+/*
+ * The traced function's return address: at the patch site (before the
+ * prologue, before paciasp) it is still in x9, saved as the callsite's LR
+ * and put back into x30 when ftrace_caller returns.  Changing the saved
+ * copy is what the kernel's ftrace_graph_func() does.  The callee then
+ * signs and authenticates our trampoline address itself, under its own SP.
+ */
 static __always_inline unsigned long *ng_arch_return_slot(struct ftrace_regs *fregs)
 {
-	return NULL;
+	return ng_fregs_lr(fregs);
 }
 
-static __always_inline unsigned long *ng_arch_exit_slot(unsigned long sp)
+/*
+ * A frame is known by the stack pointer at the call: the function's
+ * epilogue restores it before ret, so the trampoline sees it again.
+ */
+static __always_inline unsigned long ng_arch_frame_key(struct ftrace_regs *fregs,
+						       unsigned long *slot)
 {
-	return NULL;
+	return ng_fregs_sp(fregs);
+}
+
+static __always_inline unsigned long ng_arch_exit_key(unsigned long sp)
+{
+	return sp;
 }
 
 static __always_inline unsigned long ng_arch_hooker(void)
 {
-	return 0;
+	return (unsigned long)ng_return_hooker;
 }
 
 #define NG_COUNTER_NAME "cntvct_el0"

@@ -35,13 +35,20 @@ static __always_inline unsigned long *ng_arch_return_slot(struct ftrace_regs *fr
 	return (unsigned long *)ng_arch_fregs(fregs)->regs.sp;
 }
 
+/* A frame is known by its slot's address: unique while the call lasts. */
+static __always_inline unsigned long ng_arch_frame_key(struct ftrace_regs *fregs,
+						       unsigned long *slot)
+{
+	return (unsigned long)slot;
+}
+
 /*
  * The traced function's ret popped the slot: the trampoline is entered
  * with %rsp one word above it.
  */
-static __always_inline unsigned long *ng_arch_exit_slot(unsigned long sp)
+static __always_inline unsigned long ng_arch_exit_key(unsigned long sp)
 {
-	return (unsigned long *)sp - 1;
+	return sp - sizeof(unsigned long);
 }
 
 static __always_inline unsigned long ng_arch_hooker(void)

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * arm64 return trampoline.
+ *
+ * ng_entry() replaced a traced function's return address (its LR, still
+ * unsigned at the patch site) with ng_return_hooker; the function's ret
+ * lands here.  Register contract at that point:
+ *
+ *   x0-x7   the function's return value (x0, or x0:x1, or an HFA): preserved
+ *   sp      the stack pointer the function was called with
+ *   x30     ng_return_hooker (authenticated by the callee's autiasp)
+ *   x8-x18  caller-saved: dead after a return
+ *   x19-x29 callee-saved: left as the function restored them
+ *
+ * We call the one C entry point, ng_return_handler(sp at entry), which
+ * pops the shadow stack and returns the real return address, and leave
+ * with ret (not br): ret is the return-predictor hint and needs no BTI
+ * landing pad at the return site.  No PAC instructions here: the address
+ * we return to was never signed.
+ */
+#include <linux/linkage.h>
+#include <asm/assembler.h>
+
+	.text
+SYM_CODE_START(ng_return_hooker)
+	sub	sp, sp, #64		/* 16-byte aligned save area */
+	stp	x0, x1, [sp]		/* the return value ... */
+	stp	x2, x3, [sp, #16]
+	stp	x4, x5, [sp, #32]
+	stp	x6, x7, [sp, #48]	/* ... all eight registers of it */
+	add	x0, sp, #64		/* arg: sp at entry, the frame's key */
+	bl	ng_return_handler	/* x0 = the real return address */
+	mov	x30, x0			/* return there */
+	ldp	x0, x1, [sp]		/* restore the return value */
+	ldp	x2, x3, [sp, #16]
+	ldp	x4, x5, [sp, #32]
+	ldp	x6, x7, [sp, #48]
+	add	sp, sp, #64		/* sp back to what the caller expects */
+	ret
+SYM_CODE_END(ng_return_hooker)
