@@ -64,6 +64,22 @@
 #endif
 #endif /* CONFIG_ARM64 */
 
+#ifdef CONFIG_ARM
+/*
+ * 6.3: arm's walk_stackframe() callback became a stack_trace_consume_fn,
+ * (data, pc) -> continue?, instead of (frame, data) -> stop?.  Kbuild sets
+ * NG_WALK_STACKFRAME_PC_CB from the header, which has no macro to test.
+ * Either way the callback's cookie is called "data".
+ */
+#ifdef NG_WALK_STACKFRAME_PC_CB
+#define NG_WALK_CB(name)	bool name(void *data, unsigned long pc)
+#define NG_WALK_GO_ON(more)	(more)
+#else
+#define NG_WALK_CB(name)	int name(struct stackframe *frame, void *data)
+#define NG_WALK_GO_ON(more)	(!(more))
+#endif
+#endif /* CONFIG_ARM */
+
 #endif /* __ASSEMBLY__ */
 
 #endif /* NG_COMPAT_H */

@@ -74,7 +74,7 @@ static void notrace ng_entry(unsigned long ip, unsigned long parent_ip,
 			     struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
 	u64 now = ng_counter_read();
-	unsigned long *slot;
+	unsigned long *slot, key;
 	struct ng_frame *f;
 	struct ng_task *t;
 	unsigned int depth, max;
@@ -94,7 +94,10 @@ static void notrace ng_entry(unsigned long ip, unsigned long parent_ip,
 		this_cpu_inc(ng_cpu_stats.skipped);
 		goto out;
 	}
-	slot = ng_arch_return_slot(fregs);
+	if (unlikely(!ng_arch_hook_site(fregs, ip, &slot, &key))) {
+		this_cpu_inc(ng_cpu_stats.skipped);
+		goto out;
+	}
 
 	/* Claim the frame before filling it: see retstack.c. */
 	WRITE_ONCE(t->depth, depth + 1);
@@ -102,7 +105,7 @@ static void notrace ng_entry(unsigned long ip, unsigned long parent_ip,
 	f = &t->frames[depth];
 	f->ret = *slot;
 	f->ip = ip;
-	f->key = ng_arch_frame_key(fregs, slot);
+	f->key = key;
 	barrier();
 	*slot = ng_arch_hooker();
 

@@ -10,34 +10,47 @@
 
 #include <linux/types.h>
 
-struct ftrace_regs;
+#include <linux/ftrace.h>
+#include <linux/rcupdate.h>
 
+#include "compat.h"
+
+/* The return trampoline is arch/arm/return_hooker.S, the unwinding hook.c. */
+#define NG_ARCH_HAS_TRACER	1
 /*
- * The return trampoline for this architecture is not written yet:
- * tracing_on=1 answers EOPNOTSUPP, and these are never called.
+ * FTRACE_OPS_FL_SAVE_REGS: without it ftrace_caller passes no registers,
+ * and finding the return address needs the frame's SP and FP.
  */
-#define NG_ARCH_HAS_TRACER	0
-#define NG_ARCH_OPS_FLAGS	0
+#define NG_ARCH_OPS_FLAGS	FTRACE_OPS_FL_SAVE_REGS
 
-static __always_inline unsigned long *ng_arch_return_slot(struct ftrace_regs *fregs)
+void ng_return_hooker(void);
+bool ng_arm_hook_site(struct ftrace_regs *fregs, unsigned long ip,
+		      unsigned long **slot, unsigned long *key);
+
+/* See hook.c: the unwinder finds where the return address is. */
+static __always_inline bool ng_arch_hook_site(struct ftrace_regs *fregs,
+					      unsigned long ip,
+					      unsigned long **slot,
+					      unsigned long *key)
 {
-	return NULL;
+	/*
+	 * arm kernels are not ARCH_WANTS_NO_INSTR: traceable code runs
+	 * in idle while RCU is not watching, where events cannot be sent.
+	 */
+	if (!rcu_is_watching())
+		return false;
+	return ng_arm_hook_site(fregs, ip, slot, key);
 }
 
-static __always_inline unsigned long ng_arch_frame_key(struct ftrace_regs *fregs,
-						       unsigned long *slot)
-{
-	return 0;
-}
-
+/* The trampoline is entered with the SP the function was called with. */
 static __always_inline unsigned long ng_arch_exit_key(unsigned long sp)
 {
-	return 0;
+	return sp;
 }
 
 static __always_inline unsigned long ng_arch_hooker(void)
 {
-	return 0;
+	return (unsigned long)ng_return_hooker;
 }
 
 #define NG_COUNTER_NAME "cntvct"

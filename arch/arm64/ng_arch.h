@@ -24,25 +24,23 @@
 void ng_return_hooker(void);
 
 /*
- * The traced function's return address: at the patch site (before the
- * prologue, before paciasp) it is still in x9, saved as the callsite's LR
- * and put back into x30 when ftrace_caller returns.  Changing the saved
- * copy is what the kernel's ftrace_graph_func() does.  The callee then
- * signs and authenticates our trampoline address itself, under its own SP.
+ * Where the traced function's return address is, and how its exit will
+ * know the frame.  At the patch site (before the prologue, before
+ * paciasp) the return address is still in x9, saved as the callsite's LR
+ * and put back into x30 when ftrace_caller returns: changing the saved
+ * copy is what the kernel's ftrace_graph_func() does, and the callee then
+ * signs and authenticates our trampoline address itself, under its own
+ * SP.  The SP at the call is the key: the function's epilogue restores it
+ * before ret, so the trampoline sees it again.
  */
-static __always_inline unsigned long *ng_arch_return_slot(struct ftrace_regs *fregs)
+static __always_inline bool ng_arch_hook_site(struct ftrace_regs *fregs,
+					      unsigned long ip,
+					      unsigned long **slot,
+					      unsigned long *key)
 {
-	return ng_fregs_lr(fregs);
-}
-
-/*
- * A frame is known by the stack pointer at the call: the function's
- * epilogue restores it before ret, so the trampoline sees it again.
- */
-static __always_inline unsigned long ng_arch_frame_key(struct ftrace_regs *fregs,
-						       unsigned long *slot)
-{
-	return ng_fregs_sp(fregs);
+	*slot = ng_fregs_lr(fregs);
+	*key = ng_fregs_sp(fregs);
+	return true;
 }
 
 static __always_inline unsigned long ng_arch_exit_key(unsigned long sp)

@@ -26,20 +26,20 @@
 void ng_return_hooker(void);
 
 /*
- * The slot holding the traced function's return address: ftrace_caller
- * saves regs.sp pointing at it, which is what the kernel's own
- * ftrace_graph_func() hooks (arch/x86/kernel/ftrace.c).
+ * Where the traced function's return address is, and how its exit will
+ * know the frame.  ftrace_caller saves regs.sp pointing at the return
+ * slot, which is what the kernel's own ftrace_graph_func() hooks
+ * (arch/x86/kernel/ftrace.c); the slot's address is unique while the call
+ * lasts, so it is also the key.
  */
-static __always_inline unsigned long *ng_arch_return_slot(struct ftrace_regs *fregs)
+static __always_inline bool ng_arch_hook_site(struct ftrace_regs *fregs,
+					      unsigned long ip,
+					      unsigned long **slot,
+					      unsigned long *key)
 {
-	return (unsigned long *)ng_arch_fregs(fregs)->regs.sp;
-}
-
-/* A frame is known by its slot's address: unique while the call lasts. */
-static __always_inline unsigned long ng_arch_frame_key(struct ftrace_regs *fregs,
-						       unsigned long *slot)
-{
-	return (unsigned long)slot;
+	*slot = (unsigned long *)ng_arch_fregs(fregs)->regs.sp;
+	*key = (unsigned long)*slot;
+	return true;
 }
 
 /*

@@ -60,7 +60,7 @@ expect_content() {
 # yet, starting must be refused cleanly; the test is then skipped.
 ng_require_tracer() {
 	case $(uname -m) in
-	x86_64 | aarch64) return 0 ;;
+	x86_64 | aarch64 | armv7l) return 0 ;;
 	esac
 	expect_write EOPNOTSUPP "$NG/tracing_on" 1
 	expect_content "$NG/tracing_on" 0
