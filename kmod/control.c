@@ -130,6 +130,10 @@ static const struct ng_listing ng_ftrace_notrace_listing = {
 	.list = NG_FTRACE_NOTRACE,
 };
 
+static const struct ng_listing ng_event_pid_listing = {
+	.list = NG_EVENT_PID,
+};
+
 static const struct ng_listing ng_filter_listing = {
 	.list = -1,
 	.render = ng_render_all_functions,
@@ -157,7 +161,7 @@ static NG_LISTING_ATTR(set_ftrace_filter, ng_ftrace_filter_listing);
 static NG_LISTING_ATTR(set_ftrace_notrace, ng_ftrace_notrace_listing);
 static NG_LISTING_ATTR(set_graph_function, ng_filter_listing);
 static NG_LISTING_ATTR(set_graph_notrace, ng_empty_listing);
-static NG_LISTING_ATTR(set_event_pid, ng_empty_listing);
+static NG_LISTING_ATTR(set_event_pid, ng_event_pid_listing);
 
 static struct bin_attribute bin_attr_stats = {
 	.attr = { .name = "stats", .mode = 0400 },
@@ -255,7 +259,13 @@ static NG_VALUE_ATTR(max_depth, "max_graph_depth", UINT_MAX, ERANGE, ng_max_dept
  * options/event-fork: as ftrace's option of that name, children of the
  * pids in set_event_pid are added to it when they are forked.
  */
-static NG_VALUE_ATTR(event_fork, "event-fork", 1, EINVAL, NULL);
+static int ng_event_fork_apply(unsigned long *follow)
+{
+	ng_pids_set_fork(*follow);
+	return 0;
+}
+
+static NG_VALUE_ATTR(event_fork, "event-fork", 1, EINVAL, ng_event_fork_apply);
 
 static ssize_t clock_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  char *buf)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * set_ftrace_filter and set_ftrace_notrace: lists of ftrace globs.
+ * set_ftrace_filter and set_ftrace_notrace: lists of ftrace globs; and the
+ * same writer for set_event_pid, whose tokens are pids (pids.c).
  *
  * Syntax as ftrace's files of the same names: whitespace-separated globs
  * (ftrace's own matcher expands them, "!glob" removes), "#" comments out
@@ -88,6 +89,14 @@ static int ng_tokenize(char *text, char ***tokens, unsigned int *n)
 	return 0;
 }
 
+/* Hand tokens to the part that makes them take effect. */
+static int ng_apply(enum ng_list list, char **tokens, unsigned int n, bool reset)
+{
+	if (list == NG_EVENT_PID)
+		return ng_pids_apply(tokens, n, reset);
+	return ng_tracer_apply_list(list, tokens, n, reset);
+}
+
 /*
  * One write(2) to a list file, already serialised by ng_control_lock.
  * Parses everything, applies it to the tracer, and only then replaces the
@@ -148,13 +157,18 @@ ssize_t ng_list_write(enum ng_list list, struct file *filp, const char *buf,
 		goto out_tokens;
 	}
 
-	/* Appending applies only the new globs; replacing applies all. */
+	/*
+	 * Appending applies only the new tokens; replacing applies all.  A
+	 * glob list can fail half-way and gets the old list back; the pid
+	 * set changes all at once or not at all.
+	 */
 	if (append)
-		ret = ng_tracer_apply_list(list, tokens + st->n, n - st->n, false);
+		ret = ng_apply(list, tokens + st->n, n - st->n, false);
 	else
-		ret = ng_tracer_apply_list(list, tokens, n, true);
+		ret = ng_apply(list, tokens, n, true);
 	if (ret) {
-		ng_tracer_apply_list(list, st->tokens, st->n, true);
+		if (list != NG_EVENT_PID)
+			ng_apply(list, st->tokens, st->n, true);
 		goto out_tokens;
 	}
 	swap(st->tokens, tokens);
@@ -168,12 +182,19 @@ out:
 	return ret ?: count;
 }
 
-/* The list as written; ftrace's text for an empty filter. */
+/*
+ * The list as written, and ftrace's text for an empty filter; the pid set
+ * as it is (children added by event-fork included).
+ */
 void ng_list_render(enum ng_list list, struct seq_buf *s)
 {
 	const struct ng_list_state *st = &ng_lists[list];
 	unsigned int i;
 
+	if (list == NG_EVENT_PID) {
+		ng_pids_render(s);
+		return;
+	}
 	if (!st->n && list == NG_FTRACE_FILTER)
 		seq_buf_printf(s, "#### all functions enabled ####\n");
 	for (i = 0; i < st->n; i++)

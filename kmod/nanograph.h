@@ -68,6 +68,7 @@ void ng_control_exit(void);
 enum ng_list {
 	NG_FTRACE_FILTER,
 	NG_FTRACE_NOTRACE,
+	NG_EVENT_PID,
 	NG_NR_LISTS,
 };
 
@@ -75,6 +76,16 @@ ssize_t ng_list_write(enum ng_list list, struct file *filp, const char *buf,
 		      loff_t off, size_t count);
 void ng_list_render(enum ng_list list, struct seq_buf *s);
 void ng_lists_free(void);
+
+/* The pid filter (pids.c); NULL: every task. */
+struct ng_pid_map;
+extern struct ng_pid_map __rcu *ng_pids;
+bool ng_pid_in(struct ng_pid_map *map, pid_t pid);
+int ng_pids_apply(char **tokens, unsigned int n, bool reset);
+void ng_pids_render(struct seq_buf *s);
+void ng_pids_set_fork(bool follow);
+int ng_pids_init(void);
+void ng_pids_exit(void);
 
 /* The tracer (tracer.c); called with ng_control_lock held. */
 bool ng_tracer_supported(void);

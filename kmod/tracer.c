@@ -66,6 +66,14 @@ bool ng_tracer_supported(void)
 	return NG_ARCH_HAS_TRACER;
 }
 
+/* set_event_pid: the hook runs with preemption off, an RCU section. */
+static __always_inline bool ng_pid_wanted(void)
+{
+	struct ng_pid_map *map = rcu_dereference_sched(ng_pids);
+
+	return !map || ng_pid_in(map, current->pid);
+}
+
 /*
  * The ftrace callback.  Runs with preemption off (the recursion lock
  * disables it) in any context: task, softirq, hardirq, NMI.
@@ -86,6 +94,8 @@ static void notrace ng_entry(unsigned long ip, unsigned long parent_ip,
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0)
 		return;
+	if (!ng_pid_wanted())
+		goto out;
 
 	t = ng_task_get();
 	max = READ_ONCE(ng_max_depth);
@@ -287,7 +297,15 @@ void ng_tracer_set_max_depth(unsigned int depth)
 
 int ng_tracer_init(void)
 {
-	return ng_retstack_init();
+	int ret;
+
+	ret = ng_retstack_init();
+	if (ret)
+		return ret;
+	ret = ng_pids_init();
+	if (ret)
+		ng_retstack_exit();
+	return ret;
 }
 
 /*
@@ -313,5 +331,6 @@ void ng_tracer_exit(void)
 	synchronize_rcu_tasks();
 	ng_events_off();
 	ftrace_free_filter(&ng_ops);
+	ng_pids_exit();
 	ng_retstack_exit();
 }

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * set_event_pid: record only these tasks (empty: every task), and with
+ * options/event-fork their children too, as ftrace's file and option of
+ * the same names.
+ *
+ * The set is a bitmap over every possible pid, so that the hot path tests
+ * one bit and the fork probe adds a child without allocating.  A replace
+ * builds a new bitmap and swaps it in under RCU (the entry hook runs with
+ * preemption off, an RCU read-side section); an append sets bits in place.
+ * A child forked while a replace is swapping the map may be missed, as
+ * with ftrace's own pid lists.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitmap.h>
+#include <linux/kernel.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/threads.h>
+#include <linux/tracepoint.h>
+#include <linux/vmalloc.h>
+
+#include "nanograph.h"
+
+struct ng_pid_map {
+	unsigned long bits[BITS_TO_LONGS(PID_MAX_LIMIT)];
+};
+
+struct ng_pid_map __rcu *ng_pids;
+static bool ng_fork_follow;
+
+/* The hot path's test, out of line only because the map is private. */
+bool ng_pid_in(struct ng_pid_map *map, pid_t pid)
+{
+	return test_bit(pid, map->bits);
+}
+static struct tracepoint *ng_tp_fork;
+
+/*
+ * Parse every token before changing anything; with @reset the tokens
+ * replace the set (none clears it), else they are added to it.
+ */
+int ng_pids_apply(char **tokens, unsigned int n, bool reset)
+{
+	struct ng_pid_map *old, *map;
+	unsigned int i, pid;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = kstrtouint(tokens[i], 10, &pid);
+		if (ret)
+			return ret;
+		if (pid >= PID_MAX_LIMIT)
+			return -EINVAL;
+	}
+	old = rcu_dereference_protected(ng_pids, lockdep_is_held(&ng_control_lock));
+	if (!reset && old) {
+		for (i = 0; i < n; i++) {
+			WARN_ON(kstrtouint(tokens[i], 10, &pid));
+			set_bit(pid, old->bits);
+		}
+		return 0;
+	}
+	map = NULL;
+	if (n || !reset) {
+		map = vzalloc(sizeof(*map));
+		if (!map)
+			return -ENOMEM;
+		for (i = 0; i < n; i++) {
+			WARN_ON(kstrtouint(tokens[i], 10, &pid));
+			set_bit(pid, map->bits);
+		}
+	}
+	rcu_assign_pointer(ng_pids, map);
+	if (old) {
+		synchronize_rcu();
+		vfree(old);
+	}
+	return 0;
+}
+
+/* The set as ftrace lists it: one pid a line, in order. */
+void ng_pids_render(struct seq_buf *s)
+{
+	struct ng_pid_map *map;
+	unsigned int pid;
+
+	map = rcu_dereference_protected(ng_pids, lockdep_is_held(&ng_control_lock));
+	if (!map)
+		return;
+	for_each_set_bit(pid, map->bits, PID_MAX_LIMIT)
+		seq_buf_printf(s, "%u\n", pid);
+}
+
+void ng_pids_set_fork(bool follow)
+{
+	WRITE_ONCE(ng_fork_follow, follow);
+}
+
+/* sched_process_fork: a child of a recorded task is recorded too. */
+static void ng_pids_fork(void *data, struct task_struct *parent,
+			 struct task_struct *child)
+{
+	struct ng_pid_map *map;
+
+	if (!READ_ONCE(ng_fork_follow))
+		return;
+	rcu_read_lock();
+	map = rcu_dereference(ng_pids);
+	if (map && ng_pid_in(map, parent->pid))
+		set_bit(child->pid, map->bits);
+	rcu_read_unlock();
+}
+
+static void ng_find_fork_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_process_fork"))
+		ng_tp_fork = tp;
+}
+
+int ng_pids_init(void)
+{
+	for_each_kernel_tracepoint(ng_find_fork_tp, NULL);
+	if (!ng_tp_fork) {
+		pr_err("no sched_process_fork tracepoint\n");
+		return -ENOENT;
+	}
+	return tracepoint_probe_register(ng_tp_fork, ng_pids_fork, NULL);
+}
+
+void ng_pids_exit(void)
+{
+	tracepoint_probe_unregister(ng_tp_fork, ng_pids_fork, NULL);
+	tracepoint_synchronize_unregister();
+	vfree(rcu_dereference_protected(ng_pids, true));
+	RCU_INIT_POINTER(ng_pids, NULL);
+}
