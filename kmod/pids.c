@@ -29,13 +29,13 @@ struct ng_pid_map {
 
 struct ng_pid_map __rcu *ng_pids;
 static bool ng_fork_follow;
+static struct tracepoint *ng_tp_fork;
 
 /* The hot path's test, out of line only because the map is private. */
 bool ng_pid_in(struct ng_pid_map *map, pid_t pid)
 {
 	return test_bit(pid, map->bits);
 }
-static struct tracepoint *ng_tp_fork;
 
 /*
  * Parse every token before changing anything; with @reset the tokens
