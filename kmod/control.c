@@ -35,25 +35,14 @@ static unsigned int ng_max_depth;
 static unsigned int ng_event_fork;
 
 /*
- * A listing file: a function list of filter.c, or a fixed text.  A struct
- * rather than a bare function pointer, so that it can travel in
+ * A listing file: one of the lists of filter.c, or the stats text.  A
+ * struct rather than a bare value, so that it can travel in
  * bin_attribute.private.
  */
 struct ng_listing {
 	int list;		/* an enum ng_list, or -1 */
 	ng_render_t render;	/* when list is -1 */
 };
-
-/* ftrace prints this in a filter file that selects every function. */
-static void ng_render_all_functions(struct seq_buf *s)
-{
-	seq_buf_printf(s, "#### all functions enabled ####\n");
-}
-
-/* An empty list: notrace files and an unset pid filter. */
-static void ng_render_empty(struct seq_buf *s)
-{
-}
 
 static void ng_listing_render(const struct ng_listing *l, struct seq_buf *s)
 {
@@ -102,11 +91,7 @@ static ssize_t ng_listing_read(struct file *filp, struct kobject *kobj,
 	return ret;
 }
 
-/*
- * A write to a function list; the other listings (graph functions, pids)
- * need parts of the tracer that are not written yet, and refuse rather
- * than accept a setting that does nothing.
- */
+/* A write to one of the lists (filter.c). */
 static ssize_t ng_listing_write(struct file *filp, struct kobject *kobj,
 				struct bin_attribute *attr, char *buf,
 				loff_t off, size_t count)
@@ -114,8 +99,6 @@ static ssize_t ng_listing_write(struct file *filp, struct kobject *kobj,
 	const struct ng_listing *l = attr->private;
 	ssize_t ret;
 
-	if (l->list < 0)
-		return -EOPNOTSUPP;
 	mutex_lock(&ng_control_lock);
 	ret = ng_list_write(l->list, filp, buf, off, count);
 	mutex_unlock(&ng_control_lock);
@@ -130,18 +113,16 @@ static const struct ng_listing ng_ftrace_notrace_listing = {
 	.list = NG_FTRACE_NOTRACE,
 };
 
+static const struct ng_listing ng_graph_function_listing = {
+	.list = NG_GRAPH_FUNCTION,
+};
+
+static const struct ng_listing ng_graph_notrace_listing = {
+	.list = NG_GRAPH_NOTRACE,
+};
+
 static const struct ng_listing ng_event_pid_listing = {
 	.list = NG_EVENT_PID,
-};
-
-static const struct ng_listing ng_filter_listing = {
-	.list = -1,
-	.render = ng_render_all_functions,
-};
-
-static const struct ng_listing ng_empty_listing = {
-	.list = -1,
-	.render = ng_render_empty,
 };
 
 static const struct ng_listing ng_stats_listing = {
@@ -159,8 +140,8 @@ static const struct ng_listing ng_stats_listing = {
 
 static NG_LISTING_ATTR(set_ftrace_filter, ng_ftrace_filter_listing);
 static NG_LISTING_ATTR(set_ftrace_notrace, ng_ftrace_notrace_listing);
-static NG_LISTING_ATTR(set_graph_function, ng_filter_listing);
-static NG_LISTING_ATTR(set_graph_notrace, ng_empty_listing);
+static NG_LISTING_ATTR(set_graph_function, ng_graph_function_listing);
+static NG_LISTING_ATTR(set_graph_notrace, ng_graph_notrace_listing);
 static NG_LISTING_ATTR(set_event_pid, ng_event_pid_listing);
 
 static struct bin_attribute bin_attr_stats = {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * set_ftrace_filter and set_ftrace_notrace: lists of ftrace globs; and the
- * same writer for set_event_pid, whose tokens are pids (pids.c).
+ * set_ftrace_filter, set_ftrace_notrace, set_graph_function and
+ * set_graph_notrace: lists of ftrace globs; and the same writer for
+ * set_event_pid, whose tokens are pids (pids.c).
  *
  * Syntax as ftrace's files of the same names: whitespace-separated globs
  * (ftrace's own matcher expands them, "!glob" removes), "#" comments out
@@ -195,7 +196,7 @@ void ng_list_render(enum ng_list list, struct seq_buf *s)
 		ng_pids_render(s);
 		return;
 	}
-	if (!st->n && list == NG_FTRACE_FILTER)
+	if (!st->n && (list == NG_FTRACE_FILTER || list == NG_GRAPH_FUNCTION))
 		seq_buf_printf(s, "#### all functions enabled ####\n");
 	for (i = 0; i < st->n; i++)
 		seq_buf_printf(s, "%s\n", st->tokens[i]);

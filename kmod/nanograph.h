@@ -25,13 +25,19 @@ struct task_struct;
 struct ng_frame {
 	unsigned long ret;	/* the real return address */
 	unsigned long ip;	/* the hooked function's ftrace call site */
-	unsigned long key;	/* identity at exit: ng_arch_frame_key() */
+	unsigned long key;	/* identity at exit: see ng_arch_hook_site() */
+	unsigned long flags;	/* NG_FRAME_* */
 };
+
+#define NG_FRAME_ROOT		1	/* a set_graph_function root */
+#define NG_FRAME_NOTRACE	2	/* a set_graph_notrace root: no events */
 
 /* One task's shadow stack (retstack.c). */
 struct ng_task {
 	struct task_struct *task;
-	unsigned int depth;
+	unsigned int depth;		/* frames in use */
+	unsigned int graph_depth;	/* NG_FRAME_ROOT frames among them */
+	unsigned int notrace_depth;	/* NG_FRAME_NOTRACE frames among them */
 	struct ng_frame frames[NG_STACK_DEPTH];
 };
 
@@ -68,6 +74,8 @@ void ng_control_exit(void);
 enum ng_list {
 	NG_FTRACE_FILTER,
 	NG_FTRACE_NOTRACE,
+	NG_GRAPH_FUNCTION,
+	NG_GRAPH_NOTRACE,
 	NG_EVENT_PID,
 	NG_NR_LISTS,
 };

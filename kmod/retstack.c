@@ -96,7 +96,7 @@ struct ng_task *ng_task_get(void)
 		if (!owner)
 			break;
 	}
-	/* A free slot's depth is already 0: ng_task_freed() cleared it. */
+	/* A free slot's depths are already 0: ng_task_freed() cleared them. */
 	if (free) {
 		struct task_struct *old = READ_ONCE(free->task);
 
@@ -119,6 +119,8 @@ static void ng_task_freed(void *data, struct task_struct *p)
 
 	if (!t)
 		return;
+	t->graph_depth = 0;
+	t->notrace_depth = 0;
 	WRITE_ONCE(t->depth, 0);
 	/* Whoever claims the slot next must see depth 0: order the stores. */
 	smp_store_release(&t->task, NG_TOMBSTONE);

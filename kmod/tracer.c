@@ -44,11 +44,34 @@
 #include "nanograph_trace.h"
 #include "ng_arch.h"
 
-static void ng_entry(unsigned long ip, unsigned long parent_ip,
-		     struct ftrace_ops *op, struct ftrace_regs *fregs);
+static void ng_entry_trace(unsigned long ip, unsigned long parent_ip,
+			   struct ftrace_ops *op, struct ftrace_regs *fregs);
+static void ng_entry_root(unsigned long ip, unsigned long parent_ip,
+			  struct ftrace_ops *op, struct ftrace_regs *fregs);
+static void ng_entry_notrace(unsigned long ip, unsigned long parent_ip,
+			     struct ftrace_ops *op, struct ftrace_regs *fregs);
 
+/*
+ * Three ops: the functions to hook (set_ftrace_filter/notrace), the roots
+ * of recorded subtrees (set_graph_function) and of unrecorded ones
+ * (set_graph_notrace).  The kernel has no exported glob matcher but
+ * ftrace's own, reached through an ops filter; hence one ops per list.
+ * ftrace calls the ops of a shared site newest first, and they are
+ * registered in this order, so at a site in several lists the notrace
+ * callback runs first, then the root one, then the plain one.
+ */
 static struct ftrace_ops ng_ops = {
-	.func = ng_entry,
+	.func = ng_entry_trace,
+	.flags = NG_ARCH_OPS_FLAGS,
+};
+
+static struct ftrace_ops ng_graph_ops = {
+	.func = ng_entry_root,
+	.flags = NG_ARCH_OPS_FLAGS,
+};
+
+static struct ftrace_ops ng_notrace_ops = {
+	.func = ng_entry_notrace,
 	.flags = NG_ARCH_OPS_FLAGS,
 };
 
@@ -56,9 +79,19 @@ static unsigned int ng_max_depth;	/* 0: unlimited */
 static bool ng_registered;		/* ng_ops is registered */
 static bool ng_pinned;			/* we hold a reference on ourselves */
 static bool ng_events_ours;		/* we enabled the events, we disable them */
+/* Non-empty lists: the hot path reads these, the control files set them. */
+static bool ng_graph_listed, ng_notrace_listed;
+/* ng_graph_ops, ng_notrace_ops registered */
+static bool ng_graph_registered, ng_notrace_registered;
 
 static void ng_drain_work(struct work_struct *work);
 static DECLARE_DELAYED_WORK(ng_drain, ng_drain_work);
+
+enum ng_hook_mode {
+	NG_HOOK_TRACE,		/* record, inside a graph root if there are any */
+	NG_HOOK_ROOT,		/* a set_graph_function root: record, open a subtree */
+	NG_HOOK_NOTRACE,	/* a set_graph_notrace root: record nothing below */
+};
 
 /* Whether this architecture has its return trampoline yet. */
 bool ng_tracer_supported(void)
@@ -75,17 +108,18 @@ static __always_inline bool ng_pid_wanted(void)
 }
 
 /*
- * The ftrace callback.  Runs with preemption off (the recursion lock
- * disables it) in any context: task, softirq, hardirq, NMI.
+ * The entry hook.  Runs with preemption off (the recursion lock disables
+ * it) in any context: task, softirq, hardirq, NMI.
  */
-static void notrace ng_entry(unsigned long ip, unsigned long parent_ip,
-			     struct ftrace_ops *op, struct ftrace_regs *fregs)
+static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
+				    struct ftrace_regs *fregs,
+				    enum ng_hook_mode mode)
 {
 	u64 now = ng_counter_read();
 	unsigned long *slot, key;
+	unsigned int depth, max;
 	struct ng_frame *f;
 	struct ng_task *t;
-	unsigned int depth, max;
 	int bit;
 
 	/* Suspend and hibernation pause graph tracing, as for fgraph. */
@@ -98,16 +132,27 @@ static void notrace ng_entry(unsigned long ip, unsigned long parent_ip,
 		goto out;
 
 	t = ng_task_get();
+	if (unlikely(!t)) {
+		this_cpu_inc(ng_cpu_stats.skipped);
+		goto out;
+	}
+	/* Below a notrace root nothing is recorded; with roots, only below them. */
+	if (mode != NG_HOOK_NOTRACE && READ_ONCE(t->notrace_depth))
+		goto out;
+	if (mode == NG_HOOK_TRACE && READ_ONCE(ng_graph_listed) &&
+	    !READ_ONCE(t->graph_depth))
+		goto out;
+
 	max = READ_ONCE(ng_max_depth);
-	depth = t ? READ_ONCE(t->depth) : 0;
-	if (unlikely(!t || depth >= NG_STACK_DEPTH || (max && depth >= max))) {
+	depth = READ_ONCE(t->depth);
+	if (unlikely(depth >= NG_STACK_DEPTH || (max && depth >= max) ||
+		     !ng_arch_hook_site(fregs, ip, &slot, &key))) {
 		this_cpu_inc(ng_cpu_stats.skipped);
 		goto out;
 	}
-	if (unlikely(!ng_arch_hook_site(fregs, ip, &slot, &key))) {
-		this_cpu_inc(ng_cpu_stats.skipped);
+	/* Another of our ops hooked this very call already. */
+	if (depth && t->frames[depth - 1].key == key && t->frames[depth - 1].ip == ip)
 		goto out;
-	}
 
 	/* Claim the frame before filling it: see retstack.c. */
 	WRITE_ONCE(t->depth, depth + 1);
@@ -116,13 +161,39 @@ static void notrace ng_entry(unsigned long ip, unsigned long parent_ip,
 	f->ret = *slot;
 	f->ip = ip;
 	f->key = key;
+	f->flags = mode == NG_HOOK_ROOT ? NG_FRAME_ROOT :
+		   mode == NG_HOOK_NOTRACE ? NG_FRAME_NOTRACE : 0;
 	barrier();
 	*slot = ng_arch_hooker();
 
+	if (mode == NG_HOOK_NOTRACE) {
+		WRITE_ONCE(t->notrace_depth, t->notrace_depth + 1);
+		goto out;
+	}
+	if (mode == NG_HOOK_ROOT)
+		WRITE_ONCE(t->graph_depth, t->graph_depth + 1);
 	trace_func_entry(ip, ng_tsd(now, depth));
 	this_cpu_inc(ng_cpu_stats.entries);
 out:
 	ftrace_test_recursion_unlock(bit);
+}
+
+static void notrace ng_entry_trace(unsigned long ip, unsigned long parent_ip,
+				   struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	ng_hook(ip, parent_ip, fregs, NG_HOOK_TRACE);
+}
+
+static void notrace ng_entry_root(unsigned long ip, unsigned long parent_ip,
+				  struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	ng_hook(ip, parent_ip, fregs, NG_HOOK_ROOT);
+}
+
+static void notrace ng_entry_notrace(unsigned long ip, unsigned long parent_ip,
+				     struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	ng_hook(ip, parent_ip, fregs, NG_HOOK_NOTRACE);
 }
 
 /* Nothing can be done without the real return address: stop here. */
@@ -130,6 +201,27 @@ static void __noreturn ng_lost(struct ng_task *t, unsigned long key)
 {
 	panic("nanograph: no hooked frame for return key %lx (task %d, depth %u)\n",
 	      key, current->pid, t ? t->depth : 0);
+}
+
+/* Pop the top frame, closing its subtree and reporting its exit. */
+static __always_inline unsigned long ng_pop(struct ng_task *t, u64 now, int bit)
+{
+	unsigned int top = t->depth - 1;
+	struct ng_frame *f = &t->frames[top];
+	unsigned long ret = f->ret, ip = f->ip, flags = f->flags;
+
+	barrier();
+	WRITE_ONCE(t->depth, top);
+	if (flags & NG_FRAME_NOTRACE) {
+		WRITE_ONCE(t->notrace_depth, t->notrace_depth - 1);
+		return ret;
+	}
+	if (flags & NG_FRAME_ROOT)
+		WRITE_ONCE(t->graph_depth, t->graph_depth - 1);
+	if (bit >= 0)
+		trace_func_exit(ip, ng_tsd(now, top));
+	this_cpu_inc(ng_cpu_stats.exits);
+	return ret;
 }
 
 /*
@@ -146,7 +238,6 @@ unsigned long notrace ng_return_handler(unsigned long sp)
 {
 	u64 now = ng_counter_read();
 	unsigned long key = ng_arch_exit_key(sp);
-	unsigned long ret, ip;
 	struct ng_task *t;
 	int depth, bit;
 
@@ -160,24 +251,12 @@ unsigned long notrace ng_return_handler(unsigned long sp)
 		ng_lost(t, key);
 
 	bit = ftrace_test_recursion_trylock(t->frames[depth].ip, 0);
-	while ((int)READ_ONCE(t->depth) - 1 > depth) {
-		unsigned int top = t->depth - 1;
-
-		if (bit >= 0)
-			trace_func_exit(t->frames[top].ip, ng_tsd(now, top));
-		WRITE_ONCE(t->depth, top);
-	}
-	ret = t->frames[depth].ret;
-	ip = t->frames[depth].ip;
-	barrier();
-	WRITE_ONCE(t->depth, depth);
-
-	if (bit >= 0) {
-		trace_func_exit(ip, ng_tsd(now, depth));
+	while ((int)READ_ONCE(t->depth) - 1 > depth)
+		ng_pop(t, now, bit);
+	sp = ng_pop(t, now, bit);
+	if (bit >= 0)
 		ftrace_test_recursion_unlock(bit);
-	}
-	this_cpu_inc(ng_cpu_stats.exits);
-	return ret;
+	return sp;
 }
 
 /*
@@ -198,7 +277,24 @@ static void ng_events_off(void)
 	ng_events_ours = false;
 }
 
-/* tracing_on=1: pin the module, register the ops. */
+/* Register or unregister one of the root ops; the flag tracks it. */
+static int ng_ops_set(struct ftrace_ops *ops, bool *registered, bool on)
+{
+	int ret = 0;
+
+	if (on && !*registered)
+		ret = register_ftrace_function(ops);
+	else if (!on && *registered)
+		ret = unregister_ftrace_function(ops);
+	if (!ret)
+		*registered = on;
+	return ret;
+}
+
+/*
+ * tracing_on=1: pin the module, register the ops: the plain one first,
+ * so that the root ones come first at shared sites (see ng_ops).
+ */
 int ng_tracer_start(void)
 {
 	int ret;
@@ -214,18 +310,27 @@ int ng_tracer_start(void)
 	}
 	ng_events_on();
 	ret = register_ftrace_function(&ng_ops);
-	if (ret) {
-		pr_err("register_ftrace_function: %d\n", ret);
-		mod_delayed_work(system_wq, &ng_drain, 0);
-		return ret;
-	}
+	if (ret)
+		goto err;
 	ng_registered = true;
+	ret = ng_ops_set(&ng_graph_ops, &ng_graph_registered, ng_graph_listed);
+	if (!ret)
+		ret = ng_ops_set(&ng_notrace_ops, &ng_notrace_registered, ng_notrace_listed);
+	if (ret)
+		goto err;
 	return 0;
+err:
+	pr_err("register_ftrace_function: %d\n", ret);
+	ng_tracer_stop();
+	mod_delayed_work(system_wq, &ng_drain, 0);
+	return ret;
 }
 
 /* tracing_on=0: no new frames from now on; the drain does the rest. */
 void ng_tracer_stop(void)
 {
+	ng_ops_set(&ng_notrace_ops, &ng_notrace_registered, false);
+	ng_ops_set(&ng_graph_ops, &ng_graph_registered, false);
 	if (!ng_registered)
 		return;
 	unregister_ftrace_function(&ng_ops);
@@ -261,33 +366,80 @@ again:
 }
 
 /*
- * Apply globs to the ops, one at a time; with @reset the first replaces
- * what was there (and none clears it).  Going through ftrace's own matcher
- * gives the files ftrace's glob syntax.  On failure the caller puts the
- * old list back the same way.
+ * Apply globs to an ops filter, one at a time; with @reset the first
+ * replaces what was there (and none clears it).  Going through ftrace's
+ * own matcher gives the files ftrace's glob syntax.
  */
-int ng_tracer_apply_list(enum ng_list list, char **tokens, unsigned int n,
-			 bool reset)
+static int ng_ops_globs(struct ftrace_ops *ops, bool exclude, char **tokens,
+			unsigned int n, bool reset)
 {
 	int (*set)(struct ftrace_ops *ops, unsigned char *buf, int len, int reset);
 	unsigned int i;
 	int ret;
 
-	set = list == NG_FTRACE_FILTER ? ftrace_set_filter : ftrace_set_notrace;
+	set = exclude ? ftrace_set_notrace : ftrace_set_filter;
 	if (!n)
-		return reset ? set(&ng_ops, NULL, 0, 1) : 0;
+		return reset ? set(ops, NULL, 0, 1) : 0;
 	for (i = 0; i < n; i++) {
 		/* ftrace's matcher edits the glob in place: give it a copy. */
 		char *glob = kstrdup(tokens[i], GFP_KERNEL);
 
 		if (!glob)
 			return -ENOMEM;
-		ret = set(&ng_ops, glob, strlen(glob), reset && i == 0);
+		ret = set(ops, glob, strlen(glob), reset && i == 0);
 		kfree(glob);
 		if (ret)
 			return ret;
 	}
 	return 0;
+}
+
+/*
+ * A root list's ops selects its roots with its filter, and an empty
+ * filter means every function: so an emptied list unregisters its ops
+ * before clearing the filter, and a list filled while recording
+ * registers it after.
+ */
+static int ng_root_globs(struct ftrace_ops *ops, bool *listed, bool *registered,
+			 char **tokens, unsigned int n, bool reset)
+{
+	int ret;
+
+	if (reset && !n) {
+		ret = ng_ops_set(ops, registered, false);
+		if (ret)
+			return ret;
+		WRITE_ONCE(*listed, false);
+		return ng_ops_globs(ops, false, NULL, 0, true);
+	}
+	ret = ng_ops_globs(ops, false, tokens, n, reset);
+	if (ret)
+		return ret;
+	WRITE_ONCE(*listed, true);
+	return ng_registered ? ng_ops_set(ops, registered, true) : 0;
+}
+
+/*
+ * A list changed: make it take effect.  On failure the caller puts the
+ * old list back the same way.
+ */
+int ng_tracer_apply_list(enum ng_list list, char **tokens, unsigned int n,
+			 bool reset)
+{
+	switch (list) {
+	case NG_FTRACE_FILTER:
+		return ng_ops_globs(&ng_ops, false, tokens, n, reset);
+	case NG_FTRACE_NOTRACE:
+		return ng_ops_globs(&ng_ops, true, tokens, n, reset);
+	case NG_GRAPH_FUNCTION:
+		return ng_root_globs(&ng_graph_ops, &ng_graph_listed,
+				     &ng_graph_registered, tokens, n, reset);
+	case NG_GRAPH_NOTRACE:
+		return ng_root_globs(&ng_notrace_ops, &ng_notrace_listed,
+				     &ng_notrace_registered, tokens, n, reset);
+	default:
+		return -EINVAL;
+	}
 }
 
 void ng_tracer_set_max_depth(unsigned int depth)
@@ -331,6 +483,8 @@ void ng_tracer_exit(void)
 	synchronize_rcu_tasks();
 	ng_events_off();
 	ftrace_free_filter(&ng_ops);
+	ftrace_free_filter(&ng_graph_ops);
+	ftrace_free_filter(&ng_notrace_ops);
 	ng_pids_exit();
 	ng_retstack_exit();
 }
