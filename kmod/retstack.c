@@ -40,6 +40,8 @@
 #define NG_PROBES	16
 
 static unsigned int ng_task_bits = 12;	/* 4096 tasks */
+/* Recorded frames of tasks that exited inside them (no exit event). */
+static atomic_long_t ng_abandoned = ATOMIC_LONG_INIT(0);
 static struct ng_task *ng_tasks;
 static struct tracepoint *ng_tp_free;
 
@@ -116,9 +118,15 @@ out:
 static void ng_task_freed(void *data, struct task_struct *p)
 {
 	struct ng_task *t = ng_task_find(p);
+	unsigned int i;
+	long n = 0;
 
 	if (!t)
 		return;
+	for (i = 0; i < t->depth; i++)
+		n += !(t->frames[i].flags & NG_FRAME_NOTRACE);
+	if (n)
+		atomic_long_add(n, &ng_abandoned);
 	t->graph_depth = 0;
 	t->notrace_depth = 0;
 	WRITE_ONCE(t->depth, 0);
@@ -148,6 +156,12 @@ unsigned long ng_live_frames(unsigned int *tasks)
 	if (tasks)
 		*tasks = n;
 	return frames;
+}
+
+/* Recorded entries that will never have an exit event: see ng_task_freed(). */
+unsigned long ng_abandoned_frames(void)
+{
+	return atomic_long_read(&ng_abandoned);
 }
 
 /* Memory the shadow stacks take: the table is allocated at load. */

@@ -49,5 +49,6 @@ void ng_stats_render(struct seq_buf *s)
 	frames = ng_live_frames(&tasks);
 	seq_buf_printf(s, "live_tasks %u\n", tasks);
 	seq_buf_printf(s, "live_frames %lu\n", frames);
+	seq_buf_printf(s, "abandoned_frames %lu\n", ng_abandoned_frames());
 	seq_buf_printf(s, "retstack_bytes %zu\n", ng_retstack_bytes());
 }
