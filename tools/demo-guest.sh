@@ -17,6 +17,7 @@ cat $NG/clock
 echo 'vfs_read vfs_write ksys_* rw_verify_area security_file_permission *fsnotify* shmem_* filemap_read* iterate_dir dcache_readdir' >$NG/set_ftrace_filter
 echo 'ksys_read ksys_write iterate_dir' >$NG/set_graph_function
 echo >$T/trace
+echo 1 >$NG/set_event_pid	# only init (asleep) until the command starts
 echo 1 >$NG/tracing_on
 sh -c "echo \$\$ >$NG/set_event_pid; exec ls -l /nanograph" >"$out/ls-output.txt"
 echo 0 >$NG/tracing_on
