@@ -12,7 +12,7 @@
  * Every write is parsed completely before anything changes: bad input
  * returns an errno and leaves the state as it was.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#define pr_fmt(fmt) "nanograph: " fmt
 
 #include <linux/kernel.h>
 #include <linux/kobject.h>

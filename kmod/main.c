@@ -5,7 +5,7 @@
  * This file only brings the parts up and down, in dependency order.
  * Documentation/design.md describes the whole.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#define pr_fmt(fmt) "nanograph: " fmt
 
 #include <linux/init.h>
 #include <linux/module.h>

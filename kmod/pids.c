@@ -11,7 +11,7 @@
  * A child forked while a replace is swapping the map may be missed, as
  * with ftrace's own pid lists.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#define pr_fmt(fmt) "nanograph: " fmt
 
 #include <linux/bitmap.h>
 #include <linux/kernel.h>

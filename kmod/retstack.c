@@ -23,7 +23,7 @@
  * popped by reading the frame first and dropping depth after, so that an
  * interrupt or NMI nesting at any point uses the slots above, never ours.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#define pr_fmt(fmt) "nanograph: " fmt
 
 #include <linux/hash.h>
 #include <linux/irqflags.h>

@@ -25,7 +25,7 @@
  * here is hooked; what it calls that is traceable runs under the ftrace
  * recursion lock, so a nested entry bails out.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#define pr_fmt(fmt) "nanograph: " fmt
 
 #include <linux/delay.h>
 #include <linux/ftrace.h>
