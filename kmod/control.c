@@ -214,8 +214,7 @@ static ssize_t ng_value_store(struct kobject *kobj, struct kobj_attribute *attr,
 
 /*
  * tracing_on: like ftrace's, "0" stops and any other number starts; it
- * reads back 0 or 1.  Starting answers EOPNOTSUPP on an architecture
- * whose return trampoline is not written yet.
+ * reads back 0 or 1.
  */
 static int ng_tracing_apply(unsigned long *on)
 {

@@ -97,13 +97,18 @@ int ng_pids_init(void);
 void ng_pids_exit(void);
 
 /* The tracer (tracer.c); called with ng_control_lock held. */
-bool ng_tracer_supported(void);
 int ng_tracer_start(void);
 void ng_tracer_stop(void);
 int ng_tracer_apply_list(enum ng_list list, char **tokens, unsigned int n,
 			 bool reset);
 void ng_tracer_set_max_depth(unsigned int depth);
 int ng_tracer_init(void);
+
+/*
+ * The return trampoline, arch/<arch>/return_hooker.S, and the one C
+ * function it calls.
+ */
+void ng_return_hooker(void);
 unsigned long ng_return_handler(unsigned long sp);
 void ng_tracer_exit(void);
 

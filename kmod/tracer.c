@@ -93,12 +93,6 @@ enum ng_hook_mode {
 	NG_HOOK_NOTRACE,	/* a set_graph_notrace root: record nothing below */
 };
 
-/* Whether this architecture has its return trampoline yet. */
-bool ng_tracer_supported(void)
-{
-	return NG_ARCH_HAS_TRACER;
-}
-
 /* set_event_pid: the hook runs with preemption off, an RCU section. */
 static __always_inline bool ng_pid_wanted(void)
 {
@@ -164,7 +158,7 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	f->flags = mode == NG_HOOK_ROOT ? NG_FRAME_ROOT :
 		   mode == NG_HOOK_NOTRACE ? NG_FRAME_NOTRACE : 0;
 	barrier();
-	*slot = ng_arch_hooker();
+	*slot = (unsigned long)ng_return_hooker;
 
 	if (mode == NG_HOOK_NOTRACE) {
 		WRITE_ONCE(t->notrace_depth, t->notrace_depth + 1);
@@ -299,8 +293,6 @@ int ng_tracer_start(void)
 {
 	int ret;
 
-	if (!NG_ARCH_HAS_TRACER)
-		return -EOPNOTSUPP;
 	if (ng_registered)
 		return 0;
 	cancel_delayed_work(&ng_drain);

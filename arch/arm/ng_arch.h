@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * 32-bit arm: the generic timer's virtual counter, through CP15.
+ * 32-bit arm: the generic timer's virtual counter, through CP15, and where
+ * a traced function keeps its return address (hook.c).
  *
  * The armmp kernels this project targets run on ARMv7 cores with the
  * generic timer (Cortex-A7/A15 and QEMU's virt machine).
@@ -15,15 +16,12 @@
 
 #include "compat.h"
 
-/* The return trampoline is arch/arm/return_hooker.S, the unwinding hook.c. */
-#define NG_ARCH_HAS_TRACER	1
 /*
  * FTRACE_OPS_FL_SAVE_REGS: without it ftrace_caller passes no registers,
  * and finding the return address needs the frame's SP and FP.
  */
 #define NG_ARCH_OPS_FLAGS	FTRACE_OPS_FL_SAVE_REGS
 
-void ng_return_hooker(void);
 bool ng_arm_hook_site(struct ftrace_regs *fregs, unsigned long ip,
 		      unsigned long **slot, unsigned long *key);
 
@@ -46,11 +44,6 @@ static __always_inline bool ng_arch_hook_site(struct ftrace_regs *fregs,
 static __always_inline unsigned long ng_arch_exit_key(unsigned long sp)
 {
 	return sp;
-}
-
-static __always_inline unsigned long ng_arch_hooker(void)
-{
-	return (unsigned long)ng_return_hooker;
 }
 
 #define NG_COUNTER_NAME "cntvct"

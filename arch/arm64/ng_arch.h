@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * arm64: the generic timer's virtual counter.
+ * arm64: the generic timer's virtual counter, and where a traced function
+ * keeps its return address.
  *
  * CNTVCT_EL0 is what the kernel's arch_timer clocksource and the vDSO
  * read; CNTFRQ_EL0 holds its frequency, programmed by firmware.
@@ -12,16 +13,12 @@
 
 #include "compat.h"
 
-/* The return trampoline is arch/arm64/return_hooker.S. */
-#define NG_ARCH_HAS_TRACER	1
 /*
  * No FTRACE_OPS_FL_SAVE_REGS: ftrace_caller saves the callsite's LR and
  * SP in every case, and arm64 6.12 has no WITH_REGS at all (asking for
  * SAVE_REGS there makes registration fail).
  */
 #define NG_ARCH_OPS_FLAGS	0
-
-void ng_return_hooker(void);
 
 /*
  * Where the traced function's return address is, and how its exit will
@@ -46,11 +43,6 @@ static __always_inline bool ng_arch_hook_site(struct ftrace_regs *fregs,
 static __always_inline unsigned long ng_arch_exit_key(unsigned long sp)
 {
 	return sp;
-}
-
-static __always_inline unsigned long ng_arch_hooker(void)
-{
-	return (unsigned long)ng_return_hooker;
 }
 
 #define NG_COUNTER_NAME "cntvct_el0"

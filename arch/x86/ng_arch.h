@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * x86_64: the time-stamp counter.
+ * x86_64: the time-stamp counter, and where a traced function keeps its
+ * return address.
  *
  * The TSC is invariant on every CPU the kernel's tsc clocksource trusts,
  * and the kernel has already measured its rate (tsc_khz).
@@ -14,16 +15,12 @@
 
 #include "compat.h"
 
-/* The return trampoline is arch/x86/return_hooker.S. */
-#define NG_ARCH_HAS_TRACER	1
 /*
  * No FTRACE_OPS_FL_SAVE_REGS: with DYNAMIC_FTRACE_WITH_ARGS the plain
  * ftrace_caller already stores the stack pointer at the call site, and
  * asking for full regs costs about three times as much per call.
  */
 #define NG_ARCH_OPS_FLAGS	0
-
-void ng_return_hooker(void);
 
 /*
  * Where the traced function's return address is, and how its exit will
@@ -49,11 +46,6 @@ static __always_inline bool ng_arch_hook_site(struct ftrace_regs *fregs,
 static __always_inline unsigned long ng_arch_exit_key(unsigned long sp)
 {
 	return sp - sizeof(unsigned long);
-}
-
-static __always_inline unsigned long ng_arch_hooker(void)
-{
-	return (unsigned long)ng_return_hooker;
 }
 
 #define NG_COUNTER_NAME "tsc"
