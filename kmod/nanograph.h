@@ -43,7 +43,7 @@ struct ng_task {
 
 struct ng_task *ng_task_find(struct task_struct *task);
 struct ng_task *ng_task_get(void);
-unsigned long ng_live_frames(unsigned int *tasks);
+unsigned long ng_live_frames(unsigned int *tasks, unsigned int *owners);
 unsigned long ng_abandoned_frames(void);
 size_t ng_retstack_bytes(void);
 int ng_retstack_init(void);

@@ -136,11 +136,13 @@ static void ng_task_freed(void *data, struct task_struct *p)
 
 /*
  * Frames still hooked, and the number of tasks holding them: what keeps
- * the module text in use.  A racy sum, exact once tracing has stopped.
+ * the module text in use.  @owners, if given, gets the number of slots
+ * held at all (tasks that were traced and have not exited).  A racy sum,
+ * exact once tracing has stopped.
  */
-unsigned long ng_live_frames(unsigned int *tasks)
+unsigned long ng_live_frames(unsigned int *tasks, unsigned int *owners)
 {
-	unsigned int i, n = 0;
+	unsigned int i, n = 0, held = 0;
 	unsigned long frames = 0;
 
 	for (i = 0; i < (1U << ng_task_bits); i++) {
@@ -148,13 +150,18 @@ unsigned long ng_live_frames(unsigned int *tasks)
 		struct task_struct *owner = READ_ONCE(t->task);
 		unsigned int depth = READ_ONCE(t->depth);
 
-		if (owner && owner != NG_TOMBSTONE && depth) {
+		if (!owner || owner == NG_TOMBSTONE)
+			continue;
+		held++;
+		if (depth) {
 			frames += depth;
 			n++;
 		}
 	}
 	if (tasks)
 		*tasks = n;
+	if (owners)
+		*owners = held;
 	return frames;
 }
 

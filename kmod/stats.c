@@ -21,7 +21,7 @@ void ng_stats_render(struct seq_buf *s)
 {
 	struct ng_cpu_stats sum = {};
 	unsigned long frames;
-	unsigned int tasks;
+	unsigned int tasks, owners;
 	int cpu;
 
 	seq_buf_printf(s, "# cpu entries exits dropped skipped\n");
@@ -46,7 +46,8 @@ void ng_stats_render(struct seq_buf *s)
 	seq_buf_printf(s, "total %llu %llu %llu %llu\n",
 		       sum.entries, sum.exits, sum.dropped, sum.skipped);
 	/* Tasks holding hooked frames keep the module in use. */
-	frames = ng_live_frames(&tasks);
+	frames = ng_live_frames(&tasks, &owners);
+	seq_buf_printf(s, "traced_tasks %u\n", owners);
 	seq_buf_printf(s, "live_tasks %u\n", tasks);
 	seq_buf_printf(s, "live_frames %lu\n", frames);
 	seq_buf_printf(s, "abandoned_frames %lu\n", ng_abandoned_frames());

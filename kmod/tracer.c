@@ -125,10 +125,21 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	if (!ng_pid_wanted())
 		goto out;
 
-	t = ng_task_get();
-	if (unlikely(!t)) {
-		this_cpu_inc(ng_cpu_stats.skipped);
-		goto out;
+	t = ng_task_find(current);
+	if (!t) {
+		/*
+		 * No slot, no frames: outside every root's subtree.  Claim a
+		 * slot only when this call will be recorded, so that the
+		 * table holds the tasks that are traced, not every task that
+		 * runs a hooked function.
+		 */
+		if (mode == NG_HOOK_TRACE && READ_ONCE(ng_graph_listed))
+			goto out;
+		t = ng_task_get();
+		if (unlikely(!t)) {
+			this_cpu_inc(ng_cpu_stats.skipped);
+			goto out;
+		}
 	}
 	/* Below a notrace root nothing is recorded; with roots, only below them. */
 	if (mode != NG_HOOK_NOTRACE && READ_ONCE(t->notrace_depth))
@@ -342,7 +353,7 @@ static void ng_drain_work(struct work_struct *work)
 		mutex_unlock(&ng_control_lock);
 		return;
 	}
-	if (ng_live_frames(NULL)) {
+	if (ng_live_frames(NULL, NULL)) {
 		mutex_unlock(&ng_control_lock);
 		goto again;
 	}
@@ -465,7 +476,7 @@ void ng_tracer_exit(void)
 	ng_tracer_stop();
 	mutex_unlock(&ng_control_lock);
 	cancel_delayed_work_sync(&ng_drain);
-	while ((frames = ng_live_frames(&tasks))) {
+	while ((frames = ng_live_frames(&tasks, NULL))) {
 		if (waited % 100 == 0)
 			pr_warn("unload waits for %lu hooked frames in %u tasks\n",
 				frames, tasks);
