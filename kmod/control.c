@@ -31,8 +31,6 @@ static struct kobject *ng_kobj;
 /* Serialises every change of tracer state made through the files. */
 DEFINE_MUTEX(ng_control_lock);
 static unsigned int ng_tracing_on;
-static unsigned int ng_max_depth;
-static unsigned int ng_event_fork;
 
 /*
  * A listing file: one of the lists of filter.c, or the stats text.  A
@@ -225,27 +223,17 @@ static int ng_tracing_apply(unsigned long *on)
 	return 0;
 }
 
-/* max_graph_depth takes effect on the next call of every task. */
-static int ng_max_depth_apply(unsigned long *depth)
-{
-	ng_tracer_set_max_depth(*depth);
-	return 0;
-}
-
 static NG_VALUE_ATTR(tracing_on, "tracing_on", ULONG_MAX, ERANGE, ng_tracing_apply);
-/* max_graph_depth: as ftrace's, 0 means unlimited. */
-static NG_VALUE_ATTR(max_depth, "max_graph_depth", UINT_MAX, ERANGE, ng_max_depth_apply);
+/*
+ * max_graph_depth: as ftrace's, 0 means unlimited; the hook reads the
+ * value on every call.
+ */
+static NG_VALUE_ATTR(max_depth, "max_graph_depth", UINT_MAX, ERANGE, NULL);
 /*
  * options/event-fork: as ftrace's option of that name, children of the
- * pids in set_event_pid are added to it when they are forked.
+ * pids in set_event_pid are added to it when they are forked (pids.c).
  */
-static int ng_event_fork_apply(unsigned long *follow)
-{
-	ng_pids_set_fork(*follow);
-	return 0;
-}
-
-static NG_VALUE_ATTR(event_fork, "event-fork", 1, EINVAL, ng_event_fork_apply);
+static NG_VALUE_ATTR(event_fork, "event-fork", 1, EINVAL, NULL);
 
 static ssize_t clock_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  char *buf)

@@ -42,7 +42,7 @@ struct ng_task {
 };
 
 struct ng_task *ng_task_find(struct task_struct *task);
-struct ng_task *ng_task_get(void);
+struct ng_task *ng_task_claim(void);
 unsigned long ng_live_frames(unsigned int *tasks, unsigned int *owners);
 unsigned long ng_abandoned_frames(void);
 size_t ng_retstack_bytes(void);
@@ -86,13 +86,16 @@ ssize_t ng_list_write(enum ng_list list, struct file *filp, const char *buf,
 void ng_list_render(enum ng_list list, struct seq_buf *s);
 void ng_lists_free(void);
 
+/* Settings of the one-number files, owned by the part that reads them. */
+extern unsigned int ng_max_depth;	/* tracer.c */
+extern unsigned int ng_event_fork;	/* pids.c */
+
 /* The pid filter (pids.c); NULL: every task. */
 struct ng_pid_map;
 extern struct ng_pid_map __rcu *ng_pids;
 bool ng_pid_in(struct ng_pid_map *map, pid_t pid);
 int ng_pids_apply(char **tokens, unsigned int n, bool reset);
 void ng_pids_render(struct seq_buf *s);
-void ng_pids_set_fork(bool follow);
 int ng_pids_init(void);
 void ng_pids_exit(void);
 
@@ -101,7 +104,6 @@ int ng_tracer_start(void);
 void ng_tracer_stop(void);
 int ng_tracer_apply_list(enum ng_list list, char **tokens, unsigned int n,
 			 bool reset);
-void ng_tracer_set_max_depth(unsigned int depth);
 int ng_tracer_init(void);
 
 /*

@@ -28,7 +28,7 @@ struct ng_pid_map {
 };
 
 struct ng_pid_map __rcu *ng_pids;
-static bool ng_fork_follow;
+unsigned int ng_event_fork;	/* options/event-fork */
 static struct tracepoint *ng_tp_fork;
 
 /* The hot path's test, out of line only because the map is private. */
@@ -93,18 +93,13 @@ void ng_pids_render(struct seq_buf *s)
 		seq_buf_printf(s, "%u\n", pid);
 }
 
-void ng_pids_set_fork(bool follow)
-{
-	WRITE_ONCE(ng_fork_follow, follow);
-}
-
 /* sched_process_fork: a child of a recorded task is recorded too. */
 static void ng_pids_fork(void *data, struct task_struct *parent,
 			 struct task_struct *child)
 {
 	struct ng_pid_map *map;
 
-	if (!READ_ONCE(ng_fork_follow))
+	if (!READ_ONCE(ng_event_fork))
 		return;
 	rcu_read_lock();
 	map = rcu_dereference(ng_pids);

@@ -68,20 +68,20 @@ struct ng_task *ng_task_find(struct task_struct *task)
 }
 
 /*
- * The slot of current, claiming a free one on its first use.  Interrupts
- * are off while claiming so that an interrupt on this CPU cannot claim a
- * second slot for the same task; NMIs never claim.
+ * Claim a slot for current, which ng_task_find() did not find: its first
+ * recorded call.  Interrupts are off while claiming so that an interrupt
+ * on this CPU cannot claim a second slot for the same task (the scan
+ * finds one claimed since the lookup); NMIs never claim.
  */
-struct ng_task *ng_task_get(void)
+struct ng_task *ng_task_claim(void)
 {
 	struct task_struct *task = current;
 	unsigned int h = hash_ptr(task, ng_task_bits), i;
 	struct ng_task *t, *free = NULL;
 	unsigned long flags;
 
-	t = ng_task_find(task);
-	if (likely(t) || in_nmi())
-		return t;
+	if (in_nmi())
+		return NULL;
 
 	local_irq_save(flags);
 	for (i = 0; i < NG_PROBES; i++) {

@@ -75,7 +75,7 @@ static struct ftrace_ops ng_notrace_ops = {
 	.flags = NG_ARCH_OPS_FLAGS,
 };
 
-static unsigned int ng_max_depth;	/* 0: unlimited */
+unsigned int ng_max_depth;		/* max_graph_depth; 0: unlimited */
 static bool ng_registered;		/* ng_ops is registered */
 static bool ng_pinned;			/* we hold a reference on ourselves */
 static bool ng_events_ours;		/* we enabled the events, we disable them */
@@ -135,7 +135,7 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 		 */
 		if (mode == NG_HOOK_TRACE && READ_ONCE(ng_graph_listed))
 			goto out;
-		t = ng_task_get();
+		t = ng_task_claim();
 		if (unlikely(!t)) {
 			this_cpu_inc(ng_cpu_stats.skipped);
 			goto out;
@@ -443,11 +443,6 @@ int ng_tracer_apply_list(enum ng_list list, char **tokens, unsigned int n,
 	default:
 		return -EINVAL;
 	}
-}
-
-void ng_tracer_set_max_depth(unsigned int depth)
-{
-	WRITE_ONCE(ng_max_depth, depth);
 }
 
 int ng_tracer_init(void)
