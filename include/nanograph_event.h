@@ -20,6 +20,12 @@
 #define NG_EVENT_SYSTEM		"nanograph"
 #define NG_EVENT_ENTRY		"func_entry"
 #define NG_EVENT_EXIT		"func_exit"
+/*
+ * nanograph:clock_sync carries the clock file's (counter, CLOCK_MONOTONIC
+ * ns) pair and the counter frequency, written when recording starts and
+ * stops; fields counter, mono_ns, freq, uncertainty (all u64).
+ */
+#define NG_EVENT_CLOCK		"clock_sync"
 
 #define NG_TSD_DEPTH_SHIFT	56
 #define NG_TSD_COUNTER_MASK	((1ULL << NG_TSD_DEPTH_SHIFT) - 1)

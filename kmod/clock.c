@@ -9,6 +9,7 @@
 #include <linux/timekeeping.h>
 
 #include "nanograph.h"
+#include "nanograph_trace.h"
 #include "ng_arch.h"
 
 /*
@@ -16,20 +17,37 @@
  * counter reads; their midpoint is the counter value at the clock read,
  * within half the bracket, which is also published as the uncertainty.
  */
-void ng_clock_render(struct seq_buf *s)
+static void ng_clock_sync(u64 *counter, u64 *ns, u64 *uncertainty)
 {
 	unsigned long flags;
 	u64 before, after;
-	u64 ns;
 
 	local_irq_save(flags);
 	before = ng_counter_read();
-	ns = ktime_get_mono_fast_ns();
+	*ns = ktime_get_mono_fast_ns();
 	after = ng_counter_read();
 	local_irq_restore(flags);
+	*counter = before + (after - before) / 2;
+	*uncertainty = (after - before + 1) / 2;
+}
 
+/* The clock file: counter name, frequency and a fresh sync pair. */
+void ng_clock_render(struct seq_buf *s)
+{
+	u64 counter, ns, unc;
+
+	ng_clock_sync(&counter, &ns, &unc);
 	seq_buf_printf(s, "counter: %s\n", NG_COUNTER_NAME);
 	seq_buf_printf(s, "frequency: %llu\n", ng_counter_freq());
-	seq_buf_printf(s, "sync: %llu %llu\n", before + (after - before) / 2, ns);
-	seq_buf_printf(s, "sync_uncertainty: %llu\n", (after - before + 1) / 2);
+	seq_buf_printf(s, "sync: %llu %llu\n", counter, ns);
+	seq_buf_printf(s, "sync_uncertainty: %llu\n", unc);
+}
+
+/* The same, as a nanograph:clock_sync event into the recording itself. */
+void ng_clock_emit(void)
+{
+	u64 counter, ns, unc;
+
+	ng_clock_sync(&counter, &ns, &unc);
+	trace_clock_sync(counter, ns, ng_counter_freq(), unc);
 }

@@ -67,6 +67,7 @@ typedef void (*ng_render_t)(struct seq_buf *s);
 
 void ng_stats_render(struct seq_buf *s);
 void ng_clock_render(struct seq_buf *s);
+void ng_clock_emit(void);
 
 int ng_control_init(void);
 void ng_control_exit(void);

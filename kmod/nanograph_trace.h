@@ -34,6 +34,24 @@ DEFINE_EVENT(ng_func, func_exit,
 	     TP_PROTO(unsigned long ip, u64 tsd),
 	     TP_ARGS(ip, tsd));
 
+/*
+ * The clock file's content as an event, written when recording starts
+ * and stops, so that a recording (a trace-cmd trace.dat included) carries
+ * what converts its counter values to CLOCK_MONOTONIC nanoseconds.
+ */
+TRACE_EVENT(clock_sync,
+	    TP_PROTO(u64 counter, u64 mono_ns, u64 freq, u64 uncertainty),
+	    TP_ARGS(counter, mono_ns, freq, uncertainty),
+	    TP_STRUCT__entry(__field(u64, counter) __field(u64, mono_ns)
+			     __field(u64, freq) __field(u64, uncertainty)),
+	    TP_fast_assign(__entry->counter = counter;
+			   __entry->mono_ns = mono_ns;
+			   __entry->freq = freq;
+			   __entry->uncertainty = uncertainty;),
+	    TP_printk("counter=%llu mono_ns=%llu freq=%llu uncertainty=%llu",
+		      __entry->counter, __entry->mono_ns, __entry->freq,
+		      __entry->uncertainty));
+
 #endif /* NG_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

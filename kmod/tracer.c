@@ -208,24 +208,30 @@ static void __noreturn ng_lost(struct ng_task *t, unsigned long key)
 	      key, current->pid, t ? t->depth : 0);
 }
 
-/* Pop the top frame, closing its subtree and reporting its exit. */
+/*
+ * Pop the top frame, closing its subtree and reporting its exit.  The
+ * exit is written while the frame is still held: an interrupt that hooks
+ * a call in between then sits one frame deeper, after this exit in the
+ * buffer, instead of at this frame's depth before it, where it would
+ * look like the start of a sibling whose predecessor's exit was lost.
+ */
 static __always_inline unsigned long ng_pop(struct ng_task *t, u64 now, int bit)
 {
 	unsigned int top = t->depth - 1;
 	struct ng_frame *f = &t->frames[top];
 	unsigned long ret = f->ret, ip = f->ip, flags = f->flags;
 
+	if (!(flags & NG_FRAME_NOTRACE)) {
+		if (bit >= 0)
+			trace_func_exit(ip, ng_tsd(now, top));
+		this_cpu_inc(ng_cpu_stats.exits);
+	}
 	barrier();
 	WRITE_ONCE(t->depth, top);
-	if (flags & NG_FRAME_NOTRACE) {
+	if (flags & NG_FRAME_NOTRACE)
 		WRITE_ONCE(t->notrace_depth, t->notrace_depth - 1);
-		return ret;
-	}
-	if (flags & NG_FRAME_ROOT)
+	else if (flags & NG_FRAME_ROOT)
 		WRITE_ONCE(t->graph_depth, t->graph_depth - 1);
-	if (bit >= 0)
-		trace_func_exit(ip, ng_tsd(now, top));
-	this_cpu_inc(ng_cpu_stats.exits);
 	return ret;
 }
 
@@ -265,12 +271,14 @@ unsigned long notrace ng_return_handler(unsigned long sp)
 }
 
 /*
- * Enable our events in the top-level buffer, unless the user (or
- * trace-cmd) already did; then they are theirs to turn off.
+ * Enable our events in the top-level buffer, unless someone already
+ * enabled them somewhere (the top level, an instance such as the
+ * collector's, perf): then they go where that user wants them, and are
+ * that user's to turn off.
  */
 static void ng_events_on(void)
 {
-	if (ng_events_ours)
+	if (ng_events_ours || trace_func_entry_enabled())
 		return;
 	ng_events_ours = !trace_set_clr_event(NG_EVENT_SYSTEM, NULL, 1);
 }
@@ -312,6 +320,7 @@ int ng_tracer_start(void)
 		ng_pinned = true;
 	}
 	ng_events_on();
+	ng_clock_emit();
 	ret = register_ftrace_function(&ng_ops);
 	if (ret)
 		goto err;
@@ -338,6 +347,7 @@ void ng_tracer_stop(void)
 		return;
 	unregister_ftrace_function(&ng_ops);
 	ng_registered = false;
+	ng_clock_emit();
 	mod_delayed_work(system_wq, &ng_drain, 0);
 }
 

@@ -11,6 +11,7 @@
  *   ngtest write-big FILE SIZE    one write of SIZE bytes of 'a'
  *   ngtest read FILE CHUNK        read FILE CHUNK bytes at a time to stdout
  *   ngtest rmmod NAME             delete_module(NAME, O_NONBLOCK); ok or ERRNO
+ *   ngtest asuser UID CMD ARGS... run CMD with uid and gid UID (not root)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -82,7 +84,7 @@ static int do_read(const char *path, size_t chunk)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | read FILE CHUNK | rmmod NAME\n");
+	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | read FILE CHUNK | rmmod NAME | asuser UID CMD...\n");
 	return 2;
 }
 
@@ -90,6 +92,16 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "rmmod"))
 		return report(syscall(SYS_delete_module, argv[2], O_NONBLOCK));
+	if (argc >= 4 && !strcmp(argv[1], "asuser")) {
+		uid_t id = strtoul(argv[2], NULL, 0);
+
+		/* Busybox has no su that works without a passwd database. */
+		if (setgroups(0, NULL) || setresgid(id, id, id) ||
+		    setresuid(id, id, id))
+			return report(-1);
+		execvp(argv[3], argv + 3);
+		return report(-1);
+	}
 	if (argc < 4)
 		return usage();
 	if (!strcmp(argv[1], "write"))

@@ -33,5 +33,13 @@ void ng_cmd_help(const struct ng_cmd *self);
 
 int cmd_status(const struct ng_cmd *self, int argc, char **argv);
 int cmd_check(const struct ng_cmd *self, int argc, char **argv);
+/* Each command's longer help lives with it, in cmd/<name>.c. */
+extern const char ng_record_help[], ng_convert_help[], ng_report_help[],
+	ng_export_help[];
+
+int cmd_record(const struct ng_cmd *self, int argc, char **argv);
+int cmd_convert(const struct ng_cmd *self, int argc, char **argv);
+int cmd_report(const struct ng_cmd *self, int argc, char **argv);
+int cmd_export(const struct ng_cmd *self, int argc, char **argv);
 
 #endif /* NG_CMD_H */

@@ -15,6 +15,18 @@ static int cmd_version(const struct ng_cmd *self, int argc, char **argv);
 static int cmd_help(const struct ng_cmd *self, int argc, char **argv);
 
 static const struct ng_cmd commands[] = {
+	{ "record", "[OPTIONS] [-p PID | [--] CMD ARGS...]",
+	  "record a command, a running process or the whole system as push/pop files",
+	  ng_record_help, cmd_record },
+	{ "convert", "[OPTIONS] TRACE.DAT",
+	  "write push/pop files from a 'trace-cmd record -e nanograph' recording",
+	  ng_convert_help, cmd_convert },
+	{ "report", "[OPTIONS] DIR",
+	  "per-function calls, total, self, average and max time of a recording",
+	  ng_report_help, cmd_report },
+	{ "export", "--chrome|--folded [-o FILE] DIR",
+	  "write a recording as Chrome trace JSON (Perfetto) or folded stacks",
+	  ng_export_help, cmd_export },
 	{ "status", "",
 	  "show whether the module is loaded, tracefs, and every control file",
 	  "Control files are read from " NG_CTL_DEFAULT_ROOT " or $" NG_CTL_ENV ".\n"
@@ -28,11 +40,6 @@ static const struct ng_cmd commands[] = {
 	  cmd_check },
 	{ "version", "", "print the version", NULL, cmd_version },
 	{ "help", "[COMMAND]", "show this help, or a command's", NULL, cmd_help },
-	/*
-	 * Still to come (design.md): record, convert, report, export. Each
-	 * gets an entry here and its own cmd/<name>.c when the library can
-	 * do the work.
-	 */
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

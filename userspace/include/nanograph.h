@@ -54,6 +54,15 @@ int ng_ctl_append(const struct ng_ctl *ctl, const char *name, const char *val);
 int ng_ctl_list(const struct ng_ctl *ctl, char ***namesp);
 void ng_ctl_list_free(char **names, int count);
 
+struct ng_ctl_saved;
+
+/* Read control files @names (NULL-terminated) to put them back later. */
+int ng_ctl_save(const struct ng_ctl *ctl, const char *const *names,
+		struct ng_ctl_saved **sp);
+/* Write the saved values back; the first error, after trying them all. */
+int ng_ctl_restore(const struct ng_ctl *ctl, const struct ng_ctl_saved *s);
+void ng_ctl_saved_free(struct ng_ctl_saved *s);
+
 /* ---- tracefs (tracefs.c) ----------------------------------------------- */
 
 /*
@@ -83,6 +92,9 @@ struct ng_pp_writer;
  * whole file.
  */
 int ng_pp_open(struct ng_pp_writer **wp, const char *dir, pid_t tid);
+/* The same with any file name (no '/'), e.g. "0-1.txt" for CPU 1's idle. */
+int ng_pp_open_name(struct ng_pp_writer **wp, const char *dir,
+		    const char *name);
 /*
  * Write a push of @func at @ns; @module is NULL for the core kernel.
  * Returns -EINVAL (and writes nothing) for an empty name or one holding
@@ -109,6 +121,9 @@ int ng_threads_open(struct ng_threads_writer **wp, const char *dir);
 /* Control characters in @comm (tab, newline, ...) are written as '?'. */
 int ng_threads_add(struct ng_threads_writer *w, pid_t tid, pid_t pid,
 		   const char *comm);
+/* A row whose tid column is text: "0-<cpu>" for a CPU's idle task. */
+int ng_threads_add_row(struct ng_threads_writer *w, const char *tid, pid_t pid,
+		       const char *comm);
 int ng_threads_close(struct ng_threads_writer *w);
 void ng_threads_abort(struct ng_threads_writer *w);
 
@@ -146,5 +161,190 @@ int ng_pp_check_buf(const char *buf, size_t len, struct ng_pp_check *c);
  */
 int ng_pp_check_file(const char *path, struct ng_pp_check *c);
 const char *ng_pp_error_name(enum ng_pp_error e);
+
+/* ---- kernel symbols (syms.c) ------------------------------------------- */
+
+/*
+ * A table of the kernel's text symbols, read once from a kallsyms listing
+ * ("<hex addr> <type> <name>[\t[<module>]]" per line, the format of
+ * /proc/kallsyms), so that each traced address is resolved with one
+ * binary search and never a read per event.
+ */
+struct ng_sym {
+	uint64_t addr;
+	const char *name;
+	const char *module;	/* NULL for the core kernel */
+};
+
+struct ng_syms;
+
+/*
+ * Parse @len bytes of kallsyms text. Only text symbols (types t, T, w, W)
+ * are kept. Returns 0, -ENOENT when there are none, or -EPERM when every
+ * address reads as zero (kptr_restrict: not root).
+ */
+int ng_syms_parse(struct ng_syms **sp, const char *buf, size_t len);
+/* Read and parse a kallsyms file; @path NULL means /proc/kallsyms. */
+int ng_syms_load(struct ng_syms **sp, const char *path);
+/*
+ * The symbol @addr lies in: the text symbol with the highest address not
+ * above @addr, or NULL when @addr is below the first one. The pointer and
+ * its strings live as long as @s.
+ */
+const struct ng_sym *ng_syms_lookup(const struct ng_syms *s, uint64_t addr);
+size_t ng_syms_count(const struct ng_syms *s);
+void ng_syms_free(struct ng_syms *s);
+
+/* ---- events: decoding and conversion to push/pop (decode.c, convert.c) - */
+
+struct tep_handle;
+struct tep_record;
+
+enum ng_event_type {
+	NG_EV_OTHER = 0,	/* not a nanograph event: ignored */
+	NG_EV_ENTRY,		/* nanograph:func_entry */
+	NG_EV_EXIT,		/* nanograph:func_exit */
+	NG_EV_CLOCK,		/* nanograph:clock_sync */
+};
+
+/* One decoded event, as the ring buffer held it. */
+struct ng_event {
+	enum ng_event_type type;
+	int cpu;
+	int tid;		/* common_pid: 0 is a CPU's idle task */
+	uint64_t ts;		/* ring-buffer timestamp: the merge order */
+	uint64_t counter;	/* ENTRY/EXIT: low 56 bits; CLOCK: whole */
+	unsigned int depth;	/* ENTRY/EXIT: frame index on the task's stack */
+	uint64_t ip;		/* ENTRY/EXIT: the function's address */
+	uint64_t mono_ns;	/* CLOCK: CLOCK_MONOTONIC at @counter */
+	uint64_t freq;		/* CLOCK: counter ticks per second */
+};
+
+struct ng_decoder;
+
+/*
+ * Look up the nanograph events in @tep (which must stay alive as long as
+ * the decoder). Returns -ENOENT when @tep does not know func_entry and
+ * func_exit, i.e. the recording holds no nanograph events.
+ */
+int ng_decoder_new(struct ng_decoder **dp, struct tep_handle *tep);
+/* Fill @ev from @rec; type NG_EV_OTHER for any other event. */
+void ng_decode(const struct ng_decoder *d, struct tep_record *rec,
+	       struct ng_event *ev);
+void ng_decoder_free(struct ng_decoder *d);
+
+/* How counter values become CLOCK_MONOTONIC nanoseconds. */
+struct ng_clock {
+	uint64_t counter;	/* a counter value ... */
+	uint64_t mono_ns;	/* ... and CLOCK_MONOTONIC at that moment */
+	uint64_t freq;		/* ticks per second; 0: not known */
+};
+
+/* Parse the module's clock file ("frequency: N", "sync: COUNTER NS"). */
+int ng_clock_parse(const char *text, struct ng_clock *clock);
+/*
+ * Nanoseconds at the event counter value @counter56 (its low 56 bits),
+ * taken as the value nearest to the clock's sync counter, so that the
+ * 56-bit field may wrap.
+ */
+uint64_t ng_clock_ns(const struct ng_clock *clock, uint64_t counter56);
+
+/* What a conversion did, for the summary and the tests. */
+struct ng_conv_summary {
+	uint64_t events;	/* nanograph events seen */
+	uint64_t entries;
+	uint64_t exits;
+	uint64_t threads;	/* push/pop files written */
+	uint64_t pushes;	/* push lines written (= pops) */
+	uint64_t unmatched_exits; /* exits of calls entered before the recording */
+	uint64_t repaired;	/* frames closed because their exit was lost */
+	uint64_t closed_at_end;	/* frames open at stop, closed at the end */
+	uint64_t clamped;	/* timestamps raised to keep a file nondecreasing */
+	uint64_t lost;		/* events the ring buffer reported lost */
+	uint64_t unresolved;	/* distinct addresses with no symbol */
+	uint64_t bytes;		/* bytes of push/pop text written */
+	uint64_t first_ns, last_ns;
+};
+
+/* Where the converter learns a thread's process and name at the end. */
+typedef void (*ng_thread_info_fn)(void *priv, int tid, int *pid,
+				  char *comm, size_t size);
+/*
+ * Names an address instead of the kallsyms table: the function's name, or
+ * NULL if unknown; *@module gets its module or NULL. The strings must
+ * outlive the converter.
+ */
+typedef const char *(*ng_sym_resolver_fn)(void *priv, uint64_t addr,
+					  const char **module);
+
+struct ng_conv;
+
+/*
+ * Write push/pop files into @dir (which must exist) from events fed in
+ * ring-buffer order with ng_conv_event(). @syms may be NULL.
+ */
+int ng_conv_new(struct ng_conv **cp, const char *dir,
+		const struct ng_syms *syms);
+/* The clock to use when the events carry no clock_sync of their own. */
+void ng_conv_set_clock(struct ng_conv *c, const struct ng_clock *clock);
+void ng_conv_set_thread_info(struct ng_conv *c, ng_thread_info_fn fn,
+			     void *priv);
+void ng_conv_set_resolver(struct ng_conv *c, ng_sym_resolver_fn fn,
+			  void *priv);
+/* Feed one event; the first error sticks and is returned by finish. */
+int ng_conv_event(struct ng_conv *c, const struct ng_event *ev);
+/* @n events were lost on @cpu (n < 0: an unknown number). */
+void ng_conv_lost(struct ng_conv *c, int cpu, long long n);
+/*
+ * Close every thread's file at its last timestamp, write threads.tsv and
+ * publish everything. On error nothing is left under a final name. Always
+ * frees @c; *@sum (may be NULL) is filled either way.
+ */
+int ng_conv_finish(struct ng_conv *c, struct ng_conv_summary *sum);
+/* Give up: remove every file written so far, free @c. */
+void ng_conv_abort(struct ng_conv *c);
+
+/* ---- trace.dat input (tdat.c) ------------------------------------------ */
+
+/*
+ * Convert a trace-cmd recording (trace.dat, read with libtracecmd) into
+ * push/pop files in @dir. -ENOENT if it holds no nanograph events,
+ * -EBADMSG if libtracecmd cannot read it (malformed or truncated).
+ */
+int ng_tdat_convert(const char *path, const char *dir,
+		    const struct ng_syms *syms, const struct ng_clock *clock,
+		    struct ng_conv_summary *sum);
+
+/* ---- recording from tracefs (record.c) --------------------------------- */
+
+struct ng_rec_opts {
+	const char *instance;	/* tracefs instance; NULL: "nanograph" */
+	unsigned int buffer_kb;	/* per-CPU buffer size; 0: the instance's */
+	const char *raw_dir;	/* existing directory for the spill files */
+};
+
+struct ng_recorder;
+
+/*
+ * Create (or reuse) the instance, make its buffer empty, overwrite off,
+ * record-tgid on, and enable the nanograph events in it. Start the module
+ * (tracing_on) only after this, so that the first clock_sync lands here.
+ */
+int ng_rec_open(struct ng_recorder **rp, const struct ng_rec_opts *o);
+/* Move what the buffers hold now to the spill files: bytes, or -errno. */
+int ng_rec_drain(struct ng_recorder *r);
+uint64_t ng_rec_bytes(const struct ng_recorder *r);
+/* Events the ring buffer dropped or overwrote, from its per-CPU stats. */
+int ng_rec_lost(const struct ng_recorder *r, uint64_t *lost);
+/* Merge the spilled events by timestamp and feed them to @conv. */
+int ng_rec_replay(struct ng_recorder *r, struct ng_conv *conv);
+/* An ng_thread_info_fn: pass the recorder as its priv. */
+void ng_rec_thread_info(void *priv, int tid, int *pid, char *comm,
+			size_t size);
+/* Disable the events, remove the instance and the spill files. */
+void ng_rec_close(struct ng_recorder *r);
+
+/* Reading push/pop directories: report and export (analyze.h). */
+#include "nanograph_analyze.h"
 
 #endif /* NANOGRAPH_H */

@@ -296,3 +296,84 @@ int ng_ctl_list(const struct ng_ctl *ctl, char ***namesp)
 	*namesp = l.names;
 	return l.count;
 }
+
+/* ---- saving and restoring the module's settings ------------------------ */
+
+struct ng_ctl_saved {
+	int count;
+	char **names;
+	char **values;
+};
+
+/*
+ * Read the files @names (NULL-terminated) now, so that a command that
+ * changes them can put them back as it found them.
+ */
+int ng_ctl_save(const struct ng_ctl *ctl, const char *const *names,
+		struct ng_ctl_saved **sp)
+{
+	struct ng_ctl_saved *s = calloc(1, sizeof(*s));
+	int n = 0, ret = 0;
+
+	while (names[n])
+		n++;
+	if (!s)
+		return -ENOMEM;
+	s->names = calloc(n, sizeof(char *));
+	s->values = calloc(n, sizeof(char *));
+	if (!s->names || !s->values)
+		ret = -ENOMEM;
+	for (; !ret && s->count < n; s->count++) {
+		s->names[s->count] = strdup(names[s->count]);
+		if (!s->names[s->count]) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = ng_ctl_read(ctl, names[s->count], &s->values[s->count],
+				  NULL);
+		if (ret) {
+			s->count++;
+			break;
+		}
+	}
+	if (ret) {
+		ng_ctl_saved_free(s);
+		return ret;
+	}
+	*sp = s;
+	return 0;
+}
+
+/*
+ * Write every saved value back, in the order saved; an empty list is
+ * written as a lone newline, which clears it. Returns the first error but
+ * restores all the others anyway.
+ */
+int ng_ctl_restore(const struct ng_ctl *ctl, const struct ng_ctl_saved *s)
+{
+	int i, ret, first = 0;
+
+	for (i = 0; i < s->count; i++) {
+		const char *v = s->values[i];
+
+		ret = ng_ctl_write(ctl, s->names[i], *v ? v : "\n");
+		if (ret && !first)
+			first = ret;
+	}
+	return first;
+}
+
+void ng_ctl_saved_free(struct ng_ctl_saved *s)
+{
+	int i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->count; i++) {
+		free(s->names[i]);
+		free(s->values[i]);
+	}
+	free(s->names);
+	free(s->values);
+	free(s);
+}

@@ -45,16 +45,26 @@ struct ng_pp_writer {
 /* Open DIR/.<tid>.txt.tmp; it becomes DIR/<tid>.txt at close. */
 int ng_pp_open(struct ng_pp_writer **wp, const char *dir, pid_t tid)
 {
-	struct ng_pp_writer *w;
 	char name[32];
-	int ret;
 
 	if (tid < 0)
+		return -EINVAL;
+	snprintf(name, sizeof(name), "%d.txt", (int)tid);
+	return ng_pp_open_name(wp, dir, name);
+}
+
+/* The same for any file name, such as the idle tasks' "0-<cpu>.txt". */
+int ng_pp_open_name(struct ng_pp_writer **wp, const char *dir,
+		    const char *name)
+{
+	struct ng_pp_writer *w;
+	int ret;
+
+	if (!*name || strchr(name, '/'))
 		return -EINVAL;
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	snprintf(name, sizeof(name), "%d.txt", (int)tid);
 	ret = ng_outfile_open(&w->out, dir, name);
 	if (ret) {
 		free(w);

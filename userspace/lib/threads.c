@@ -8,6 +8,7 @@
  * at most 15 bytes; longer strings are cut at 63.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "nanograph.h"
@@ -41,6 +42,16 @@ int ng_threads_open(struct ng_threads_writer **wp, const char *dir)
 int ng_threads_add(struct ng_threads_writer *w, pid_t tid, pid_t pid,
 		   const char *comm)
 {
+	char name[16];
+
+	snprintf(name, sizeof(name), "%d", (int)tid);
+	return ng_threads_add_row(w, name, pid, comm);
+}
+
+/* A row whose tid column is a file's name, such as "0-1" for CPU 1's idle. */
+int ng_threads_add_row(struct ng_threads_writer *w, const char *tid, pid_t pid,
+		       const char *comm)
+{
 	char safe[64];
 	size_t i;
 
@@ -50,8 +61,7 @@ int ng_threads_add(struct ng_threads_writer *w, pid_t tid, pid_t pid,
 		safe[i] = ((unsigned char)comm[i] < 0x20 || comm[i] == 0x7f) ?
 			  '?' : comm[i];
 	safe[i] = '\0';
-	return ng_outfile_printf(&w->out, "%d\t%d\t%s\n", (int)tid, (int)pid,
-				 safe);
+	return ng_outfile_printf(&w->out, "%s\t%d\t%s\n", tid, (int)pid, safe);
 }
 
 /* Publish threads.tsv under its final name. */

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_convert.c - the event-to-push/pop converter on synthetic event
+ * streams: nesting, threads sharing a CPU, migration, calls open at the
+ * start and at the end, lost events, counter wrap, the clock, idle tasks,
+ * symbols, and all-or-nothing output.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "nanograph.h"
+#include "nanograph_event.h"
+#include "ktap.h"
+
+static const char kallsyms[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81001000 T vfs_read\n"
+	"ffffffff81002000 t rw_verify_area\n"
+	"ffffffff81003000 T ksys_read\n"
+	"ffffffffc0001000 t nf_hook_slow\t[nf_tables]\n";
+
+#define VFS_READ	0xffffffff81001000ULL
+#define RW_VERIFY	0xffffffff81002004ULL	/* a call site inside it */
+#define KSYS_READ	0xffffffff81003000ULL
+#define NF_HOOK		0xffffffffc0001010ULL
+
+static struct ng_syms *syms;
+
+/* A converter into the test's directory, with the test symbols. */
+static struct ng_conv *conv(void)
+{
+	struct ng_conv *c = NULL;
+
+	if (!syms && ng_syms_parse(&syms, kallsyms, strlen(kallsyms)))
+		return NULL;
+	if (ng_conv_new(&c, t_tmpdir(), syms))
+		return NULL;
+	return c;
+}
+
+/* The clock of most tests: 1 GHz, counter 1000 is 5000 ns. */
+static void clock_ev(struct ng_conv *c)
+{
+	struct ng_event ev = {
+		.type = NG_EV_CLOCK, .counter = 1000, .mono_ns = 5000,
+		.freq = 1000000000,
+	};
+
+	ng_conv_event(c, &ev);
+}
+
+static int ev(struct ng_conv *c, enum ng_event_type type, int cpu, int tid,
+	      uint64_t counter, unsigned int depth, uint64_t ip)
+{
+	struct ng_event e = {
+		.type = type, .cpu = cpu, .tid = tid, .counter = counter,
+		.depth = depth, .ip = ip,
+	};
+
+	return ng_conv_event(c, &e);
+}
+
+#define IN(c, cpu, tid, t, d, ip)  T_EQ_INT(ev(c, NG_EV_ENTRY, cpu, tid, t, d, ip), 0)
+#define OUT(c, cpu, tid, t, d, ip) T_EQ_INT(ev(c, NG_EV_EXIT, cpu, tid, t, d, ip), 0)
+
+static void test_nesting(void)
+{
+	struct ng_conv_summary s;
+	struct ng_conv *c = conv();
+
+	T_ASSERT(c);
+	clock_ev(c);
+	IN(c, 0, 42, 1100, 0, KSYS_READ);
+	IN(c, 0, 42, 1110, 1, VFS_READ);
+	IN(c, 0, 42, 1120, 2, RW_VERIFY);
+	OUT(c, 0, 42, 1130, 2, RW_VERIFY);
+	OUT(c, 0, 42, 1190, 1, VFS_READ);
+	OUT(c, 0, 42, 1200, 0, KSYS_READ);
+	T_EQ_INT(ng_conv_finish(c, &s), 0);
+	T_FILE_EQ(t_path("42.txt"),
+		  "5100:+ksys_read\n5110:+vfs_read\n5120:+rw_verify_area\n"
+		  "5130:POP\n5190:POP\n5200:POP\n");
+	T_FILE_EQ(t_path("threads.tsv"), "tid\tpid\tcomm\n42\t-1\t\n");
+	T_EQ_U64(s.threads, 1);
+	T_EQ_U64(s.events, 6);
+	T_EQ_U64(s.pushes, 3);
+	T_EQ_U64(s.first_ns, 5100);
+	T_EQ_U64(s.last_ns, 5200);
+	T_EQ_U64(s.repaired + s.unmatched_exits + s.closed_at_end + s.clamped, 0);
+}
+
+/* Two threads taking turns on one CPU get a file each. */
+static void test_interleaved(void)
+{
+	struct ng_conv *c = conv();
+
+	T_ASSERT(c);
+	clock_ev(c);
+	IN(c, 0, 10, 1100, 0, VFS_READ);
+	IN(c, 0, 11, 1110, 0, KSYS_READ);
+	IN(c, 0, 10, 1120, 1, RW_VERIFY);
+	OUT(c, 0, 11, 1130, 0, KSYS_READ);
+	OUT(c, 0, 10, 1140, 1, RW_VERIFY);
+	OUT(c, 0, 10, 1150, 0, VFS_READ);
+	T_EQ_INT(ng_conv_finish(c, NULL), 0);
+	T_FILE_EQ(t_path("10.txt"),
+		  "5100:+vfs_read\n5120:+rw_verify_area\n5140:POP\n5150:POP\n");
+	T_FILE_EQ(t_path("11.txt"), "5110:+ksys_read\n5130:POP\n");
+}
+
+/* A thread that moves to another CPU mid-call stays one stack. */
+static void test_migration(void)
+{
+	struct ng_conv *c = conv();
+
+	T_ASSERT(c);
+	clock_ev(c);
+	IN(c, 0, 7, 1100, 0, VFS_READ);
+	IN(c, 0, 7, 1110, 1, RW_VERIFY);
+	OUT(c, 1, 7, 1300, 1, RW_VERIFY);
+	OUT(c, 1, 7, 1310, 0, VFS_READ);
+	T_EQ_INT(ng_conv_finish(c, NULL), 0);
+	T_FILE_EQ(t_path("7.txt"),
+		  "5100:+vfs_read\n5110:+rw_verify_area\n5300:POP\n5310:POP\n");
+}
+
+/* Returns from calls entered before the recording are left out. */
+static void test_open_at_start(void)
+{
+	struct ng_conv_summary s;
+	struct ng_conv *c = conv();
+
+	T_ASSERT(c);
+	clock_ev(c);
+	IN(c, 0, 5, 1100, 3, VFS_READ);
+	OUT(c, 0, 5, 1110, 3, VFS_READ);
+	OUT(c, 0, 5, 1120, 2, KSYS_READ);	/* entered before */
+	OUT(c, 0, 5, 1130, 0, KSYS_READ);	/* entered before */
+	T_EQ_INT(ng_conv_finish(c, &s), 0);
+	T_FILE_EQ(t_path("5.txt"), "5100:+vfs_read\n5110:POP\n");
+	T_EQ_U64(s.unmatched_exits, 2);
+}
+
+/* Calls still running when recording stops are closed at the end. */
+static void test_open_at_end(void)
+{
+	struct ng_conv_summary s;
+	struct ng_conv *c = conv();
+
+	T_ASSERT(c);
+	clock_ev(c);
+	IN(c, 0, 5, 1100, 0, KSYS_READ);
+	IN(c, 0, 5, 1110, 1, VFS_READ);
+	IN(c, 0, 5, 1120, 2, RW_VERIFY);
+	OUT(c, 0, 5, 1130, 2, RW_VERIFY);
+	T_EQ_INT(ng_conv_finish(c, &s), 0);
+	T_FILE_EQ(t_path("5.txt"),
+		  "5100:+ksys_read\n5110:+vfs_read\n5120:+rw_verify_area\n"
+		  "5130:POP\n5130:POP\n5130:POP\n");
+	T_EQ_U64(s.closed_at_end, 2);
+}
+
+/*
+ * Lost events: a lost exit is repaired by the next entry or exit at its
+ * depth or above; the file stays balanced and every call appears once.
+ */
+static void test_lost_events(void)
+{
+	struct ng_conv_summary s;
+	struct ng_conv *c = conv();
+
+	T_ASSERT(c);
+	clock_ev(c);
+	IN(c, 0, 9, 1100, 0, KSYS_READ);
+	IN(c, 0, 9, 1110, 1, VFS_READ);
+	IN(c, 0, 9, 1120, 2, RW_VERIFY);
+	/* exit of rw_verify_area lost; a sibling enters at depth 2 */
+	ng_conv_lost(c, 0, 1);
+	IN(c, 0, 9, 1130, 2, RW_VERIFY);
+	/* exits at depth 2 and 1 lost; the outermost returns */
+	ng_conv_lost(c, 0, 2);
+	OUT(c, 0, 9, 1200, 0, KSYS_READ);
+	T_EQ_INT(ng_conv_finish(c, &s), 0);
+	T_FILE_EQ(t_path("9.txt"),
+		  "5100:+ksys_read\n5110:+vfs_read\n5120:+rw_verify_area\n"
+		  "5130:POP\n5130:+rw_verify_area\n5200:POP\n5200:POP\n5200:POP\n");
+	T_EQ_U64(s.repaired, 3);
+	T_EQ_U64(s.lost, 3);
+	T_EQ_U64(s.unmatched_exits, 0);
+}
+
+/* The event holds 56 bits of the counter: values past a wrap still convert. */
+static void test_counter_wrap(void)
+{
+	uint64_t top = NG_TSD_COUNTER_MASK;	/* 2^56 - 1 */
+	struct ng_clock clk = {
+		.counter = top - 99, .mono_ns = 1000000, .freq = 1000000000,
+	};
+	struct ng_event e = {
+		.type = NG_EV_CLOCK, .counter = top - 99, .mono_ns = 1000000,
+		.freq = 1000000000,
+	};
+	struct ng_conv *c = conv();
+
+	T_EQ_U64(ng_clock_ns(&clk, top - 99), 1000000);
+	T_EQ_U64(ng_clock_ns(&clk, 50), 1000150);	/* wrapped */
+	T_EQ_U64(ng_clock_ns(&clk, top - 199), 999900);	/* before the sync */
+	/* A full 64-bit sync counter: only the low 56 bits matter. */
+	clk.counter |= 0xff00000000000000ULL;
+	T_EQ_U64(ng_clock_ns(&clk, 50), 1000150);
+	/* Other frequencies scale: 24 MHz, 3 ticks = 125 ns. */
+	clk.counter = 0;
+	clk.freq = 24000000;
+	T_EQ_U64(ng_clock_ns(&clk, 3), 1000125);
+
+	T_ASSERT(c);
+	T_EQ_INT(ng_conv_event(c, &e), 0);
+	IN(c, 0, 3, top - 9, 0, VFS_READ);
+	OUT(c, 0, 3, 20, 0, VFS_READ);
+	T_EQ_INT(ng_conv_finish(c, NULL), 0);
+	T_FILE_EQ(t_path("3.txt"), "1000090:+vfs_read\n1000120:POP\n");
+}
+
+/* Events before the clock_sync wait for it; later syncs do not move time. */
+static void test_clock_arrives_late(void)
+{
+	struct ng_event late = {
+		.type = NG_EV_CLOCK, .counter = 1000, .mono_ns = 9000,
+		.freq = 1000000000,
+	};
+	struct ng_conv *c = conv();
+
+	T_ASSERT(c);
+	IN(c, 0, 4, 1100, 0, VFS_READ);
+	clock_ev(c);
+	T_EQ_INT(ng_conv_event(c, &late), 0);
+	OUT(c, 0, 4, 1150, 0, VFS_READ);
+	T_EQ_INT(ng_conv_finish(c, NULL), 0);
+	T_FILE_EQ(t_path("4.txt"), "5100:+vfs_read\n5150:POP\n");
+}
+
+/* No clock_sync in the events: the given clock, else an error and no files. */
+static void test_no_clock(void)
+{
+	struct ng_clock clk = { .counter = 0, .mono_ns = 0, .freq = 1000000000 };
+	struct ng_conv *c = conv();
+
+	T_ASSERT(c);
+	IN(c, 0, 4, 1100, 0, VFS_READ);
+	OUT(c, 0, 4, 1150, 0, VFS_READ);
+	T_EQ_INT(ng_conv_finish(c, NULL), -ENODATA);
+	T_ASSERT(!t_exists(t_path("4.txt")));
+	T_ASSERT(!t_exists(t_path(".4.txt.tmp")));
+	T_ASSERT(!t_exists(t_path("threads.tsv")));
+
+	c = conv();
+	T_ASSERT(c);
+	ng_conv_set_clock(c, &clk);
+	IN(c, 0, 4, 1100, 0, VFS_READ);
+	OUT(c, 0, 4, 1150, 0, VFS_READ);
+	T_EQ_INT(ng_conv_finish(c, NULL), 0);
+	T_FILE_EQ(t_path("4.txt"), "1100:+vfs_read\n1150:POP\n");
+}
+
+/* The clock file's text parses; junk does not. */
+static void test_clock_parse(void)
+{
+	struct ng_clock clk;
+
+	T_EQ_INT(ng_clock_parse("counter: tsc\nfrequency: 2400000000\n"
+				"sync: 123456 789\nsync_uncertainty: 10\n", &clk), 0);
+	T_EQ_U64(clk.freq, 2400000000ULL);
+	T_EQ_U64(clk.counter, 123456);
+	T_EQ_U64(clk.mono_ns, 789);
+	T_EQ_INT(ng_clock_parse("frequency: 0\nsync: 1 2\n", &clk), -EINVAL);
+	T_EQ_INT(ng_clock_parse("sync: 1 2\n", &clk), -EINVAL);
+	T_EQ_INT(ng_clock_parse("", &clk), -EINVAL);
+}
+
+/* Each CPU's idle task (pid 0) has its own stack and file. */
+static void test_idle(void)
+{
+	struct ng_conv *c = conv();
+
+	T_ASSERT(c);
+	clock_ev(c);
+	IN(c, 0, 0, 1100, 0, VFS_READ);
+	IN(c, 1, 0, 1105, 0, KSYS_READ);
+	OUT(c, 0, 0, 1110, 0, VFS_READ);
+	OUT(c, 1, 0, 1115, 0, KSYS_READ);
+	IN(c, 1, 12, 1120, 0, VFS_READ);
+	OUT(c, 1, 12, 1125, 0, VFS_READ);
+	T_EQ_INT(ng_conv_finish(c, NULL), 0);
+	T_FILE_EQ(t_path("0-0.txt"), "5100:+vfs_read\n5110:POP\n");
+	T_FILE_EQ(t_path("0-1.txt"), "5105:+ksys_read\n5115:POP\n");
+	T_FILE_EQ(t_path("threads.tsv"),
+		  "tid\tpid\tcomm\n0-0\t0\tswapper/0\n0-1\t0\tswapper/1\n12\t-1\t\n");
+}
+
+static void info(void *priv, int tid, int *pid, char *comm, size_t size)
+{
+	(void)priv;
+	*pid = tid == 21 ? 20 : tid;
+	snprintf(comm, size, "%s", tid == 21 ? "worker\tx" : "main");
+}
+
+/* Module functions, unknown addresses, and the thread table. */
+static void test_symbols_threads(void)
+{
+	struct ng_conv_summary s;
+	struct ng_conv *c = conv();
+
+	T_ASSERT(c);
+	ng_conv_set_thread_info(c, info, NULL);
+	clock_ev(c);
+	IN(c, 0, 21, 1100, 0, NF_HOOK);
+	IN(c, 0, 21, 1101, 1, 0x1234);	/* below every symbol */
+	OUT(c, 0, 21, 1102, 1, 0x1234);
+	OUT(c, 0, 21, 1103, 0, NF_HOOK);
+	IN(c, 0, 20, 1104, 0, NF_HOOK);
+	OUT(c, 0, 20, 1105, 0, NF_HOOK);
+	T_EQ_INT(ng_conv_finish(c, &s), 0);
+	T_FILE_EQ(t_path("21.txt"), "5100:+nf_hook_slow [nf_tables]\n5101:+0x1234\n"
+		  "5102:POP\n5103:POP\n");
+	T_FILE_EQ(t_path("threads.tsv"),
+		  "tid\tpid\tcomm\n20\t20\tmain\n21\t20\tworker?x\n");
+	T_EQ_U64(s.unresolved, 1);
+}
+
+/* An event order the kernel can produce (an interrupt between the
+ * counter read and the write) gives lower timestamps: they are raised. */
+static void test_clamp(void)
+{
+	struct ng_conv_summary s;
+	struct ng_conv *c = conv();
+
+	T_ASSERT(c);
+	clock_ev(c);
+	IN(c, 0, 8, 1120, 1, RW_VERIFY);	/* the interrupt's call */
+	OUT(c, 0, 8, 1130, 1, RW_VERIFY);
+	IN(c, 0, 8, 1100, 0, VFS_READ);		/* read its counter first */
+	OUT(c, 0, 8, 1140, 0, VFS_READ);
+	T_EQ_INT(ng_conv_finish(c, &s), 0);
+	T_FILE_EQ(t_path("8.txt"), "5120:+rw_verify_area\n5130:POP\n"
+		  "5130:+vfs_read\n5140:POP\n");
+	T_EQ_U64(s.clamped, 1);
+}
+
+/* A write error anywhere leaves nothing under a final name. */
+static void test_all_or_nothing(void)
+{
+	struct rlimit rl = { 64, 64 };
+	struct ng_conv_summary s;
+	struct ng_conv *c = conv();
+	int i, ret;
+
+	T_ASSERT(c);
+	clock_ev(c);
+	IN(c, 0, 1, 1100, 0, VFS_READ);
+	OUT(c, 0, 1, 1110, 0, VFS_READ);
+	for (i = 0; i < 100; i++) {
+		IN(c, 0, 2, 1200 + 2 * i, 0, VFS_READ);
+		OUT(c, 0, 2, 1201 + 2 * i, 0, VFS_READ);
+	}
+	signal(SIGXFSZ, SIG_IGN);
+	T_EQ_INT(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	ret = ng_conv_finish(c, &s);
+	T_ASSERT(ret == -EFBIG);
+	T_ASSERT(!t_exists(t_path("1.txt")));
+	T_ASSERT(!t_exists(t_path("2.txt")));
+	T_ASSERT(!t_exists(t_path(".2.txt.tmp")));
+	T_ASSERT(!t_exists(t_path("threads.tsv")));
+	T_EQ_U64(s.threads, 0);
+}
+
+static const struct t_case cases[] = {
+	{ "nesting", test_nesting },
+	{ "interleaved_threads_one_cpu", test_interleaved },
+	{ "cpu_migration", test_migration },
+	{ "calls_open_at_start", test_open_at_start },
+	{ "calls_open_at_end", test_open_at_end },
+	{ "lost_events", test_lost_events },
+	{ "counter_wrap", test_counter_wrap },
+	{ "clock_arrives_late", test_clock_arrives_late },
+	{ "no_clock", test_no_clock },
+	{ "clock_parse", test_clock_parse },
+	{ "idle_tasks", test_idle },
+	{ "symbols_and_threads", test_symbols_threads },
+	{ "clamped_timestamps", test_clamp },
+	{ "all_or_nothing", test_all_or_nothing },
+};
+
+T_SUITE(convert, cases);

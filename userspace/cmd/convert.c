@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * convert.c - "nanograph convert": push/pop files from a trace-cmd
+ * recording of the nanograph events (trace-cmd record -e nanograph).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nanograph.h"
+#include "cmd.h"
+
+const char ng_convert_help[] =
+"Options:\n"
+"  -o DIR            output directory (default: nanograph.data)\n"
+"  --kallsyms FILE   symbols for module names (default: /proc/kallsyms)\n"
+"  --clock FILE      a copy of the module's clock file, for a trace.dat\n"
+"                    that holds no nanograph:clock_sync event\n"
+"  -q, --quiet       no summary\n"
+"\n"
+"Functions are named from the kallsyms trace-cmd stored in TRACE.DAT; the\n"
+"module of a module function comes from --kallsyms when that names the\n"
+"same address the same way (the same kernel). Timestamps use the clock_sync\n"
+"event the module writes when tracing starts; start trace-cmd before\n"
+"'echo 1 > tracing_on' so that it is in the recording, or pass --clock.";
+
+/* One error line: "nanograph convert: <what>". */
+static int fail(const char *what, const char *why)
+{
+	fprintf(stderr, "nanograph convert: %s: %s\n", what, why);
+	return NG_EXIT_FAIL;
+}
+
+/* --clock FILE: a saved copy of the module's clock file. */
+static int read_clock(const char *path, struct ng_clock *clock)
+{
+	char text[1024];
+	size_t n;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return fail(path, strerror(errno));
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	if (ng_clock_parse(text, clock))
+		return fail(path, "not a nanograph clock file (no 'frequency:' and 'sync:' lines)");
+	return 0;
+}
+
+int cmd_convert(const struct ng_cmd *self, int argc, char **argv)
+{
+	enum { OPT_KALLSYMS = 256, OPT_CLOCK };
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+		{ "clock", required_argument, NULL, OPT_CLOCK },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dir = "nanograph.data", *ksyms = NULL, *clock_file = NULL;
+	struct ng_clock clock = { 0 }, *clockp = NULL;
+	struct ng_conv_summary sum;
+	struct ng_syms *syms = NULL;
+	bool quiet = false;
+	const char *in;
+	int c, ret;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+hqo:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			ng_cmd_help(self);
+			return NG_EXIT_OK;
+		case 'q':
+			quiet = true;
+			break;
+		case 'o':
+			dir = optarg;
+			break;
+		case OPT_KALLSYMS:
+			ksyms = optarg;
+			break;
+		case OPT_CLOCK:
+			clock_file = optarg;
+			break;
+		default:
+			if (optopt == 'o')
+				return ng_usage_error(self->name,
+						      "option '-o' needs a value");
+			return ng_usage_error(self->name, "unknown option '%s'",
+					      argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 1)
+		return ng_usage_error(self->name, argc == optind ?
+				      "which trace.dat? give one file" :
+				      "give exactly one trace.dat");
+	in = argv[optind];
+	if (access(in, R_OK))
+		return fail(in, strerror(errno));
+	if (clock_file) {
+		ret = read_clock(clock_file, &clock);
+		if (ret)
+			return ret;
+		clockp = &clock;
+	}
+	ret = ng_syms_load(&syms, ksyms);
+	if (ret && ksyms)
+		return fail(ksyms, strerror(-ret));
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return fail(dir, strerror(errno));
+
+	ret = ng_tdat_convert(in, dir, syms, clockp, &sum);
+	ng_syms_free(syms);
+	switch (ret) {
+	case 0:
+		break;
+	case -EBADMSG:
+		return fail(in, "not a trace-cmd trace.dat, or truncated or damaged: libtracecmd cannot read it");
+	case -ENOENT:
+		return fail(in, "holds no nanograph events (record with 'trace-cmd record -e nanograph')");
+	case -ENODATA:
+		return fail(in, "no nanograph:clock_sync event to convert timestamps with: start trace-cmd before 'echo 1 > tracing_on', or pass --clock FILE");
+	case -ENOSPC:
+	case -EDQUOT:
+		return fail(dir, "no space left; nothing was kept: free some space or choose another -o DIR");
+	default:
+		return fail(in, strerror(-ret));
+	}
+	if (!quiet)
+		fprintf(stderr,
+			"nanograph: %" PRIu64 " threads, %" PRIu64 " events (%" PRIu64
+			" calls), %" PRIu64 " lost, %.1f KiB in %s/\n",
+			sum.threads, sum.events, sum.pushes, sum.lost,
+			sum.bytes / 1024.0, dir);
+	return NG_EXIT_OK;
+}

@@ -1,0 +1,728 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * record.c - "nanograph record": configure the module, run or attach to
+ * the workload, stream the events while it runs, write push/pop files.
+ *
+ * Everything the command changes (the module's control files, a tracefs
+ * instance, saved_cmdlines_size) is put back as it was, whichever way the
+ * recording ends: the command's exit, Ctrl-C, SIGTERM, --duration, or an
+ * error.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nanograph.h"
+#include "cmd.h"
+
+const char ng_record_help[] =
+"Options (uftrace's habits; each of -F, -N, --hook may repeat):\n"
+"  -F FUNC         record only FUNC and what it calls (set_graph_function)\n"
+"  -N FUNC         never record FUNC or what it calls (set_graph_notrace)\n"
+"  -D DEPTH        record at most DEPTH nested calls (max_graph_depth)\n"
+"  --hook GLOB     hook only functions matching GLOB (set_ftrace_filter);\n"
+"                  default: every traceable function\n"
+"  -p PID          attach to process PID and its threads and children\n"
+"  -o DIR          output directory (default: nanograph.data)\n"
+"  --duration S    stop after S seconds (a started command gets SIGTERM)\n"
+"  --buffer-kb N   ring buffer per CPU in KiB (default: 8192)\n"
+"  -q, --quiet     no progress line and no summary\n"
+"\n"
+"With a command, it is started and recorded with its threads and children\n"
+"until it exits. With -p, until the process exits. With neither, every\n"
+"task is recorded until Ctrl-C or --duration. Ctrl-C and SIGTERM stop the\n"
+"recording cleanly at any time.\n"
+"\n"
+"DIR gets one <tid>.txt push/pop file per thread (0-<cpu>.txt for a CPU's\n"
+"idle task) and threads.tsv. Needs root, tracefs and the module loaded.";
+
+#define DEFAULT_DIR	"nanograph.data"
+#define DEFAULT_BUF_KB	8192
+#define POLL_MS		50
+
+/* What the module's control files are set to, and what to put back. */
+static const char *const saved_files[] = {
+	"set_ftrace_filter", "set_graph_function", "set_graph_notrace",
+	"max_graph_depth", "set_event_pid", "options/event-fork", NULL,
+};
+
+struct opts {
+	char **graph, **notrace, **hook;
+	int nr_graph, nr_notrace, nr_hook;
+	long depth;
+	pid_t pid;
+	const char *dir;
+	double duration;
+	unsigned long buffer_kb;
+	bool quiet;
+	char **argv;		/* the command, or NULL */
+};
+
+struct run {
+	struct ng_ctl ctl;
+	struct ng_ctl_saved *saved;
+	struct ng_recorder *rec;
+	struct ng_syms *syms;
+	struct ng_clock clock;
+	char raw_dir[4096];
+	pid_t child;
+	int status;		/* the command's wait status */
+	bool child_done;
+	int go_fd;		/* write end: the child may exec */
+	int err_fd;		/* read end: errno of a failed exec */
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void on_sigchld(int sig)
+{
+	(void)sig;
+}
+
+/* One error line: "nanograph record: <what>". */
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "nanograph record: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return NG_EXIT_FAIL;
+}
+
+static int push_arg(char ***v, int *n, char *arg)
+{
+	char **nv = realloc(*v, (*n + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	nv[(*n)++] = arg;
+	*v = nv;
+	return 0;
+}
+
+/* Parse the command line into @o; -1 to go on, else an exit code. */
+static int parse(const struct ng_cmd *self, int argc, char **argv,
+		 struct opts *o)
+{
+	enum { OPT_HOOK = 256, OPT_DURATION, OPT_BUFFER };
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "hook", required_argument, NULL, OPT_HOOK },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "buffer-kb", required_argument, NULL, OPT_BUFFER },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	int c;
+
+	o->dir = DEFAULT_DIR;
+	o->buffer_kb = DEFAULT_BUF_KB;
+	o->depth = -1;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+hqF:N:D:p:o:", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			ng_cmd_help(self);
+			return NG_EXIT_OK;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'F':
+			if (push_arg(&o->graph, &o->nr_graph, optarg))
+				return fail("out of memory");
+			break;
+		case 'N':
+			if (push_arg(&o->notrace, &o->nr_notrace, optarg))
+				return fail("out of memory");
+			break;
+		case OPT_HOOK:
+			if (push_arg(&o->hook, &o->nr_hook, optarg))
+				return fail("out of memory");
+			break;
+		case 'D':
+			errno = 0;
+			o->depth = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || o->depth < 0 ||
+			    o->depth > 255)
+				return ng_usage_error(self->name,
+					"-D wants a depth from 0 (no limit) to 255, not '%s'",
+					optarg);
+			break;
+		case 'p':
+			errno = 0;
+			o->pid = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || o->pid <= 0)
+				return ng_usage_error(self->name,
+					"-p wants a process id, not '%s'", optarg);
+			break;
+		case 'o':
+			o->dir = optarg;
+			break;
+		case OPT_DURATION:
+			errno = 0;
+			o->duration = strtod(optarg, &end);
+			if (errno || *end || end == optarg || !(o->duration > 0))
+				return ng_usage_error(self->name,
+					"--duration wants seconds above 0, not '%s'",
+					optarg);
+			break;
+		case OPT_BUFFER:
+			errno = 0;
+			o->buffer_kb = strtoul(optarg, &end, 10);
+			if (errno || *end || end == optarg || o->buffer_kb < 4 ||
+			    o->buffer_kb > (1UL << 22))
+				return ng_usage_error(self->name,
+					"--buffer-kb wants KiB from 4 to 4194304, not '%s'",
+					optarg);
+			break;
+		case ':':
+			return ng_usage_error(self->name, "option '%s' needs a value",
+					      argv[optind - 1]);
+		default:
+			if (optopt && strchr("FNDpo", optopt))
+				return ng_usage_error(self->name,
+					"option '-%c' needs a value", optopt);
+			return ng_usage_error(self->name, "unknown option '%s'",
+					      argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		o->argv = argv + optind;
+	if (o->argv && o->pid)
+		return ng_usage_error(self->name,
+				      "give either -p PID or a command, not both");
+	return -1;
+}
+
+/* The conditions record needs, each with the line that says how to get it. */
+static int preflight(struct run *r)
+{
+	const char *dir;
+	char *val = NULL;
+	int ret;
+
+	if (geteuid() != 0)
+		return fail("must be run as root: the module's control files and tracefs are root-only (try: sudo nanograph record ...)");
+	ret = ng_tracefs_find(&dir);
+	if (ret)
+		return fail("tracefs is not mounted: mount it with 'mount -t tracefs nodev /sys/kernel/tracing'");
+	if (ng_ctl_init(&r->ctl, NULL) || !ng_ctl_available(&r->ctl))
+		return fail("the nanograph module is not loaded (%s is missing): load it with 'insmod kmod/nanograph.ko' from the build tree",
+			    ng_ctl_root(&r->ctl));
+	ret = ng_ctl_read(&r->ctl, "tracing_on", &val, NULL);
+	if (ret)
+		return fail("cannot read %s/tracing_on: %s", ng_ctl_root(&r->ctl),
+			    strerror(-ret));
+	if (atoi(val) != 0) {
+		free(val);
+		return fail("the module is already recording (tracing_on is 1): another 'nanograph record' or a manual session; stop it with 'echo 0 > %s/tracing_on'",
+			    ng_ctl_root(&r->ctl));
+	}
+	free(val);
+	return -1;
+}
+
+/* True if @name is a push/pop file or threads.tsv of an earlier recording. */
+static bool our_file(const char *name)
+{
+	size_t len = strlen(name);
+
+	return !strcmp(name, "threads.tsv") ||
+	       (len > 4 && !strcmp(name + len - 4, ".txt") &&
+		strspn(name, "0123456789-") == len - 4);
+}
+
+/*
+ * Make DIR, or clear an earlier recording out of it. A directory that
+ * holds .txt files but no threads.tsv is someone else's: refuse.
+ */
+static int prepare_dir(const char *dir)
+{
+	bool ours, foreign = false;
+	struct dirent *de;
+	char path[4096];
+	DIR *d;
+
+	if (!mkdir(dir, 0755))
+		return 0;
+	if (errno != EEXIST)
+		return fail("cannot create %s: %s", dir, strerror(errno));
+	snprintf(path, sizeof(path), "%s/threads.tsv", dir);
+	ours = !access(path, F_OK);
+	d = opendir(dir);
+	if (!d)
+		return fail("cannot open %s: %s", dir, strerror(errno));
+	while (!ours && (de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+
+		foreign |= len > 4 && !strcmp(de->d_name + len - 4, ".txt");
+	}
+	if (foreign) {
+		closedir(d);
+		return fail("%s holds .txt files but is not a nanograph recording: choose another -o DIR",
+			    dir);
+	}
+	rewinddir(d);
+	while ((de = readdir(d))) {
+		if (!our_file(de->d_name))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	return 0;
+}
+
+/* Write one control file; on failure, say which and why. */
+static int set(struct run *r, const char *file, const char *val,
+	       const char *what)
+{
+	int ret = ng_ctl_write(&r->ctl, file, val);
+
+	if (!ret)
+		return 0;
+	if (ret == -EINVAL && what)
+		fail("%s: no traceable function matches it (see /sys/kernel/tracing/available_filter_functions)",
+		     what);
+	else
+		fail("cannot write '%s' to %s/%s: %s", val, ng_ctl_root(&r->ctl),
+		     file, strerror(-ret));
+	return ret;
+}
+
+/* Write a list file from repeated options, one write per token. */
+static int set_list(struct run *r, const char *file, const char *opt,
+		    char **tokens, int n)
+{
+	char what[512];
+	int i, ret;
+
+	ret = set(r, file, "\n", NULL);
+	for (i = 0; !ret && i < n; i++) {
+		snprintf(what, sizeof(what), "%s %s", opt, tokens[i]);
+		ret = ng_ctl_append(&r->ctl, file, tokens[i]);
+		if (ret == -EINVAL)
+			fail("%s: no traceable function matches it (see /sys/kernel/tracing/available_filter_functions)",
+			     what);
+		else if (ret)
+			fail("cannot write '%s' to %s/%s: %s", tokens[i],
+			     ng_ctl_root(&r->ctl), file, strerror(-ret));
+	}
+	return ret;
+}
+
+/* -p PID: the process and every thread it has now. */
+static int attach_pids(struct run *r, pid_t pid)
+{
+	char path[64];
+	struct dirent *de;
+	int ret = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return fail("no process %d: %s", (int)pid, strerror(errno));
+	while (!ret && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		ret = ng_ctl_append(&r->ctl, "set_event_pid", de->d_name);
+	}
+	closedir(d);
+	if (ret)
+		return fail("cannot add pid %d to set_event_pid: %s", (int)pid,
+			    strerror(-ret));
+	return 0;
+}
+
+/*
+ * Fork the command, stopped on a pipe until recording has started; a
+ * failed exec comes back as an errno on a close-on-exec pipe.
+ */
+static int spawn(struct run *r, char **argv)
+{
+	int go[2], err[2], e;
+	char buf;
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
+		return fail("pipe: %s", strerror(errno));
+	r->child = fork();
+	if (r->child < 0)
+		return fail("fork: %s", strerror(errno));
+	if (!r->child) {
+		close(go[1]);
+		close(err[0]);
+		if (read(go[0], &buf, 1) != 1)
+			_exit(127);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(err[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(err[1]);
+	r->go_fd = go[1];
+	r->err_fd = err[0];
+	return 0;
+}
+
+/* Let the child exec; report if it could not. */
+static int release(struct run *r, char **argv)
+{
+	int e = 0;
+
+	if (write(r->go_fd, "g", 1) != 1)
+		return fail("cannot start %s: %s", argv[0], strerror(errno));
+	close(r->go_fd);
+	r->go_fd = -1;
+	if (read(r->err_fd, &e, sizeof(e)) == sizeof(e)) {
+		close(r->err_fd);
+		r->err_fd = -1;
+		return fail("cannot run %s: %s", argv[0], strerror(e));
+	}
+	close(r->err_fd);
+	r->err_fd = -1;
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Entries and exits the module has counted so far, from stats. */
+static uint64_t module_events(struct run *r, uint64_t *live_frames)
+{
+	unsigned long long e = 0, x = 0, lf = 0;
+	char *buf = NULL, *p;
+
+	if (ng_ctl_read(&r->ctl, "stats", &buf, NULL))
+		return 0;
+	p = strstr(buf, "\ntotal ");
+	if (p)
+		sscanf(p, "\ntotal %llu %llu", &e, &x);
+	p = strstr(buf, "\nlive_frames ");
+	if (p)
+		sscanf(p, "\nlive_frames %llu", &lf);
+	free(buf);
+	if (live_frames)
+		*live_frames = lf;
+	return e + x;
+}
+
+/* Is the workload still there? */
+static bool workload_alive(struct run *r, const struct opts *o)
+{
+	if (r->child > 0 && !r->child_done) {
+		if (waitpid(r->child, &r->status, WNOHANG) == r->child)
+			r->child_done = true;
+		return !r->child_done;
+	}
+	if (o->pid)
+		return !kill(o->pid, 0) || errno != ESRCH;
+	return true;
+}
+
+/* Move the buffers' content to the spill files; say why if that fails. */
+static int drain(struct run *r)
+{
+	int ret = ng_rec_drain(r->rec);
+
+	if (ret == -ENOSPC || ret == -EDQUOT)
+		return fail("writing %s: %s: free some space or choose another -o DIR; nothing was kept",
+			    r->raw_dir, strerror(-ret));
+	if (ret < 0)
+		return fail("reading the trace buffers: %s", strerror(-ret));
+	return 0;
+}
+
+/* Stream until the workload ends, a signal, or the duration. */
+static int stream(struct run *r, const struct opts *o)
+{
+	bool tty = !o->quiet && isatty(STDERR_FILENO);
+	double start = now_s(), last = start;
+	uint64_t events_last = module_events(r, NULL);
+	struct timespec poll = { 0, POLL_MS * 1000000L };
+
+	for (;;) {
+		if (drain(r))
+			return NG_EXIT_FAIL;
+		if (stop_signal || !workload_alive(r, o))
+			break;
+		if (o->duration && now_s() - start >= o->duration) {
+			if (r->child > 0 && !r->child_done)
+				kill(r->child, SIGTERM);
+			break;
+		}
+		if (tty && now_s() - last >= 1.0) {
+			uint64_t ev = module_events(r, NULL), lost = 0;
+
+			ng_rec_lost(r->rec, &lost);
+			fprintf(stderr, "\r  %.0f s  %" PRIu64 " events/s  %.1f MiB  %" PRIu64 " lost   ",
+				now_s() - start,
+				(uint64_t)((ev - events_last) / (now_s() - last)),
+				ng_rec_bytes(r->rec) / 1048576.0, lost);
+			events_last = ev;
+			last = now_s();
+		}
+		nanosleep(&poll, NULL);
+	}
+	if (tty)
+		fprintf(stderr, "\r%60s\r", "");
+	return 0;
+}
+
+/*
+ * tracing_on=0, then give the frames still live a moment to return
+ * (their exits are still recorded), and take the rest of the buffers.
+ */
+static int stop_recording(struct run *r)
+{
+	struct timespec poll = { 0, POLL_MS * 1000000L };
+	uint64_t live = 0;
+	int i, ret;
+
+	ret = ng_ctl_write(&r->ctl, "tracing_on", "0");
+	if (ret)
+		return fail("cannot stop the module: %s/tracing_on: %s",
+			    ng_ctl_root(&r->ctl), strerror(-ret));
+	for (i = 0; i < 20; i++) {
+		module_events(r, &live);
+		if (!live)
+			break;
+		nanosleep(&poll, NULL);
+	}
+	return drain(r);
+}
+
+/* Raise the open-files limit: one push/pop file is open per thread. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/* Merge, convert, publish; the summary line. */
+static int write_output(struct run *r, const struct opts *o, double secs)
+{
+	struct ng_conv_summary sum;
+	struct ng_conv *conv;
+	uint64_t lost = 0;
+	int ret;
+
+	ng_rec_lost(r->rec, &lost);
+	ret = ng_conv_new(&conv, o->dir, r->syms);
+	if (ret)
+		return fail("out of memory");
+	ng_conv_set_clock(conv, &r->clock);
+	ng_conv_set_thread_info(conv, ng_rec_thread_info, r->rec);
+	ret = ng_rec_replay(r->rec, conv);
+	if (ret) {
+		ng_conv_abort(conv);
+		return fail("reading back the recorded events: %s", strerror(-ret));
+	}
+	ng_conv_lost(conv, -1, (long long)lost);
+	ret = ng_conv_finish(conv, &sum);
+	if (ret == -ENOSPC || ret == -EDQUOT)
+		return fail("writing %s: %s: free some space or choose another -o DIR; nothing was kept",
+			    o->dir, strerror(-ret));
+	if (ret)
+		return fail("writing %s: %s; nothing was kept", o->dir,
+			    strerror(-ret));
+	if (o->quiet)
+		return NG_EXIT_OK;
+	fprintf(stderr,
+		"nanograph: %" PRIu64 " threads, %" PRIu64 " events (%" PRIu64
+		" calls), %" PRIu64 " lost, %.2f s, %.1f KiB in %s/\n",
+		sum.threads, sum.events, sum.pushes, sum.lost, secs,
+		sum.bytes / 1024.0, o->dir);
+	if (sum.lost)
+		fprintf(stderr,
+			"nanograph: warning: the ring buffer was full and %" PRIu64
+			" events were lost; record again with a larger --buffer-kb (now %lu)\n",
+			sum.lost, o->buffer_kb);
+	if (sum.closed_at_end || sum.unmatched_exits || sum.repaired)
+		fprintf(stderr,
+			"nanograph: %" PRIu64 " calls still running at the end were closed there; %" PRIu64
+			" returns from calls entered before the recording were left out; %" PRIu64
+			" calls whose return was lost were closed at the next event\n",
+			sum.closed_at_end, sum.unmatched_exits, sum.repaired);
+	if (r->child > 0 && r->child_done && WIFEXITED(r->status) &&
+	    WEXITSTATUS(r->status))
+		fprintf(stderr, "nanograph: %s exited with status %d\n",
+			o->argv[0], WEXITSTATUS(r->status));
+	return NG_EXIT_OK;
+}
+
+/* Configure the module from the options; the saved state is put back later. */
+static int configure(struct run *r, const struct opts *o)
+{
+	char num[32];
+	int ret;
+
+	ret = ng_ctl_save(&r->ctl, saved_files, &r->saved);
+	if (ret)
+		return fail("cannot read the module's settings in %s: %s",
+			    ng_ctl_root(&r->ctl), strerror(-ret));
+	if (set_list(r, "set_ftrace_filter", "--hook", o->hook, o->nr_hook) ||
+	    set_list(r, "set_graph_function", "-F", o->graph, o->nr_graph) ||
+	    set_list(r, "set_graph_notrace", "-N", o->notrace, o->nr_notrace))
+		return NG_EXIT_FAIL;
+	snprintf(num, sizeof(num), "%ld", o->depth < 0 ? 0 : o->depth);
+	if (set(r, "max_graph_depth", num, NULL))
+		return NG_EXIT_FAIL;
+	if (set(r, "set_event_pid", "\n", NULL) ||
+	    set(r, "options/event-fork", (o->pid || o->argv) ? "1" : "0", NULL))
+		return NG_EXIT_FAIL;
+	if (o->pid && attach_pids(r, o->pid))
+		return NG_EXIT_FAIL;
+	if (o->argv) {
+		if (spawn(r, o->argv))
+			return NG_EXIT_FAIL;
+		snprintf(num, sizeof(num), "%d", (int)r->child);
+		if (set(r, "set_event_pid", num, NULL))
+			return NG_EXIT_FAIL;
+	}
+	return -1;
+}
+
+/* Put back everything changed, whatever happened. */
+static void cleanup(struct run *r)
+{
+	if (r->go_fd >= 0) {		/* the child never got to exec */
+		close(r->go_fd);
+		if (r->child > 0)
+			waitpid(r->child, NULL, 0);
+	}
+	if (r->err_fd >= 0)
+		close(r->err_fd);
+	if (r->saved) {
+		ng_ctl_write(&r->ctl, "tracing_on", "0");
+		ng_ctl_restore(&r->ctl, r->saved);
+		ng_ctl_saved_free(r->saved);
+	}
+	ng_rec_close(r->rec);
+	if (r->raw_dir[0])
+		rmdir(r->raw_dir);
+	ng_syms_free(r->syms);
+}
+
+int cmd_record(const struct ng_cmd *self, int argc, char **argv)
+{
+	struct ng_rec_opts ro = { 0 };
+	struct opts o = { 0 };
+	struct run r = { .go_fd = -1, .err_fd = -1 };
+	struct sigaction sa = { 0 };
+	char *clock = NULL;
+	double start;
+	int ret;
+
+	ret = parse(self, argc, argv, &o);
+	if (ret >= 0)
+		goto out_opts;
+	ret = preflight(&r);
+	if (ret >= 0)
+		goto out_opts;
+	ret = prepare_dir(o.dir);
+	if (ret)
+		goto out_opts;
+	raise_nofile();
+	ret = ng_syms_load(&r.syms, NULL);
+	if (ret && !o.quiet)
+		fprintf(stderr, "nanograph record: warning: cannot read /proc/kallsyms (%s): functions will be written as addresses\n",
+			strerror(-ret));
+	if (ng_ctl_read(&r.ctl, "clock", &clock, NULL) ||
+	    ng_clock_parse(clock, &r.clock)) {
+		free(clock);
+		ret = fail("cannot read the counter's frequency from %s/clock",
+			   ng_ctl_root(&r.ctl));
+		goto out;
+	}
+	free(clock);
+
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_sigchld;
+	sigaction(SIGCHLD, &sa, NULL);
+
+	ret = configure(&r, &o);
+	if (ret >= 0)
+		goto out;
+	snprintf(r.raw_dir, sizeof(r.raw_dir), "%s/.raw", o.dir);
+	if (mkdir(r.raw_dir, 0700) && errno != EEXIST) {
+		ret = fail("cannot create %s: %s", r.raw_dir, strerror(errno));
+		r.raw_dir[0] = '\0';
+		goto out;
+	}
+	ro.buffer_kb = o.buffer_kb;
+	ro.raw_dir = r.raw_dir;
+	ret = ng_rec_open(&r.rec, &ro);
+	if (ret) {
+		ret = fail("cannot set up the tracefs instance 'nanograph': %s",
+			   strerror(-ret));
+		goto out;
+	}
+	ret = set(&r, "tracing_on", "1", NULL);
+	if (ret) {
+		ret = NG_EXIT_FAIL;
+		goto out;
+	}
+	start = now_s();
+	if (o.argv && release(&r, o.argv)) {
+		ret = NG_EXIT_FAIL;
+		goto out;
+	}
+	if (stream(&r, &o)) {
+		ret = NG_EXIT_FAIL;
+		goto out;
+	}
+	if (stop_recording(&r)) {
+		ret = NG_EXIT_FAIL;
+		goto out;
+	}
+	if (stop_signal == SIGTERM && r.child > 0 && !r.child_done)
+		kill(r.child, SIGTERM);
+	ret = write_output(&r, &o, now_s() - start);
+out:
+	cleanup(&r);
+out_opts:
+	free(o.graph);
+	free(o.notrace);
+	free(o.hook);
+	return ret;
+}

@@ -1,0 +1,565 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * convert.c - nanograph events, in ring-buffer order, to one push/pop file
+ * per thread.
+ *
+ * Both "record" (per-CPU buffers merged by timestamp) and "convert"
+ * (libtracecmd's merge of a trace.dat) feed this, so both write the same
+ * files from the same events.
+ *
+ * Each entry and exit carries the index of its frame on the task's shadow
+ * stack (its depth). That makes every call's exit matchable exactly, and
+ * lets the converter stay consistent when events are missing:
+ *  - an entry at depth d closes the open frames at depth >= d first: their
+ *    exits were lost (counted as repaired);
+ *  - an exit at depth d closes the frame at depth d and any deeper ones;
+ *    with no frame open at d, the call began before the recording (or its
+ *    entry was lost) and the exit is dropped (unmatched_exits).
+ * The idle task is pid 0 on every CPU, and each CPU's runs its own stack:
+ * it gets one file per CPU, "0-<cpu>.txt".
+ *
+ * Symbols are resolved once per address through a small cache. Events
+ * that arrive before the recording's clock_sync are held back until it
+ * comes, so every timestamp uses the same (first) sync pair.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nanograph.h"
+
+#define MAX_FRAMES	256		/* depth is 8 bits in the event */
+#define HASH_BITS_MIN	10
+
+struct thread {
+	struct thread *next;		/* hash chain */
+	int key;			/* tid, or -(cpu + 1) for an idle task */
+	struct ng_pp_writer *w;
+	unsigned int n;			/* open frames */
+	unsigned char depth[MAX_FRAMES];	/* their depths, bottom first */
+	struct ng_pp_stats st;
+	char name[32];			/* file name */
+};
+
+struct sym {
+	struct sym *next;
+	uint64_t addr;
+	const char *name;
+	const char *module;
+};
+
+struct ng_conv {
+	char *dir;
+	const struct ng_syms *syms;
+	struct ng_clock clock;		/* valid when clock.freq != 0 */
+	struct ng_clock fallback;
+	ng_thread_info_fn info;
+	void *info_priv;
+	ng_sym_resolver_fn resolver;
+	void *sym_priv;
+
+	struct thread **threads;
+	unsigned int thread_bits, nr_threads;
+	struct sym **syms_cache;
+	unsigned int sym_bits, nr_syms;
+	char **owned;			/* strings made for unknown symbols */
+	size_t nr_owned;
+
+	struct ng_event *held;		/* events waiting for a clock */
+	size_t nr_held, held_cap;
+
+	struct ng_conv_summary sum;
+	int err;			/* first error, sticky */
+};
+
+static unsigned int hash64(uint64_t v, unsigned int bits)
+{
+	return (unsigned int)((v * 0x9E3779B97F4A7C15ULL) >> (64 - bits));
+}
+
+int ng_conv_new(struct ng_conv **cp, const char *dir,
+		const struct ng_syms *syms)
+{
+	struct ng_conv *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	c->dir = strdup(dir);
+	c->thread_bits = c->sym_bits = HASH_BITS_MIN;
+	c->threads = calloc(1U << c->thread_bits, sizeof(*c->threads));
+	c->syms_cache = calloc(1U << c->sym_bits, sizeof(*c->syms_cache));
+	if (!c->dir || !c->threads || !c->syms_cache) {
+		free(c->dir);
+		free(c->threads);
+		free(c->syms_cache);
+		free(c);
+		return -ENOMEM;
+	}
+	c->syms = syms;
+	*cp = c;
+	return 0;
+}
+
+void ng_conv_set_clock(struct ng_conv *c, const struct ng_clock *clock)
+{
+	c->fallback = *clock;
+}
+
+void ng_conv_set_thread_info(struct ng_conv *c, ng_thread_info_fn fn,
+			     void *priv)
+{
+	c->info = fn;
+	c->info_priv = priv;
+}
+
+void ng_conv_set_resolver(struct ng_conv *c, ng_sym_resolver_fn fn,
+			  void *priv)
+{
+	c->resolver = fn;
+	c->sym_priv = priv;
+}
+
+/* Double a chained hash table when it averages two entries a bucket. */
+static int grow(void ***tablep, unsigned int *bits, unsigned int count,
+		size_t next_off, uint64_t (*key)(const void *))
+{
+	unsigned int old = 1U << *bits, nbits = *bits + 1, i;
+	void **table = *tablep, **nt;
+
+	if (count < 2 * old)
+		return 0;
+	nt = calloc(1U << nbits, sizeof(*nt));
+	if (!nt)
+		return -ENOMEM;
+	for (i = 0; i < old; i++) {
+		void *e = table[i], *next;
+
+		for (; e; e = next) {
+			unsigned int h = hash64(key(e), nbits);
+
+			next = *(void **)((char *)e + next_off);
+			*(void **)((char *)e + next_off) = nt[h];
+			nt[h] = e;
+		}
+	}
+	free(table);
+	*tablep = nt;
+	*bits = nbits;
+	return 0;
+}
+
+static uint64_t thread_key(const void *e)
+{
+	return (uint64_t)(int64_t)((const struct thread *)e)->key;
+}
+
+static uint64_t sym_key(const void *e)
+{
+	return ((const struct sym *)e)->addr;
+}
+
+/* The thread an event belongs to, its file opened on first sight. */
+static struct thread *thread_get(struct ng_conv *c, const struct ng_event *ev)
+{
+	int key = ev->tid > 0 ? ev->tid : -(ev->cpu + 1);
+	unsigned int h = hash64((uint64_t)(int64_t)key, c->thread_bits);
+	struct thread *t;
+	int ret;
+
+	for (t = c->threads[h]; t; t = t->next)
+		if (t->key == key)
+			return t;
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		c->err = -ENOMEM;
+		return NULL;
+	}
+	t->key = key;
+	if (key > 0)
+		snprintf(t->name, sizeof(t->name), "%d.txt", key);
+	else
+		snprintf(t->name, sizeof(t->name), "0-%d.txt", ev->cpu);
+	ret = ng_pp_open_name(&t->w, c->dir, t->name);
+	if (ret) {
+		free(t);
+		c->err = ret;
+		return NULL;
+	}
+	t->next = c->threads[h];
+	c->threads[h] = t;
+	c->nr_threads++;
+	c->err = grow((void ***)&c->threads, &c->thread_bits, c->nr_threads,
+		      offsetof(struct thread, next), thread_key);
+	return t;
+}
+
+/* Keep a string made for an unknown symbol until the converter goes. */
+static const char *own(struct ng_conv *c, char *s)
+{
+	char **n;
+
+	if (!s)
+		return NULL;
+	n = realloc(c->owned, (c->nr_owned + 1) * sizeof(*n));
+	if (!n) {
+		free(s);
+		return NULL;
+	}
+	c->owned = n;
+	c->owned[c->nr_owned++] = s;
+	return s;
+}
+
+/*
+ * Name @addr once: through the caller's resolver if it set one, else the
+ * kallsyms table; an address neither knows is written in hex.
+ */
+static const struct sym *sym_get(struct ng_conv *c, uint64_t addr)
+{
+	unsigned int h = hash64(addr, c->sym_bits);
+	const char *name = NULL, *module = NULL;
+	const struct ng_sym *ks;
+	struct sym *s;
+	char *text;
+
+	for (s = c->syms_cache[h]; s; s = s->next)
+		if (s->addr == addr)
+			return s;
+	if (c->resolver) {
+		name = c->resolver(c->sym_priv, addr, &module);
+	} else if (c->syms) {
+		ks = ng_syms_lookup(c->syms, addr);
+		if (ks) {
+			name = ks->name;
+			module = ks->module;
+		}
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		c->err = -ENOMEM;
+		return NULL;
+	}
+	s->addr = addr;
+	if (!name) {
+		c->sum.unresolved++;
+		if (asprintf(&text, "0x%" PRIx64, addr) < 0)
+			text = NULL;
+		name = own(c, text);
+		module = NULL;
+	}
+	s->name = name;
+	s->module = module;
+	if (!s->name) {
+		free(s);
+		c->err = -ENOMEM;
+		return NULL;
+	}
+	s->next = c->syms_cache[h];
+	c->syms_cache[h] = s;
+	c->nr_syms++;
+	c->err = grow((void ***)&c->syms_cache, &c->sym_bits, c->nr_syms,
+		      offsetof(struct sym, next), sym_key);
+	return s;
+}
+
+/* Close the top frame of @t at @ns. */
+static int pop(struct thread *t, uint64_t ns)
+{
+	t->n--;
+	return ng_pp_pop(t->w, ns);
+}
+
+/* An entry at depth d: frames at d or deeper lost their exits. */
+static int on_entry(struct ng_conv *c, struct thread *t,
+		    const struct ng_event *ev, uint64_t ns)
+{
+	const struct sym *s;
+	int ret;
+
+	c->sum.entries++;
+	while (t->n && t->depth[t->n - 1] >= ev->depth) {
+		c->sum.repaired++;
+		ret = pop(t, ns);
+		if (ret)
+			return ret;
+	}
+	if (t->n == MAX_FRAMES)		/* cannot happen: depth < 256 */
+		return -EOVERFLOW;
+	s = sym_get(c, ev->ip);
+	if (!s)
+		return c->err;
+	ret = ng_pp_push(t->w, ns, s->name, s->module);
+	if (ret)
+		return ret;
+	t->depth[t->n++] = ev->depth;
+	return 0;
+}
+
+/* An exit at depth d closes the frame at d, and deeper ones that lost theirs. */
+static int on_exit_event(struct ng_conv *c, struct thread *t,
+			 const struct ng_event *ev, uint64_t ns)
+{
+	int ret;
+
+	c->sum.exits++;
+	if (!t->n || t->depth[t->n - 1] < ev->depth) {
+		c->sum.unmatched_exits++;
+		return 0;
+	}
+	while (t->depth[t->n - 1] > ev->depth) {
+		c->sum.repaired++;
+		ret = pop(t, ns);
+		if (ret)
+			return ret;
+		if (!t->n) {		/* no frame at d after all */
+			c->sum.unmatched_exits++;
+			return 0;
+		}
+	}
+	if (t->depth[t->n - 1] != ev->depth) {
+		c->sum.unmatched_exits++;
+		return 0;
+	}
+	return pop(t, ns);
+}
+
+/* One entry or exit, with the clock known. */
+static int process(struct ng_conv *c, const struct ng_event *ev)
+{
+	uint64_t ns = ng_clock_ns(&c->clock, ev->counter);
+	struct thread *t = thread_get(c, ev);
+
+	if (!t)
+		return c->err;
+	if (!c->sum.first_ns || ns < c->sum.first_ns)
+		c->sum.first_ns = ns;
+	if (ns > c->sum.last_ns)
+		c->sum.last_ns = ns;
+	if (ev->type == NG_EV_ENTRY)
+		return on_entry(c, t, ev, ns);
+	return on_exit_event(c, t, ev, ns);
+}
+
+/* Replay what waited for the clock, in the order it came. */
+static int flush_held(struct ng_conv *c)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < c->nr_held && !ret; i++)
+		ret = process(c, &c->held[i]);
+	free(c->held);
+	c->held = NULL;
+	c->nr_held = c->held_cap = 0;
+	return ret;
+}
+
+/* Hold an event until a clock arrives. */
+static int hold(struct ng_conv *c, const struct ng_event *ev)
+{
+	if (c->nr_held == c->held_cap) {
+		size_t cap = c->held_cap ? 2 * c->held_cap : 4096;
+		struct ng_event *n = realloc(c->held, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		c->held = n;
+		c->held_cap = cap;
+	}
+	c->held[c->nr_held++] = *ev;
+	return 0;
+}
+
+int ng_conv_event(struct ng_conv *c, const struct ng_event *ev)
+{
+	if (c->err)
+		return c->err;
+	switch (ev->type) {
+	case NG_EV_CLOCK:
+		if (c->clock.freq || !ev->freq)
+			return 0;
+		c->clock.counter = ev->counter;
+		c->clock.mono_ns = ev->mono_ns;
+		c->clock.freq = ev->freq;
+		c->err = flush_held(c);
+		return c->err;
+	case NG_EV_ENTRY:
+	case NG_EV_EXIT:
+		c->sum.events++;
+		c->err = c->clock.freq ? process(c, ev) : hold(c, ev);
+		return c->err;
+	default:
+		return 0;
+	}
+}
+
+void ng_conv_lost(struct ng_conv *c, int cpu, long long n)
+{
+	(void)cpu;
+	c->sum.lost += n < 0 ? 1 : (uint64_t)n;
+}
+
+/* Threads in file order: idle tasks by CPU, then tids ascending. */
+static int thread_cmp(const void *a, const void *b)
+{
+	const struct thread *x = *(struct thread *const *)a;
+	const struct thread *y = *(struct thread *const *)b;
+
+	if ((x->key < 0) != (y->key < 0))
+		return x->key < 0 ? -1 : 1;
+	if (x->key < 0)
+		return x->key > y->key ? -1 : x->key < y->key;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* All threads in one sorted array; NULL on allocation failure. */
+static struct thread **thread_array(struct ng_conv *c)
+{
+	struct thread **v = calloc(c->nr_threads + 1, sizeof(*v));
+	unsigned int i, n = 0;
+	struct thread *t;
+
+	if (!v)
+		return NULL;
+	for (i = 0; i < (1U << c->thread_bits); i++)
+		for (t = c->threads[i]; t; t = t->next)
+			v[n++] = t;
+	qsort(v, n, sizeof(*v), thread_cmp);
+	return v;
+}
+
+/* threads.tsv from what the caller knows of each thread. */
+static int write_threads(struct ng_conv *c, struct thread **v)
+{
+	struct ng_threads_writer *tw;
+	unsigned int i;
+	int ret;
+
+	ret = ng_threads_open(&tw, c->dir);
+	if (ret)
+		return ret;
+	for (i = 0; i < c->nr_threads && !ret; i++) {
+		struct thread *t = v[i];
+		char comm[64] = "", tid[16];
+		int pid = -1;
+
+		if (t->key < 0) {
+			snprintf(tid, sizeof(tid), "0-%d", -t->key - 1);
+			snprintf(comm, sizeof(comm), "swapper/%d", -t->key - 1);
+			ret = ng_threads_add_row(tw, tid, 0, comm);
+			continue;
+		}
+		if (c->info)
+			c->info(c->info_priv, t->key, &pid, comm, sizeof(comm));
+		ret = ng_threads_add(tw, t->key, pid, comm);
+	}
+	if (ret) {
+		ng_threads_abort(tw);
+		return ret;
+	}
+	return ng_threads_close(tw);
+}
+
+/* Remove published files after a later failure: all or nothing. */
+static void unpublish(struct ng_conv *c, struct thread **v, unsigned int n)
+{
+	char path[4096];
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", c->dir, v[i]->name);
+		unlink(path);
+	}
+}
+
+static void free_all(struct ng_conv *c)
+{
+	unsigned int i;
+	size_t j;
+
+	for (i = 0; i < (1U << c->thread_bits); i++) {
+		struct thread *t, *next;
+
+		for (t = c->threads[i]; t; t = next) {
+			next = t->next;
+			ng_pp_abort(t->w);
+			free(t);
+		}
+	}
+	for (i = 0; i < (1U << c->sym_bits); i++) {
+		struct sym *s, *next;
+
+		for (s = c->syms_cache[i]; s; s = next) {
+			next = s->next;
+			free(s);
+		}
+	}
+	for (j = 0; j < c->nr_owned; j++)
+		free(c->owned[j]);
+	free(c->owned);
+	free(c->threads);
+	free(c->syms_cache);
+	free(c->held);
+	free(c->dir);
+	free(c);
+}
+
+int ng_conv_finish(struct ng_conv *c, struct ng_conv_summary *sum)
+{
+	struct thread **v = NULL;
+	unsigned int i, done = 0;
+	struct stat st;
+	char path[4096];
+	int ret = c->err;
+
+	if (!ret && c->nr_held) {
+		if (!c->fallback.freq)
+			ret = -ENODATA;	/* no clock_sync and no clock given */
+		else {
+			c->clock = c->fallback;
+			ret = flush_held(c);
+		}
+	}
+	if (!ret) {
+		v = thread_array(c);
+		if (!v)
+			ret = -ENOMEM;
+	}
+	for (i = 0; !ret && i < c->nr_threads; i++) {
+		struct thread *t = v[i];
+
+		ret = ng_pp_close(t->w, &t->st);
+		t->w = NULL;
+		c->sum.closed_at_end += t->st.closed_at_end;
+		c->sum.clamped += t->st.clamped;
+		c->sum.pushes += t->st.pushes;
+		if (ret)
+			break;
+		done++;
+		snprintf(path, sizeof(path), "%s/%s", c->dir, t->name);
+		if (!stat(path, &st))
+			c->sum.bytes += st.st_size;
+	}
+	c->sum.threads = done;
+	if (!ret)
+		ret = write_threads(c, v);
+	if (ret && v) {
+		unpublish(c, v, done);
+		c->sum.threads = 0;
+	}
+	if (sum)
+		*sum = c->sum;
+	free(v);
+	free_all(c);
+	return ret;
+}
+
+void ng_conv_abort(struct ng_conv *c)
+{
+	if (c)
+		free_all(c);
+}

@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * record.c - stream the nanograph events out of a tracefs instance while
+ * the workload runs, then merge them into push/pop files.
+ *
+ * The recorder owns a tracefs instance (a buffer of its own, so the
+ * top-level buffer and whoever uses it are left alone) with the nanograph
+ * events enabled, overwrite off (a full buffer drops new events and counts
+ * them, instead of silently eating old ones), and record-tgid on. The
+ * module sees its events enabled and leaves the top-level buffer alone.
+ *
+ * While recording, ng_rec_drain() moves whatever the per-CPU buffers hold
+ * (whole ring-buffer pages, from per_cpu/cpuN/trace_pipe_raw through
+ * libtracefs) to one spill file per CPU, and notes each new thread's
+ * process and name while it is still alive. ng_rec_replay() then walks the
+ * spill files with libtraceevent's kbuffer, merges the CPUs by ring-buffer
+ * timestamp (each CPU's order kept) and feeds the converter. Memory stays
+ * flat however long the recording runs; disk holds the raw pages until the
+ * push/pop files are written.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <event-parse.h>
+#include <kbuffer.h>
+#include <tracefs.h>
+
+#include "nanograph.h"
+
+struct cpu_spill {
+	struct tracefs_cpu *tcpu;
+	int fd;			/* spill file */
+	uint64_t pages;
+	char path[4096];
+};
+
+struct task {
+	struct task *next;
+	int tid, pid;
+	char comm[16];
+};
+
+#define TASK_BUCKETS	4096
+
+struct ng_recorder {
+	struct tracefs_instance *inst;
+	struct tep_handle *tep;
+	struct ng_decoder *dec;
+	int nr_cpus;
+	int subbuf;
+	void *page;
+	struct cpu_spill *cpus;
+	uint64_t bytes;
+	char *saved_cmdlines_size;	/* to restore; NULL if untouched */
+	struct task *tasks[TASK_BUCKETS];
+};
+
+/* Read /proc/<tid>/comm and the Tgid line of /proc/<tid>/status. */
+static void proc_task(int tid, int *pid, char *comm, size_t size)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", tid);
+	f = fopen(path, "re");
+	if (f) {
+		if (fgets(line, sizeof(line), f)) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(comm, size, "%s", line);
+		}
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", pid) == 1)
+			break;
+	fclose(f);
+}
+
+static struct task *task_find(struct ng_recorder *r, int tid)
+{
+	struct task *t;
+
+	for (t = r->tasks[(unsigned int)tid % TASK_BUCKETS]; t; t = t->next)
+		if (t->tid == tid)
+			return t;
+	return NULL;
+}
+
+/* Remember a thread on first sight, while /proc still shows it. */
+static void task_note(struct ng_recorder *r, int tid)
+{
+	struct task *t;
+
+	if (tid <= 0 || task_find(r, tid))
+		return;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return;		/* the end-of-run lookups still apply */
+	t->tid = tid;
+	t->pid = -1;
+	proc_task(tid, &t->pid, t->comm, sizeof(t->comm));
+	t->next = r->tasks[(unsigned int)tid % TASK_BUCKETS];
+	r->tasks[(unsigned int)tid % TASK_BUCKETS] = t;
+}
+
+/* Note the threads of one page's events. */
+static void scan_page(struct ng_recorder *r, struct kbuffer *kbuf, void *page)
+{
+	unsigned long long ts;
+	struct tep_record rec;
+	void *data;
+
+	if (kbuffer_load_subbuffer(kbuf, page) < 0)
+		return;
+	for (data = kbuffer_read_event(kbuf, &ts); data;
+	     data = kbuffer_next_event(kbuf, &ts)) {
+		memset(&rec, 0, sizeof(rec));
+		rec.data = data;
+		rec.size = kbuffer_event_size(kbuf);
+		task_note(r, tep_data_pid(r->tep, &rec));
+	}
+}
+
+/* Set saved_cmdlines_size to at least @want, remembering the old value. */
+static void grow_cmdlines(struct ng_recorder *r, long want)
+{
+	char *old = tracefs_instance_file_read(NULL, "saved_cmdlines_size", NULL);
+	char val[32];
+
+	if (!old)
+		return;
+	if (strtol(old, NULL, 10) >= want) {
+		free(old);
+		return;
+	}
+	snprintf(val, sizeof(val), "%ld", want);
+	if (tracefs_instance_file_write(NULL, "saved_cmdlines_size", val) < 0) {
+		free(old);
+		return;
+	}
+	r->saved_cmdlines_size = old;
+}
+
+/* Open one CPU's reader and its spill file. */
+static int open_cpu(struct ng_recorder *r, const char *raw_dir, int cpu)
+{
+	struct cpu_spill *c = &r->cpus[cpu];
+
+	c->fd = -1;
+	c->tcpu = tracefs_cpu_open(r->inst, cpu, true);
+	if (!c->tcpu)
+		return errno == ENOENT ? 0 : -(errno ? errno : EIO);
+	snprintf(c->path, sizeof(c->path), "%s/cpu%d.raw", raw_dir, cpu);
+	c->fd = open(c->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (c->fd < 0)
+		return -errno;
+	return 0;
+}
+
+int ng_rec_open(struct ng_recorder **rp, const struct ng_rec_opts *o)
+{
+	const char *systems[] = { "nanograph", NULL };
+	const char *name = o->instance ? o->instance : "nanograph";
+	struct ng_recorder *r;
+	int cpu, ret;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->tep = tracefs_local_events_system(NULL, systems);
+	if (!r->tep) {
+		free(r);
+		return -ENOENT;
+	}
+	ret = ng_decoder_new(&r->dec, r->tep);
+	if (ret)
+		goto err;
+	r->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	r->subbuf = tep_get_sub_buffer_size(r->tep);
+	if (r->subbuf <= 0)
+		r->subbuf = getpagesize();
+	r->page = malloc(r->subbuf);
+	r->cpus = calloc(r->nr_cpus, sizeof(*r->cpus));
+	if (!r->page || !r->cpus) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	for (cpu = 0; cpu < r->nr_cpus; cpu++)
+		r->cpus[cpu].fd = -1;
+	errno = 0;
+	r->inst = tracefs_instance_create(name);
+	if (!r->inst) {
+		ret = -(errno ? errno : EIO);
+		goto err;
+	}
+	/* A fresh, empty, lossless-or-counted buffer in our instance. */
+	tracefs_event_disable(r->inst, NULL, NULL);
+	if (tracefs_option_disable(r->inst, TRACEFS_OPTION_OVERWRITE) ||
+	    tracefs_option_enable(r->inst, TRACEFS_OPTION_RECORD_TGID) ||
+	    (o->buffer_kb &&
+	     tracefs_instance_set_buffer_size(r->inst, o->buffer_kb, -1)) ||
+	    tracefs_instance_file_clear(r->inst, "trace")) {
+		ret = -(errno ? errno : EIO);
+		goto err;
+	}
+	grow_cmdlines(r, 4096);
+	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
+		ret = open_cpu(r, o->raw_dir, cpu);
+		if (ret)
+			goto err;
+	}
+	if (tracefs_event_enable(r->inst, "nanograph", NULL) ||
+	    tracefs_trace_on(r->inst)) {
+		ret = -(errno ? errno : EIO);
+		goto err;
+	}
+	*rp = r;
+	return 0;
+err:
+	ng_rec_close(r);
+	return ret;
+}
+
+/* Move every page the buffers hold now to the spill files. */
+int ng_rec_drain(struct ng_recorder *r)
+{
+	struct kbuffer *kbuf = tep_kbuffer(r->tep);
+	int cpu, n, total = 0;
+
+	if (!kbuf)
+		return -ENOMEM;
+	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
+		struct cpu_spill *c = &r->cpus[cpu];
+
+		if (!c->tcpu)
+			continue;
+		while ((n = tracefs_cpu_read(c->tcpu, r->page, true)) > 0) {
+			/* Whole sub-buffers only: replay reads them back by index. */
+			if (n < r->subbuf)
+				memset((char *)r->page + n, 0, r->subbuf - n);
+			if (write(c->fd, r->page, r->subbuf) != r->subbuf) {
+				kbuffer_free(kbuf);
+				return errno ? -errno : -ENOSPC;
+			}
+			scan_page(r, kbuf, r->page);
+			c->pages++;
+			r->bytes += n;
+			total += n;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			kbuffer_free(kbuf);
+			return -errno;
+		}
+	}
+	kbuffer_free(kbuf);
+	return total;
+}
+
+uint64_t ng_rec_bytes(const struct ng_recorder *r)
+{
+	return r->bytes;
+}
+
+/*
+ * Events the ring buffer could not keep: with overwrite off, a full
+ * buffer drops new events ("dropped events"); "overrun" would count
+ * overwritten ones. Both come from per_cpu/cpuN/stats.
+ */
+int ng_rec_lost(const struct ng_recorder *r, uint64_t *lost)
+{
+	char file[64], *buf, *p;
+	unsigned long long v;
+	int cpu;
+
+	*lost = 0;
+	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
+		if (!r->cpus[cpu].tcpu)
+			continue;
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+		buf = tracefs_instance_file_read(r->inst, file, NULL);
+		if (!buf)
+			return -(errno ? errno : EIO);
+		p = strstr(buf, "overrun:");
+		if (p && sscanf(p, "overrun: %llu", &v) == 1)
+			*lost += v;
+		p = strstr(buf, "dropped events:");
+		if (p && sscanf(p, "dropped events: %llu", &v) == 1)
+			*lost += v;
+		free(buf);
+	}
+	return 0;
+}
+
+/* One CPU's position in its spill file during the merge. */
+struct cursor {
+	struct kbuffer *kbuf;
+	int fd;
+	uint64_t page, pages;
+	void *buf;
+	void *data;		/* current event, NULL when done */
+	unsigned long long ts;
+};
+
+/* Advance to the next event, loading pages as needed. */
+static int cursor_next(struct ng_recorder *r, struct cursor *c, bool first,
+		       struct ng_conv *conv, int cpu)
+{
+	if (!first && c->data)
+		c->data = kbuffer_next_event(c->kbuf, &c->ts);
+	while (!c->data && c->page < c->pages) {
+		ssize_t n = pread(c->fd, c->buf, r->subbuf,
+				  (off_t)(c->page * r->subbuf));
+
+		if (n != r->subbuf)
+			return n < 0 ? -errno : -EIO;
+		c->page++;
+		if (kbuffer_load_subbuffer(c->kbuf, c->buf) < 0)
+			continue;
+		if (kbuffer_missed_events(c->kbuf))
+			ng_conv_lost(conv, cpu, kbuffer_missed_events(c->kbuf));
+		c->data = kbuffer_read_event(c->kbuf, &c->ts);
+	}
+	return 0;
+}
+
+int ng_rec_replay(struct ng_recorder *r, struct ng_conv *conv)
+{
+	struct cursor *cur = calloc(r->nr_cpus, sizeof(*cur));
+	struct tep_record rec;
+	struct ng_event ev;
+	int cpu, best, ret = 0;
+
+	if (!cur)
+		return -ENOMEM;
+	for (cpu = 0; cpu < r->nr_cpus && !ret; cpu++) {
+		cur[cpu].fd = r->cpus[cpu].fd;
+		cur[cpu].pages = r->cpus[cpu].tcpu ? r->cpus[cpu].pages : 0;
+		cur[cpu].kbuf = tep_kbuffer(r->tep);
+		cur[cpu].buf = malloc(r->subbuf);
+		if (!cur[cpu].kbuf || !cur[cpu].buf)
+			ret = -ENOMEM;
+		else
+			ret = cursor_next(r, &cur[cpu], true, conv, cpu);
+	}
+	while (!ret) {
+		/* The earliest event of all CPUs; ties go to the lower CPU. */
+		best = -1;
+		for (cpu = 0; cpu < r->nr_cpus; cpu++)
+			if (cur[cpu].data &&
+			    (best < 0 || cur[cpu].ts < cur[best].ts))
+				best = cpu;
+		if (best < 0)
+			break;
+		memset(&rec, 0, sizeof(rec));
+		rec.ts = cur[best].ts;
+		rec.cpu = best;
+		rec.data = cur[best].data;
+		rec.size = kbuffer_event_size(cur[best].kbuf);
+		ng_decode(r->dec, &rec, &ev);
+		ret = ng_conv_event(conv, &ev);
+		if (!ret)
+			ret = cursor_next(r, &cur[best], false, conv, best);
+	}
+	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
+		if (cur[cpu].kbuf)
+			kbuffer_free(cur[cpu].kbuf);
+		free(cur[cpu].buf);
+	}
+	free(cur);
+	return ret;
+}
+
+/* Parse "N value" lines of saved_tgids / saved_cmdlines for @tid. */
+static bool saved_lookup(const char *buf, int tid, char *out, size_t size)
+{
+	const char *line;
+	int n, len;
+
+	for (line = buf; line && *line; line = strchr(line, '\n'),
+	     line = line ? line + 1 : NULL) {
+		if (sscanf(line, "%d %n", &n, &len) != 1 || n != tid)
+			continue;
+		snprintf(out, size, "%.*s", (int)strcspn(line + len, "\n"),
+			 line + len);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * A thread's process and name: as seen while it ran, else what the
+ * kernel saved (saved_tgids, saved_cmdlines), else /proc now.
+ */
+void ng_rec_thread_info(void *priv, int tid, int *pid, char *comm,
+			size_t size)
+{
+	struct ng_recorder *r = priv;
+	struct task *t = task_find(r, tid);
+	char *tgids, *cmdlines, val[64];
+
+	if (t && t->pid > 0 && t->comm[0]) {
+		*pid = t->pid;
+		snprintf(comm, size, "%s", t->comm);
+		return;
+	}
+	tgids = tracefs_instance_file_read(NULL, "saved_tgids", NULL);
+	cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
+	if (tgids && saved_lookup(tgids, tid, val, sizeof(val)))
+		*pid = atoi(val);
+	if (cmdlines && saved_lookup(cmdlines, tid, val, sizeof(val)))
+		snprintf(comm, size, "%s", val);
+	free(tgids);
+	free(cmdlines);
+	if (*pid <= 0 || !comm[0])
+		proc_task(tid, pid, comm, size);
+	if (!comm[0])
+		snprintf(comm, size, "<...>");
+}
+
+/*
+ * Stop the instance's events, close the readers (an open trace_pipe_raw
+ * keeps the instance busy), then remove it and its buffer, and drop the
+ * spill files.
+ */
+void ng_rec_close(struct ng_recorder *r)
+{
+	int cpu, i;
+
+	if (!r)
+		return;
+	if (r->inst) {
+		tracefs_event_disable(r->inst, "nanograph", NULL);
+		tracefs_trace_off(r->inst);
+	}
+	for (cpu = 0; r->cpus && cpu < r->nr_cpus; cpu++) {
+		tracefs_cpu_close(r->cpus[cpu].tcpu);
+		if (r->cpus[cpu].fd >= 0) {
+			close(r->cpus[cpu].fd);
+			unlink(r->cpus[cpu].path);
+		}
+	}
+	if (r->inst) {
+		tracefs_instance_destroy(r->inst);
+		tracefs_instance_free(r->inst);
+	}
+	if (r->saved_cmdlines_size) {
+		tracefs_instance_file_write(NULL, "saved_cmdlines_size",
+					    r->saved_cmdlines_size);
+		free(r->saved_cmdlines_size);
+	}
+	for (i = 0; i < TASK_BUCKETS; i++) {
+		struct task *t, *next;
+
+		for (t = r->tasks[i]; t; t = next) {
+			next = t->next;
+			free(t);
+		}
+	}
+	free(r->cpus);
+	free(r->page);
+	ng_decoder_free(r->dec);
+	tep_free(r->tep);
+	free(r);
+}
