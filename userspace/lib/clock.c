@@ -41,17 +41,21 @@ int ng_clock_parse(const char *text, struct ng_clock *clock)
 /*
  * The event keeps 56 bits of the counter: take the full value nearest to
  * the sync counter (at most 2^55 ticks away, years at GHz rates), then
- * scale the signed distance with 128-bit arithmetic, which stays exact
- * for any distance and frequency.
+ * scale the distance exactly in 64 bits (32-bit arm has no __int128):
+ * whole seconds and the remainder apart, the remainder's product below
+ * 2^64 for any counter under 18 GHz. Truncation is toward zero on both
+ * sides of the sync point, so the mapping never decreases.
  */
 uint64_t ng_clock_ns(const struct ng_clock *clock, uint64_t counter56)
 {
 	uint64_t diff = (counter56 - clock->counter) & NG_TSD_COUNTER_MASK;
-	__int128 delta = diff;
-	__int128 ns;
+	bool before = diff & (1ULL << (NG_TSD_DEPTH_SHIFT - 1));
+	uint64_t ticks, ns;
 
-	if (diff & (1ULL << (NG_TSD_DEPTH_SHIFT - 1)))
-		delta -= (__int128)1 << NG_TSD_DEPTH_SHIFT;
-	ns = (__int128)clock->mono_ns + delta * 1000000000 / (__int128)clock->freq;
-	return ns < 0 ? 0 : (uint64_t)ns;
+	ticks = before ? (NG_TSD_COUNTER_MASK + 1) - diff : diff;
+	ns = ticks / clock->freq * 1000000000ULL +
+	     ticks % clock->freq * 1000000000ULL / clock->freq;
+	if (!before)
+		return clock->mono_ns + ns;
+	return ns > clock->mono_ns ? 0 : clock->mono_ns - ns;
 }
