@@ -109,6 +109,9 @@ static void test_collector_commands(void)
 	      "nanograph record: give either -p PID or a command, not both\n"
 	      "Try 'nanograph help record'.\n");
 	T_RUN(ng(NULL, "record", "--bogus", NULL, NULL), 2, "", NULL);
+	T_RUN(ng(NULL, "record", "-o", "x", NULL), 2, "",
+	      "nanograph record: what to record? give -p PID or a command\n"
+	      "Try 'nanograph help record'.\n");
 	T_RUN(ng(NULL, "convert", NULL, NULL, NULL), 2, "", NULL);
 	T_RUN(ng(NULL, "convert", "a.dat", "b.dat", NULL), 2, "", NULL);
 	T_RUN(ng(NULL, "convert", "/no/such.dat", NULL, NULL), 1, "",

@@ -40,13 +40,13 @@ const char ng_record_help[] =
 "  --buffer-kb N   ring buffer per CPU in KiB (default: 8192)\n"
 "  -q, --quiet     no progress line and no summary\n"
 "\n"
-"With a command, it is started and recorded with its threads and children\n"
-"until it exits. With -p, until the process exits. With neither, every\n"
-"task is recorded until Ctrl-C or --duration. Ctrl-C and SIGTERM stop the\n"
-"recording cleanly at any time.\n"
+"A command is started and recorded with its threads and children until it\n"
+"exits; with -p, the process, its threads and the children it forks from\n"
+"then on, until it exits. Ctrl-C, SIGTERM (passed on to a started command)\n"
+"and --duration stop the recording cleanly at any time.\n"
 "\n"
-"DIR gets one <tid>.txt push/pop file per thread (0-<cpu>.txt for a CPU's\n"
-"idle task) and threads.tsv. Needs root, tracefs and the module loaded.";
+"DIR gets one <tid>.txt push/pop file per thread and threads.tsv.\n"
+"Needs root, tracefs and the module loaded.";
 
 #define DEFAULT_DIR	"nanograph.data"
 #define DEFAULT_BUF_KB	8192
@@ -215,6 +215,14 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 	if (o->argv && o->pid)
 		return ng_usage_error(self->name,
 				      "give either -p PID or a command, not both");
+	/*
+	 * Not every task: the collector's own reads of the buffers would be
+	 * recorded too, and with broad hooks each page read makes more than
+	 * a page of events (Documentation/user-guide.md).
+	 */
+	if (!o->argv && !o->pid)
+		return ng_usage_error(self->name,
+				      "what to record? give -p PID or a command");
 	return -1;
 }
 
@@ -440,6 +448,26 @@ static uint64_t module_events(struct run *r, uint64_t *live_frames)
 	return e + x;
 }
 
+/* A zombie has exited too: its parent just has not reaped it yet. */
+static bool process_alive(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
 /* Is the workload still there? */
 static bool workload_alive(struct run *r, const struct opts *o)
 {
@@ -449,7 +477,7 @@ static bool workload_alive(struct run *r, const struct opts *o)
 		return !r->child_done;
 	}
 	if (o->pid)
-		return !kill(o->pid, 0) || errno != ESRCH;
+		return process_alive(o->pid);
 	return true;
 }
 
@@ -661,10 +689,6 @@ int cmd_record(const struct ng_cmd *self, int argc, char **argv)
 	if (ret)
 		goto out_opts;
 	raise_nofile();
-	ret = ng_syms_load(&r.syms, NULL);
-	if (ret && !o.quiet)
-		fprintf(stderr, "nanograph record: warning: cannot read /proc/kallsyms (%s): functions will be written as addresses\n",
-			strerror(-ret));
 	if (ng_ctl_read(&r.ctl, "clock", &clock, NULL) ||
 	    ng_clock_parse(clock, &r.clock)) {
 		free(clock);
@@ -717,6 +741,11 @@ int cmd_record(const struct ng_cmd *self, int argc, char **argv)
 	}
 	if (stop_signal == SIGTERM && r.child > 0 && !r.child_done)
 		kill(r.child, SIGTERM);
+	/* Symbols after the run: reading kallsyms takes a while; not at the start. */
+	ret = ng_syms_load(&r.syms, NULL);
+	if (ret && !o.quiet)
+		fprintf(stderr, "nanograph record: warning: cannot read /proc/kallsyms (%s): functions are written as addresses\n",
+			strerror(-ret));
 	ret = write_output(&r, &o, now_s() - start);
 out:
 	cleanup(&r);

@@ -53,6 +53,7 @@ struct ng_recorder {
 	struct ng_decoder *dec;
 	int nr_cpus;
 	int subbuf;
+	unsigned int max_pages;		/* one buffer's worth */
 	void *page;
 	struct cpu_spill *cpus;
 	uint64_t bytes;
@@ -188,6 +189,7 @@ int ng_rec_open(struct ng_recorder **rp, const struct ng_rec_opts *o)
 	r->subbuf = tep_get_sub_buffer_size(r->tep);
 	if (r->subbuf <= 0)
 		r->subbuf = getpagesize();
+	r->max_pages = (o->buffer_kb ? o->buffer_kb : 1408) * 1024ULL / r->subbuf + 1;
 	r->page = malloc(r->subbuf);
 	r->cpus = calloc(r->nr_cpus, sizeof(*r->cpus));
 	if (!r->page || !r->cpus) {
@@ -234,16 +236,23 @@ err:
 int ng_rec_drain(struct ng_recorder *r)
 {
 	struct kbuffer *kbuf = tep_kbuffer(r->tep);
-	int cpu, n, total = 0;
+	int cpu, n = 0, total = 0;
 
 	if (!kbuf)
 		return -ENOMEM;
 	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
 		struct cpu_spill *c = &r->cpus[cpu];
+		unsigned int pages = 0;
 
 		if (!c->tcpu)
 			continue;
-		while ((n = tracefs_cpu_read(c->tcpu, r->page, true)) > 0) {
+		/*
+		 * At most a buffer's worth a call: if reading makes events
+		 * (the reader being recorded), stop and let the caller look
+		 * at the time and the signals.
+		 */
+		while (pages++ < r->max_pages &&
+		       (n = tracefs_cpu_read(c->tcpu, r->page, true)) > 0) {
 			/* Whole sub-buffers only: replay reads them back by index. */
 			if (n < r->subbuf)
 				memset((char *)r->page + n, 0, r->subbuf - n);
