@@ -30,6 +30,6 @@ set +x
 tid=$(awk -F '\t' '$3 == "ls" { print $1; exit }' "$out/ls.data/threads.tsv")
 echo "demo: the first lines of ls's push/pop file ($tid.txt):"
 head -n 25 "$out/ls.data/$tid.txt"
-echo "demo: open $out/ls.json in https://ui.perfetto.dev, or $out/ls.data/*.txt in Nanoscope's viewer"
+echo "demo: on the host: demo-output/ls.json opens in https://ui.perfetto.dev, demo-output/ls.data/*.txt in Nanoscope's viewer"
 i=0
 while ! rmmod nanograph 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
