@@ -30,6 +30,10 @@ int ng_usage_error(const char *cmd, const char *fmt, ...)
 int ng_cmd_options(const struct ng_cmd *self, int argc, char **argv,
 		   int *first);
 void ng_cmd_help(const struct ng_cmd *self);
+struct ng_recording;
+/* Open a recording directory for report/export; on failure, say why. */
+int ng_cmd_open_recording(const struct ng_cmd *self, const char *dir,
+			  struct ng_recording *rec);
 
 int cmd_status(const struct ng_cmd *self, int argc, char **argv);
 int cmd_check(const struct ng_cmd *self, int argc, char **argv);

@@ -66,13 +66,8 @@ int cmd_export(const struct ng_cmd *self, int argc, char **argv)
 		return ng_usage_error(self->name, "which format? give --chrome or --folded");
 	if (argc - optind != 1)
 		return ng_usage_error(self->name, "give one recording directory");
-	ret = ng_recording_open(&rec, argv[optind]);
-	if (ret == -ENOENT)
-		return fprintf(stderr, "nanograph export: %s: no push/pop files (<tid>.txt) here: is it a 'nanograph record -o' directory?\n",
-			       argv[optind]), NG_EXIT_FAIL;
-	if (ret)
-		return fprintf(stderr, "nanograph export: %s: %s\n", argv[optind],
-			       strerror(-ret)), NG_EXIT_FAIL;
+	if (ng_cmd_open_recording(self, argv[optind], &rec))
+		return NG_EXIT_FAIL;
 	if (!out) {
 		snprintf(path, sizeof(path), "%s/%s", rec.dir,
 			 fmt == OPT_CHROME ? "trace.json" : "stacks.folded");

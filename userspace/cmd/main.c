@@ -3,6 +3,7 @@
  * main.c - the nanograph command: dispatch to a subcommand. Each
  * subcommand is a thin layer over libnanograph in its own file.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -117,6 +118,21 @@ int ng_cmd_options(const struct ng_cmd *self, int argc, char **argv,
 	}
 	*first = optind;
 	return -1;
+}
+
+/* One error line for a directory that is not a recording, the same for each command. */
+int ng_cmd_open_recording(const struct ng_cmd *self, const char *dir,
+			  struct ng_recording *rec)
+{
+	int ret = ng_recording_open(rec, dir);
+
+	if (ret == -ENOENT)
+		fprintf(stderr, "nanograph %s: %s: no push/pop files (<tid>.txt) here: is it a 'nanograph record -o' directory?\n",
+			self->name, dir);
+	else if (ret)
+		fprintf(stderr, "nanograph %s: %s: %s\n", self->name, dir,
+			strerror(-ret));
+	return ret ? NG_EXIT_FAIL : 0;
 }
 
 /* "nanograph version": the version of the command and its library. */

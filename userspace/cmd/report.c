@@ -172,13 +172,8 @@ int cmd_report(const struct ng_cmd *self, int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return ng_usage_error(self->name, "give one recording directory");
-	ret = ng_recording_open(&rec, argv[optind]);
-	if (ret == -ENOENT)
-		return fprintf(stderr, "nanograph report: %s: no push/pop files (<tid>.txt) here: is it a 'nanograph record -o' directory?\n",
-			       argv[optind]), NG_EXIT_FAIL;
-	if (ret)
-		return fprintf(stderr, "nanograph report: %s: %s\n", argv[optind],
-			       strerror(-ret)), NG_EXIT_FAIL;
+	if (ng_cmd_open_recording(self, argv[optind], &rec))
+		return NG_EXIT_FAIL;
 	if (!threads) {
 		ret = report(&rec, 0, rec.nr_threads, key, limit, raw);
 	} else {
