@@ -164,8 +164,8 @@ apt_setup() {
 			echo "deb $opts $mirror $s main"
 		done
 		[ -z "$security" ] || echo "deb $opts $security bookworm-security main"
-	} >"$APTDIR/sources.list.new"
-	mv "$APTDIR/sources.list.new" "$APTDIR/sources.list"
+	} >"$APTDIR/sources.list.new.$$"
+	mv "$APTDIR/sources.list.new.$$" "$APTDIR/sources.list"
 	cat >"$APTDIR/apt.conf" <<EOF
 Dir::Etc::sourcelist "$APTDIR/sources.list";
 Dir::Etc::sourceparts "$APTDIR/sources.list.d";
@@ -260,9 +260,9 @@ kernel_resolve() {
 				awk '/^Depends:/ { print $2; exit }')
 			dep=${dep%,}
 			if [[ "$dep" == linux-image-* ]]; then
-				echo "KVER=$ver" >"$memo.new"
-				echo "KREL=${dep#linux-image-}" >>"$memo.new"
-				mv "$memo.new" "$memo"
+				echo "KVER=$ver" >"$memo.new.$$"
+				echo "KREL=${dep#linux-image-}" >>"$memo.new.$$"
+				mv "$memo.new.$$" "$memo"
 			fi
 		fi
 	fi
@@ -366,9 +366,9 @@ userland_fetch() {
 		for pkg in $USERLAND_DEV; do
 			echo "dev $pkg $DEB $(apt_candidate "$pkg:$DEB")"
 		done
-	} >"$manifest.new"
-	if [ -f "$dir/.complete" ] && cmp -s "$manifest.new" "$manifest"; then
-		mv "$manifest.new" "$manifest"	# newer than the lists now
+	} >"$manifest.new.$$"
+	if [ -f "$dir/.complete" ] && cmp -s "$manifest.new.$$" "$manifest"; then
+		mv "$manifest.new.$$" "$manifest"	# newer than the lists now
 		return 0
 	fi
 	log "fetching guest userland for $DEB"
@@ -378,8 +378,8 @@ userland_fetch() {
 		f=$(apt_fetch "$pkg" "$arch" "$ver")
 		dpkg -x "$f" "$dir/sysroot"
 		[ "$kind" = rt ] && dpkg -x "$f" "$dir/rt"
-	done <"$manifest.new"
-	mv "$manifest.new" "$manifest"
+	done <"$manifest.new.$$"
+	mv "$manifest.new.$$" "$manifest"
 	touch "$dir/.complete"
 }
 
