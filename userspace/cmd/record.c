@@ -306,17 +306,11 @@ static int prepare_dir(const char *dir)
 }
 
 /* Write one control file; on failure, say which and why. */
-static int set(struct run *r, const char *file, const char *val,
-	       const char *what)
+static int set(struct run *r, const char *file, const char *val)
 {
 	int ret = ng_ctl_write(&r->ctl, file, val);
 
-	if (!ret)
-		return 0;
-	if (ret == -EINVAL && what)
-		fail("%s: no traceable function matches it (see /sys/kernel/tracing/available_filter_functions)",
-		     what);
-	else
+	if (ret)
 		fail("cannot write '%s' to %s/%s: %s", val, ng_ctl_root(&r->ctl),
 		     file, strerror(-ret));
 	return ret;
@@ -329,7 +323,7 @@ static int set_list(struct run *r, const char *file, const char *opt,
 	char what[512];
 	int i, ret;
 
-	ret = set(r, file, "\n", NULL);
+	ret = set(r, file, "\n");
 	for (i = 0; !ret && i < n; i++) {
 		snprintf(what, sizeof(what), "%s %s", opt, tokens[i]);
 		ret = ng_ctl_append(&r->ctl, file, tokens[i]);
@@ -631,10 +625,10 @@ static int configure(struct run *r, const struct opts *o)
 	    set_list(r, "set_graph_notrace", "-N", o->notrace, o->nr_notrace))
 		return NG_EXIT_FAIL;
 	snprintf(num, sizeof(num), "%ld", o->depth < 0 ? 0 : o->depth);
-	if (set(r, "max_graph_depth", num, NULL))
+	if (set(r, "max_graph_depth", num))
 		return NG_EXIT_FAIL;
-	if (set(r, "set_event_pid", "\n", NULL) ||
-	    set(r, "options/event-fork", (o->pid || o->argv) ? "1" : "0", NULL))
+	if (set(r, "set_event_pid", "\n") ||
+	    set(r, "options/event-fork", (o->pid || o->argv) ? "1" : "0"))
 		return NG_EXIT_FAIL;
 	if (o->pid && attach_pids(r, o->pid))
 		return NG_EXIT_FAIL;
@@ -642,7 +636,7 @@ static int configure(struct run *r, const struct opts *o)
 		if (spawn(r, o->argv))
 			return NG_EXIT_FAIL;
 		snprintf(num, sizeof(num), "%d", (int)r->child);
-		if (set(r, "set_event_pid", num, NULL))
+		if (set(r, "set_event_pid", num))
 			return NG_EXIT_FAIL;
 	}
 	return -1;
@@ -721,7 +715,7 @@ int cmd_record(const struct ng_cmd *self, int argc, char **argv)
 			   strerror(-ret));
 		goto out;
 	}
-	ret = set(&r, "tracing_on", "1", NULL);
+	ret = set(&r, "tracing_on", "1");
 	if (ret) {
 		ret = NG_EXIT_FAIL;
 		goto out;
