@@ -55,7 +55,8 @@ fi
 
 if [ "$unit" = 1 ]; then
 	echo "# lint"
-	"$ROOT/tools/lint.sh" 2>&1 | tally
+	# Not a pipe: tally must count in this shell, not a subshell.
+	tally < <("$ROOT/tools/lint.sh" 2>&1)
 fi
 
 # Boot @cell's kernel and run the selftests; output to $work/@cell.out,
