@@ -1,182 +1,313 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * syms.c - the kernel's text symbols from a kallsyms listing, for naming
- * traced addresses: parsed once into one sorted array, looked up with a
- * binary search.
+ * syms.c - the kernel's text symbols, read once from a kallsyms listing so
+ * that naming a traced address costs one binary search and never a read.
+ *
+ * Input: the format of /proc/kallsyms, one symbol a line,
+ *
+ *	<hex address> <type> <name>
+ *	<hex address> <type> <name>\t[<module>]
+ *
+ * Only text symbols (types t, T, w, W) are kept: a traced address is a
+ * function's entry. A line that does not parse is skipped, whatever it
+ * holds: the listing may come from any kernel or file, and one odd line
+ * must not cost the names of all the others. Nothing is read past the
+ * given length, so the last line needs no newline and the buffer no NUL.
+ *
+ * Several names can share one address (_stext and _text, SYM_FUNC_ALIAS).
+ * The table keeps one name per address, chosen the same way on every run
+ * so that two conversions of one trace agree: a global symbol (T, W)
+ * before a local one (t, w), then the first in input order.
+ *
+ * Kernels with call padding or kCFI place a "__pfx_<name>" or
+ * "__cfi_<name>" symbol in the bytes just before each function. Neither is
+ * ever the name of code that runs, so both are dropped; an address in that
+ * padding resolves to the function before it, and a traced entry address
+ * never lies there.
+ *
+ * Cost: parsing makes one array of lines that point into the input (no
+ * allocation per line), sorts it once, then copies the names it keeps into
+ * one arena of exactly the size needed; runs of one module's symbols share
+ * one copy of the module's name. The table never refers to the caller's
+ * buffer.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "nanograph.h"
 
-struct entry {
-	struct ng_sym sym;
-	size_t index;		/* input order, for a stable choice of alias */
-	bool global;
-};
-
 struct ng_syms {
-	struct entry *v;
+	struct ng_sym *v;	/* by address, one per address */
 	size_t n;
 	char *arena;		/* every name and module string */
 };
 
-/* Address order; at one address a global symbol, then the earlier line. */
-static int entry_cmp(const void *a, const void *b)
-{
-	const struct entry *x = a, *y = b;
+/* One parsed line while the table is built; its strings are in the input. */
+struct line {
+	uint64_t addr;
+	const char *name;
+	const char *mod;	/* NULL for the core kernel */
+	size_t nlen, mlen;
+	size_t index;		/* input order, for a stable choice of alias */
+	bool global;
+};
 
-	if (x->sym.addr != y->sym.addr)
-		return x->sym.addr < y->sym.addr ? -1 : 1;
+/* Value of hex digit @c, or -1; by hand, as isxdigit() follows the locale. */
+static int hex_digit(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* Names and modules are printable and unbroken: anything else ends them. */
+static bool name_char(unsigned char c)
+{
+	return c > ' ' && c != 0x7f;
+}
+
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+/*
+ * Parse the line [@p, @end) into @l; false for anything but a well-formed
+ * text symbol. Every read is checked against @end: the line is not
+ * NUL-terminated.
+ */
+static bool parse_line(const char *p, const char *end, struct line *l)
+{
+	uint64_t addr = 0;
+	int digits = 0, d;
+	const char *q;
+	char type;
+
+	for (; p < end && (d = hex_digit(*p)) >= 0; p++) {
+		if (++digits > 16)
+			return false;
+		addr = addr << 4 | d;
+	}
+	/* " <type> " and at least one character of name. */
+	if (!digits || end - p < 4 || p[0] != ' ' || p[2] != ' ')
+		return false;
+	type = p[1];
+	if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+		return false;
+	p += 3;
+	for (q = p; q < end && name_char(*q); q++)
+		;
+	if (q == p)
+		return false;
+	l->addr = addr;
+	l->global = type == 'T' || type == 'W';
+	l->name = p;
+	l->nlen = q - p;
+	l->mod = NULL;
+	l->mlen = 0;
+	for (p = q; p < end && blank(*p); p++)
+		;
+	if (p < end && *p == '[') {
+		for (q = ++p; q < end && name_char(*q) && *q != ']'; q++)
+			;
+		if (q == p || q == end || *q != ']')
+			return false;
+		l->mod = p;
+		l->mlen = q - p;
+		for (p = q + 1; p < end && blank(*p); p++)
+			;
+	}
+	return p == end;
+}
+
+/* The padding symbols before each function on call-padding and kCFI kernels. */
+static bool padding(const struct line *l)
+{
+	return l->nlen >= 6 && (!memcmp(l->name, "__pfx_", 6) ||
+				!memcmp(l->name, "__cfi_", 6));
+}
+
+/* Address order; at one address a global symbol, then the earlier line. */
+static int line_cmp(const void *a, const void *b)
+{
+	const struct line *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
 	if (x->global != y->global)
 		return x->global ? -1 : 1;
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* Parse one line; false for anything that is not a kept text symbol. */
-static bool parse_line(const char *p, const char *end, uint64_t *addr,
-		       char *type, const char **name, size_t *nlen,
-		       const char **mod, size_t *mlen)
+/* Whether @l's module is that of @prev, the line kept before it (or NULL). */
+static bool same_mod(const struct line *l, const struct line *prev)
 {
-	uint64_t a = 0;
-	const char *q;
-	int digits = 0;
-
-	for (; p < end && strchr("0123456789abcdefABCDEF", *p) && *p; p++, digits++)
-		a = a * 16 + (*p <= '9' ? *p - '0' : (*p | 0x20) - 'a' + 10);
-	if (!digits || digits > 16 || p + 3 > end || p[0] != ' ' || p[2] != ' ')
-		return false;
-	*type = p[1];
-	if (!strchr("tTwW", *type) || !*type)
-		return false;
-	p += 3;
-	for (q = p; q < end && *q != '\t' && *q != ' '; q++)
-		;
-	if (q == p)
-		return false;
-	*addr = a;
-	*name = p;
-	*nlen = q - p;
-	*mod = NULL;
-	*mlen = 0;
-	while (q < end && (*q == '\t' || *q == ' '))
-		q++;
-	if (q < end && *q == '[') {
-		const char *m = q + 1, *c = memchr(m, ']', end - m);
-
-		if (c && c > m) {
-			*mod = m;
-			*mlen = c - m;
-		}
-	}
-	return true;
+	return prev && prev->mod && l->mlen == prev->mlen &&
+	       !memcmp(l->mod, prev->mod, l->mlen);
 }
 
-/* Padding symbols before each function on 6.x kernels: never a caller's name. */
-static bool padding(const char *name, size_t len)
+/*
+ * Split @buf into lines and keep the text symbols. Sets *@nonzero if any
+ * text symbol, padding included, has an address other than zero.
+ */
+static int parse_lines(const char *buf, size_t len, struct line **linesp,
+		       size_t *np, bool *nonzero)
 {
-	return (len > 6 && !memcmp(name, "__pfx_", 6)) ||
-	       (len > 6 && !memcmp(name, "__cfi_", 6));
-}
+	const char *p = buf, *end = buf + len, *eol;
+	struct line *lines = NULL, *nl;
+	size_t n = 0, cap = 0;
 
-int ng_syms_parse(struct ng_syms **sp, const char *buf, size_t len)
-{
-	const char *p = buf, *end = buf + len, *eol, *name, *mod;
-	size_t nlen, mlen, cap = 0, used = 0, arena_size = 0, lines = 0;
-	bool nonzero = false;
-	struct ng_syms *s;
-	uint64_t addr;
-	char type;
-
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	/* Names and modules are at most the input's size. */
-	s->arena = malloc(len + 1);
-	if (!s->arena) {
-		free(s);
-		return -ENOMEM;
-	}
-	for (; p < end; p = eol + 1, lines++) {
+	*nonzero = false;
+	for (; p < end; p = eol < end ? eol + 1 : end) {
 		eol = memchr(p, '\n', end - p);
 		if (!eol)
 			eol = end;
-		if (!parse_line(p, eol, &addr, &type, &name, &nlen, &mod, &mlen))
-			continue;
-		if (addr)
-			nonzero = true;
-		if (padding(name, nlen))
-			continue;
-		if (used == cap) {
+		if (n == cap) {
 			size_t ncap = cap ? 2 * cap : 4096;
-			struct entry *nv = realloc(s->v, ncap * sizeof(*nv));
 
-			if (!nv) {
-				ng_syms_free(s);
-				return -ENOMEM;
-			}
-			s->v = nv;
+			if (ncap > SIZE_MAX / 2 / sizeof(*lines))
+				goto nomem;
+			nl = realloc(lines, ncap * sizeof(*lines));
+			if (!nl)
+				goto nomem;
+			lines = nl;
 			cap = ncap;
 		}
-		s->v[used].sym.addr = addr;
-		s->v[used].index = lines;
-		s->v[used].global = type == 'T' || type == 'W';
-		memcpy(s->arena + arena_size, name, nlen);
-		s->v[used].sym.name = (const char *)(uintptr_t)arena_size;
-		arena_size += nlen;
-		s->arena[arena_size++] = '\0';
-		s->v[used].sym.module = NULL;
-		if (mod) {
-			memcpy(s->arena + arena_size, mod, mlen);
-			s->v[used].sym.module = (const char *)(uintptr_t)(arena_size + 1);
-			arena_size += mlen;
-			s->arena[arena_size++] = '\0';
-		}
-		used++;
+		if (!parse_line(p, eol, &lines[n]))
+			continue;
+		if (lines[n].addr)
+			*nonzero = true;
+		if (padding(&lines[n]))
+			continue;
+		lines[n].index = n;
+		n++;
 	}
-	if (!used) {
-		ng_syms_free(s);
-		return -ENOENT;
-	}
-	if (!nonzero) {
-		ng_syms_free(s);
-		return -EPERM;
-	}
-	s->n = used;
-	/* Offsets become pointers once the arena stops moving (it never does). */
-	for (used = 0; used < s->n; used++) {
-		struct ng_sym *y = &s->v[used].sym;
-
-		y->name = s->arena + (uintptr_t)y->name;
-		if (y->module)
-			y->module = s->arena + (uintptr_t)y->module - 1;
-	}
-	qsort(s->v, s->n, sizeof(*s->v), entry_cmp);
-	*sp = s;
+	*linesp = lines;
+	*np = n;
 	return 0;
+nomem:
+	free(lines);
+	return -ENOMEM;
 }
 
-/* /proc/kallsyms reports size 0: read until EOF. */
+/*
+ * Parse a kallsyms listing into a table that owns its strings; *@sp is
+ * NULL on error, so that callers can free it either way.
+ */
+int ng_syms_parse(struct ng_syms **sp, const char *buf, size_t len)
+{
+	const struct line *prev = NULL;
+	size_t n, i, kept, size = 0;
+	struct ng_syms *s = NULL;
+	struct line *lines;
+	bool nonzero;
+	char *a;
+	int ret;
+
+	*sp = NULL;
+	if (!len)
+		return -ENOENT;
+	ret = parse_lines(buf, len, &lines, &n, &nonzero);
+	if (ret)
+		return ret;
+	if (!n) {
+		ret = -ENOENT;
+		goto out;
+	}
+	if (!nonzero) {
+		ret = -EPERM;
+		goto out;
+	}
+	qsort(lines, n, sizeof(*lines), line_cmp);
+	/* One symbol per address: the first in sort order is the chosen alias. */
+	for (i = kept = 0; i < n; i++) {
+		if (kept && lines[i].addr == lines[kept - 1].addr)
+			continue;
+		lines[kept] = lines[i];
+		size += lines[kept].nlen + 1;
+		if (lines[kept].mod && !same_mod(&lines[kept], prev))
+			size += lines[kept].mlen + 1;
+		prev = &lines[kept++];
+	}
+	ret = -ENOMEM;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		goto out;
+	s->v = malloc(kept * sizeof(*s->v));
+	s->arena = malloc(size);
+	if (!s->v || !s->arena)
+		goto out;
+	/* The same walk again, copying; a module like the previous one is shared. */
+	a = s->arena;
+	prev = NULL;
+	for (i = 0; i < kept; i++) {
+		struct ng_sym *y = &s->v[i];
+
+		y->addr = lines[i].addr;
+		y->name = memcpy(a, lines[i].name, lines[i].nlen);
+		a += lines[i].nlen;
+		*a++ = '\0';
+		if (!lines[i].mod) {
+			y->module = NULL;
+		} else if (same_mod(&lines[i], prev)) {
+			y->module = s->v[i - 1].module;
+		} else {
+			y->module = memcpy(a, lines[i].mod, lines[i].mlen);
+			a += lines[i].mlen;
+			*a++ = '\0';
+		}
+		prev = &lines[i];
+	}
+	s->n = kept;
+	*sp = s;
+	s = NULL;
+	ret = 0;
+out:
+	ng_syms_free(s);
+	free(lines);
+	return ret;
+}
+
+/*
+ * Read a whole kallsyms file and parse it. /proc/kallsyms reports size 0
+ * and is produced as it is read, so the file is read until EOF whatever
+ * its size says; the size only sizes the first buffer of a regular file.
+ */
 int ng_syms_load(struct ng_syms **sp, const char *path)
 {
 	size_t len = 0, cap = 1 << 20;
-	char *buf = malloc(cap), *nb;
-	ssize_t n;
+	struct stat st;
+	char *buf, *nb;
+	ssize_t r;
 	int fd, ret;
 
-	if (!buf)
-		return -ENOMEM;
+	*sp = NULL;
 	fd = open(path ? path : "/proc/kallsyms", O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		free(buf);
-		return ret;
+	if (fd < 0)
+		return -errno;
+	/* One byte more than the size: the read that sees EOF needs no growth. */
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size < SIZE_MAX / 4)
+		cap = st.st_size + 1;
+	buf = malloc(cap);
+	if (!buf) {
+		ret = -ENOMEM;
+		goto out;
 	}
 	for (;;) {
 		if (len == cap) {
+			if (cap > SIZE_MAX / 2) {
+				ret = -ENOMEM;
+				goto out;
+			}
 			nb = realloc(buf, cap * 2);
 			if (!nb) {
 				ret = -ENOMEM;
@@ -185,16 +316,16 @@ int ng_syms_load(struct ng_syms **sp, const char *path)
 			buf = nb;
 			cap *= 2;
 		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
+		r = read(fd, buf + len, cap - len);
+		if (r < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
+		if (r < 0) {
 			ret = -errno;
 			goto out;
 		}
-		if (!n)
+		if (!r)
 			break;
-		len += n;
+		len += r;
 	}
 	ret = ng_syms_parse(sp, buf, len);
 out:
@@ -203,34 +334,35 @@ out:
 	return ret;
 }
 
-/* The last symbol at or below @addr; among aliases the first in sort order. */
+/*
+ * The symbol @addr lies in: the last one at or below it. Aliases were
+ * merged at parse time, so this is one binary search and nothing more.
+ */
 const struct ng_sym *ng_syms_lookup(const struct ng_syms *s, uint64_t addr)
 {
 	size_t lo = 0, hi, mid;
 
-	if (!s || !s->n || addr < s->v[0].sym.addr)
+	if (!s || !s->n || addr < s->v[0].addr)
 		return NULL;
+	/* Invariant: v[lo].addr <= addr, and hi == n or v[hi].addr > addr. */
 	hi = s->n;
-	/* Find the first entry above @addr; the answer's address is just before. */
-	while (lo < hi) {
+	while (hi - lo > 1) {
 		mid = lo + (hi - lo) / 2;
-		if (s->v[mid].sym.addr <= addr)
-			lo = mid + 1;
+		if (s->v[mid].addr <= addr)
+			lo = mid;
 		else
 			hi = mid;
 	}
-	addr = s->v[lo - 1].sym.addr;
-	/* Back to the first alias at that address. */
-	for (lo--; lo > 0 && s->v[lo - 1].sym.addr == addr; lo--)
-		;
-	return &s->v[lo].sym;
+	return &s->v[lo];
 }
 
+/* How many addresses have a name: text symbols less padding and aliases. */
 size_t ng_syms_count(const struct ng_syms *s)
 {
 	return s ? s->n : 0;
 }
 
+/* Free the table and its strings; NULL is fine. */
 void ng_syms_free(struct ng_syms *s)
 {
 	if (!s)
