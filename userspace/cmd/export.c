@@ -1,27 +1,54 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * export.c - "nanograph export": a recording as Chrome trace JSON for
- * ui.perfetto.dev, or as folded stacks for flame graphs.
+ * ui.perfetto.dev, or as folded stacks for flamegraph.pl and speedscope.
+ * The formats are written by libnanograph (lib/export.c); this file parses
+ * options and says what went wrong.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nanograph.h"
 #include "cmd.h"
 
 const char ng_export_help[] =
-"Options (one of --chrome and --folded):\n"
-"  --chrome    Chrome Trace Event JSON: open it in https://ui.perfetto.dev\n"
-"              or chrome://tracing; one track per thread (default FILE:\n"
-"              DIR/trace.json)\n"
-"  --folded    folded stacks 'comm;f1;...;fn NS' weighted by fn's self\n"
-"              time in ns, for flamegraph.pl and speedscope (default FILE:\n"
-"              DIR/stacks.folded)\n"
-"  -o FILE     where to write";
+"Options (exactly one of --chrome and --folded):\n"
+"  --chrome    Chrome Trace Event JSON, one complete event per call, ts\n"
+"              and dur in microseconds (exact to the ns): open it in\n"
+"              https://ui.perfetto.dev. Default FILE: DIR/trace.json\n"
+"  --folded    folded stacks 'comm;f1;...;fn NS', NS the self time of fn\n"
+"              in that stack, for flamegraph.pl and speedscope. Default\n"
+"              FILE: DIR/stacks.folded\n"
+"  -o FILE     where to write; written under a temporary name and renamed,\n"
+"              so FILE only ever holds a whole export\n"
+"\n"
+"An idle task's file 0-<cpu>.txt becomes tid 4194304 + cpu in pid 0.\n"
+"See Documentation/report-export.md.";
 
+/* One line on stderr: which input or output failed, and why. */
+static void export_error(const struct ng_recording *rec, const char *out,
+			 const struct ng_pp_bad *bad, int err)
+{
+	if (err == -EBADMSG && bad->file)
+		fprintf(stderr, "nanograph export: %s/%s:%" PRIu64 ": not a valid push/pop line: %s (see 'nanograph check %s/%s'); nothing written\n",
+			rec->dir, bad->file, bad->line, bad->why, rec->dir,
+			bad->file);
+	else if (bad->file)
+		fprintf(stderr, "nanograph export: %s/%s: %s; nothing written\n",
+			rec->dir, bad->file, strerror(-err));
+	else if (err == -ENOMEM)
+		fprintf(stderr, "nanograph export: %s: %s\n", rec->dir,
+			strerror(-err));
+	else
+		fprintf(stderr, "nanograph export: cannot write %s: %s\n", out,
+			strerror(-err));
+}
+
+/* Options, the recording, the default FILE in DIR, then the library. */
 int cmd_export(const struct ng_cmd *self, int argc, char **argv)
 {
 	enum { OPT_CHROME = 256, OPT_FOLDED };
@@ -29,12 +56,13 @@ int cmd_export(const struct ng_cmd *self, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "chrome", no_argument, NULL, OPT_CHROME },
 		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ "output", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *out = NULL, *bad_file = NULL;
+	const char *out = NULL;
 	struct ng_recording rec;
-	char path[4096];
-	uint64_t line = 0;
+	struct ng_pp_bad bad;
+	char *path = NULL;
 	int c, ret, fmt = 0;
 
 	optind = 1;
@@ -45,42 +73,49 @@ int cmd_export(const struct ng_cmd *self, int argc, char **argv)
 			ng_cmd_help(self);
 			return NG_EXIT_OK;
 		case 'o':
+			if (!*optarg)
+				return ng_usage_error(self->name,
+					"option '-o' needs a file name");
 			out = optarg;
 			break;
 		case OPT_CHROME:
 		case OPT_FOLDED:
 			if (fmt && fmt != c)
 				return ng_usage_error(self->name,
-					"give one of --chrome and --folded");
+					"give only one of --chrome and --folded");
 			fmt = c;
 			break;
-		default:
+		case '?':
 			if (optopt == 'o')
 				return ng_usage_error(self->name,
-					"option '-o' needs a value");
+					"option '-o' needs a file name");
 			return ng_usage_error(self->name, "unknown option '%s'",
 					      argv[optind - 1]);
 		}
 	}
 	if (!fmt)
-		return ng_usage_error(self->name, "which format? give --chrome or --folded");
+		return ng_usage_error(self->name,
+				      "which format? give --chrome or --folded");
 	if (argc - optind != 1)
-		return ng_usage_error(self->name, "give one recording directory");
+		return ng_usage_error(self->name, argc == optind ?
+				      "no recording directory given" :
+				      "give one recording directory");
 	if (ng_cmd_open_recording(self, argv[optind], &rec))
 		return NG_EXIT_FAIL;
 	if (!out) {
-		snprintf(path, sizeof(path), "%s/%s", rec.dir,
-			 fmt == OPT_CHROME ? "trace.json" : "stacks.folded");
+		if (asprintf(&path, "%s/%s", rec.dir, fmt == OPT_CHROME ?
+			     "trace.json" : "stacks.folded") < 0) {
+			ng_recording_close(&rec);
+			fprintf(stderr, "nanograph export: %s\n", strerror(ENOMEM));
+			return NG_EXIT_FAIL;
+		}
 		out = path;
 	}
-	ret = fmt == OPT_CHROME ? ng_export_chrome(&rec, out, &line, &bad_file) :
-				  ng_export_folded(&rec, out, &line, &bad_file);
-	if (ret == -EBADMSG)
-		fprintf(stderr, "nanograph export: %s/%s:%" PRIu64 ": not a valid push/pop line; nothing written\n",
-			rec.dir, bad_file, line);
-	else if (ret)
-		fprintf(stderr, "nanograph export: %s: %s; nothing written\n",
-			bad_file ? bad_file : out, strerror(-ret));
+	ret = fmt == OPT_CHROME ? ng_export_chrome(&rec, out, &bad) :
+				  ng_export_folded(&rec, out, &bad);
+	if (ret)
+		export_error(&rec, out, &bad, ret);
 	ng_recording_close(&rec);
+	free(path);
 	return ret ? NG_EXIT_FAIL : NG_EXIT_OK;
 }

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "nanograph.h"
 #include "cmd.h"
@@ -124,9 +125,14 @@ int ng_cmd_options(const struct ng_cmd *self, int argc, char **argv,
 int ng_cmd_open_recording(const struct ng_cmd *self, const char *dir,
 			  struct ng_recording *rec)
 {
+	struct stat st;
 	int ret = ng_recording_open(rec, dir);
 
-	if (ret == -ENOENT)
+	/* opendir() of a missing directory is ENOENT too: tell the cases apart. */
+	if (ret == -ENOENT && stat(dir, &st))
+		fprintf(stderr, "nanograph %s: %s: %s\n", self->name, dir,
+			strerror(errno));
+	else if (ret == -ENOENT)
 		fprintf(stderr, "nanograph %s: %s: no push/pop files (<tid>.txt) here: is it a 'nanograph record -o' directory?\n",
 			self->name, dir);
 	else if (ret)

@@ -2,7 +2,8 @@
 /*
  * report.c - "nanograph report": per-function calls, total, self, average
  * and maximum time of a recording, in the spirit of ftrace's function
- * profiler and "uftrace report".
+ * profiler and "uftrace report". The numbers come from libnanograph
+ * (analyze.c); this file parses options and prints tables.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -16,15 +17,18 @@
 
 const char ng_report_help[] =
 "Options:\n"
-"  -s, --sort KEY  total (default), self, calls, avg, max or name\n"
-"  -t, --threads   one table per thread instead of one for all\n"
-"  -n N            only the first N functions of each table\n"
-"  --ns            times as integer nanoseconds (for scripts)\n"
+"  -s, --sort KEY  order of the rows: total (default), self, calls, avg,\n"
+"                  max (largest first) or name; ties go by name\n"
+"  -t, --threads   one table per thread (tid order), headed by its tid,\n"
+"                  pid and comm, instead of one for the whole recording\n"
+"  -n N            only the first N rows of each table\n"
+"  --ns            times as integer nanoseconds, for scripts\n"
 "\n"
-"Total is a function's inclusive time, summed over its calls; self is\n"
+"Total is a function's inclusive time summed over its calls; self is\n"
 "total minus the time of the calls it made; avg is total / calls; max is\n"
-"its longest single call. A recursive function's calls each count on\n"
-"their own, so its total can exceed the recording's span.";
+"its longest single call. Each frame of a recursive function counts on\n"
+"its own, so its total can exceed the time recorded.\n"
+"See Documentation/report-export.md.";
 
 /* 1234 ns as "1.234 us", like uftrace; or the integer with --ns. */
 static const char *fmt_time(char *buf, size_t size, uint64_t ns, bool raw)
@@ -37,7 +41,7 @@ static const char *fmt_time(char *buf, size_t size, uint64_t ns, bool raw)
 		snprintf(buf, size, "%" PRIu64, ns);
 		return buf;
 	}
-	while (u < 3 && ns >= scale * 1000) {
+	while (u < 3 && ns / scale >= 1000) {
 		scale *= 1000;
 		u++;
 	}
@@ -49,75 +53,127 @@ static const char *fmt_time(char *buf, size_t size, uint64_t ns, bool raw)
 	return buf;
 }
 
-/* One table: the header line, then a row per function. */
-static void print_table(const struct ng_func_stats *s, size_t n, long limit,
-			bool raw)
+/* The header and up to @limit rows (all if negative) of one profile. */
+static int print_table(struct ng_profile *p, enum ng_sort key, long limit,
+		       bool raw)
 {
+	const struct ng_func_stats *s;
 	char a[32], b[32], c[32], d[32];
-	size_t i;
+	size_t i, n;
+	int ret = ng_profile_sorted(p, key, &s, &n);
 
+	if (ret)
+		return ret;
 	printf("%12s %12s %10s %12s %12s  %s\n", "Total", "Self", "Calls",
 	       "Avg", "Max", "Function");
-	for (i = 0; i < n && (limit < 0 || (long)i < limit); i++)
+	for (i = 0; i < n && (limit < 0 || i < (size_t)limit); i++)
 		printf("%12s %12s %10" PRIu64 " %12s %12s  %s\n",
 		       fmt_time(a, sizeof(a), s[i].total_ns, raw),
 		       fmt_time(b, sizeof(b), s[i].self_ns, raw), s[i].calls,
-		       fmt_time(c, sizeof(c), s[i].total_ns / s[i].calls, raw),
+		       fmt_time(c, sizeof(c), s[i].avg_ns, raw),
 		       fmt_time(d, sizeof(d), s[i].max_ns, raw), s[i].label);
-}
-
-/* Add files [from, to) of @rec to @p; one error line on a bad file. */
-static int add_files(struct ng_profile *p, const struct ng_recording *rec,
-		     size_t from, size_t to)
-{
-	char path[4096];
-	uint64_t line;
-	size_t i;
-	int ret;
-
-	for (i = from; i < to; i++) {
-		snprintf(path, sizeof(path), "%s/%s", rec->dir, rec->threads[i].file);
-		ret = ng_profile_add_file(p, path, &line);
-		if (ret == -EBADMSG) {
-			fprintf(stderr, "nanograph report: %s:%" PRIu64 ": not a valid push/pop line (see 'nanograph check %s')\n",
-				path, line, path);
-			return NG_EXIT_FAIL;
-		}
-		if (ret) {
-			fprintf(stderr, "nanograph report: %s: %s\n", path, strerror(-ret));
-			return NG_EXIT_FAIL;
-		}
-	}
 	return 0;
 }
 
-/* The summary line and one table over files [from, to). */
-static int report(const struct ng_recording *rec, size_t from, size_t to,
-		  enum ng_sort key, long limit, bool raw)
+/* "N calls, T recorded": what the summary lines have in common. */
+static void print_counts(uint64_t calls, uint64_t first, uint64_t last,
+			 bool raw)
 {
-	const struct ng_func_stats *s;
-	struct ng_profile *p;
-	uint64_t calls, first, last;
 	char span[32];
-	size_t n;
-	int ret;
 
-	if (ng_profile_new(&p))
-		return NG_EXIT_FAIL;
-	ret = add_files(p, rec, from, to);
-	s = ret ? NULL : ng_profile_sorted(p, key, &n);
-	if (!ret && s) {
-		ng_profile_totals(p, &calls, &first, &last);
-		printf("# %zu thread%s, %" PRIu64 " calls, %s%s recorded\n",
-		       to - from, to - from == 1 ? "" : "s", calls,
-		       fmt_time(span, sizeof(span), last - first, raw),
-		       raw ? " ns" : "");
-		print_table(s, n, limit, raw);
-	}
-	ng_profile_free(p);
-	return ret ? ret : (s ? NG_EXIT_OK : NG_EXIT_FAIL);
+	printf("%" PRIu64 " call%s, %s%s recorded\n", calls,
+	       calls == 1 ? "" : "s",
+	       fmt_time(span, sizeof(span), last - first, raw),
+	       raw ? " ns" : "");
 }
 
+/* One line on stderr for a file that cannot be read or breaks the format. */
+static void bad_input(const struct ng_recording *rec,
+		      const struct ng_pp_bad *bad, int err)
+{
+	if (err == -EBADMSG)
+		fprintf(stderr, "nanograph report: %s/%s:%" PRIu64 ": not a valid push/pop line: %s (see 'nanograph check %s/%s')\n",
+			rec->dir, bad->file, bad->line, bad->why, rec->dir,
+			bad->file);
+	else if (bad->file)
+		fprintf(stderr, "nanograph report: %s/%s: %s\n", rec->dir,
+			bad->file, strerror(-err));
+	else
+		fprintf(stderr, "nanograph report: %s: %s\n", rec->dir,
+			strerror(-err));
+}
+
+/*
+ * Read every file into @nr profiles: one for all threads, or one per
+ * thread. All files are read before anything is printed, so a bad file
+ * fails the report without printing half of it.
+ */
+static int load(const struct ng_recording *rec, struct ng_profile **profs,
+		size_t nr)
+{
+	struct ng_pp_bad bad = { 0 };
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < nr; i++)
+		ret = ng_profile_new(&profs[i]);
+	for (i = 0; !ret && i < rec->nr_threads; i++)
+		ret = ng_profile_add_thread(profs[nr == 1 ? 0 : i], rec, i, &bad);
+	if (ret)
+		bad_input(rec, &bad, ret);
+	return ret;
+}
+
+/*
+ * The summary line over the whole recording, then one table, or one per
+ * thread with its own summary: what "report" prints.
+ */
+static int print_report(const struct ng_recording *rec, bool threads,
+			enum ng_sort key, long limit, bool raw)
+{
+	size_t nr = threads ? rec->nr_threads : 1, i;
+	uint64_t calls = 0, first = UINT64_MAX, last = 0, c, f, l;
+	struct ng_profile **profs = calloc(nr, sizeof(*profs));
+	int ret = profs ? load(rec, profs, nr) : -ENOMEM;
+
+	if (!profs)
+		fprintf(stderr, "nanograph report: %s\n", strerror(ENOMEM));
+	for (i = 0; !ret && i < nr; i++) {
+		ng_profile_totals(profs[i], &c, &f, &l);
+		calls += c;
+		if (c && f < first)
+			first = f;
+		if (c && l > last)
+			last = l;
+	}
+	if (!ret) {
+		printf("# %zu thread%s, ", rec->nr_threads,
+		       rec->nr_threads == 1 ? "" : "s");
+		print_counts(calls, calls ? first : 0, last, raw);
+	}
+	for (i = 0; !ret && i < nr; i++) {
+		const struct ng_rec_thread *t = &rec->threads[i];
+
+		if (threads) {
+			char pid[16] = "?";
+
+			if (t->pid >= 0)
+				snprintf(pid, sizeof(pid), "%d", t->pid);
+			ng_profile_totals(profs[i], &c, &f, &l);
+			printf("\n# tid %s, pid %s, %s: ", t->tid, pid, t->comm);
+			print_counts(c, f, l, raw);
+		}
+		ret = print_table(profs[i], key, limit, raw);
+		if (ret)
+			fprintf(stderr, "nanograph report: %s\n", strerror(-ret));
+	}
+	for (i = 0; profs && i < nr; i++)
+		ng_profile_free(profs[i]);
+	free(profs);
+	return ret ? NG_EXIT_FAIL : NG_EXIT_OK;
+}
+
+/* Options, then the recording, then the tables; errors as one line. */
 int cmd_report(const struct ng_cmd *self, int argc, char **argv)
 {
 	enum { OPT_NS = 256 };
@@ -133,7 +189,6 @@ int cmd_report(const struct ng_cmd *self, int argc, char **argv)
 	struct ng_recording rec;
 	long limit = -1;
 	char *end;
-	size_t i;
 	int c, ret;
 
 	optind = 1;
@@ -157,33 +212,30 @@ int cmd_report(const struct ng_cmd *self, int argc, char **argv)
 			limit = strtol(optarg, &end, 10);
 			if (errno || *end || end == optarg || limit < 0)
 				return ng_usage_error(self->name,
-					"-n wants a count, not '%s'", optarg);
+					"-n wants a number of rows, not '%s'",
+					optarg);
 			break;
 		case OPT_NS:
 			raw = true;
 			break;
-		default:
-			if (optopt && strchr("sn", optopt))
+		case '?':
+			if (optopt == 's')
 				return ng_usage_error(self->name,
-					"option '-%c' needs a value", optopt);
+					"option '--sort' needs a KEY");
+			if (optopt == 'n')
+				return ng_usage_error(self->name,
+					"option '-n' needs a number");
 			return ng_usage_error(self->name, "unknown option '%s'",
 					      argv[optind - 1]);
 		}
 	}
 	if (argc - optind != 1)
-		return ng_usage_error(self->name, "give one recording directory");
+		return ng_usage_error(self->name, argc == optind ?
+				      "no recording directory given" :
+				      "give one recording directory");
 	if (ng_cmd_open_recording(self, argv[optind], &rec))
 		return NG_EXIT_FAIL;
-	if (!threads) {
-		ret = report(&rec, 0, rec.nr_threads, key, limit, raw);
-	} else {
-		for (i = 0, ret = 0; i < rec.nr_threads && !ret; i++) {
-			printf("%s# thread %s, pid %d, %s\n", i ? "\n" : "",
-			       rec.threads[i].tid, rec.threads[i].pid,
-			       rec.threads[i].comm);
-			ret = report(&rec, i, i + 1, key, limit, raw);
-		}
-	}
+	ret = print_report(&rec, threads, key, limit, raw);
 	ng_recording_close(&rec);
 	return ret;
 }

@@ -1,91 +1,187 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * analyze.c - read a recording back: its files, its threads, each file's
- * lines (checked as "nanograph check" does), and the per-function profile
- * "nanograph report" prints.
+ * analyze.c - read a recording back: which files it holds and whose they
+ * are (threads.tsv), each file's calls with their exact inclusive and self
+ * times (checked line by line by the rules of "nanograph check"), and the
+ * per-function profile that "nanograph report" prints.
  *
- * Files are streamed line by line: a recording can hold tens of millions
- * of lines, and only one thread's open frames are ever in memory.
+ * A recording can hold tens of millions of lines: files are streamed one
+ * line at a time, the walk keeps only the open frames of one thread, and
+ * the profile one entry per distinct function.
  */
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nanograph.h"
+#include "strmap.h"
 
-/* A push/pop file's name: digits, or "0-" and digits, then ".txt". */
-static bool pp_name(const char *name)
+/* ---- the recording directory ---- */
+
+/*
+ * "<digits>" or "0-<digits>" (@len bytes): a tid, or a CPU's idle task.
+ * Anything else is not ours, so it is refused rather than guessed at.
+ */
+static bool parse_tid(const char *s, size_t len, bool *idle, long long *id)
 {
-	size_t len = strlen(name), digits;
+	unsigned long long v = 0;
+	size_t i = 0;
 
-	if (len < 5 || len >= sizeof(((struct ng_rec_thread *)0)->tid) ||
-	    strcmp(name + len - 4, ".txt"))
+	*idle = len > 2 && s[0] == '0' && s[1] == '-';
+	if (*idle)
+		i = 2;
+	if (i == len || len - i > 10)
 		return false;
-	if (!strncmp(name, "0-", 2) && len > 6)
-		name += 2, len -= 2;
-	digits = strspn(name, "0123456789");
-	return digits && digits == len - 4;
+	for (; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (s[i] - '0');
+	}
+	if (v > INT_MAX)
+		return false;
+	*id = v;
+	return true;
 }
 
-/* Idle tasks first (by CPU), then threads by tid. */
+/* Idle tasks first (by CPU: they are tid 0), then threads by tid. */
 static int thread_cmp(const void *a, const void *b)
 {
 	const struct ng_rec_thread *x = a, *y = b;
-	bool xi = strchr(x->tid, '-'), yi = strchr(y->tid, '-');
-	long long xv, yv;
 
-	if (xi != yi)
-		return xi ? -1 : 1;
-	xv = atoll(xi ? x->tid + 2 : x->tid);
-	yv = atoll(yi ? y->tid + 2 : y->tid);
-	return xv < yv ? -1 : xv > yv;
+	if (x->idle != y->idle)
+		return x->idle ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* Fill in pid and comm from threads.tsv rows "tid\tpid\tcomm". */
+/* A push/pop file's name fills in @t's tid; false for any other name. */
+static bool pp_name(const char *name, struct ng_rec_thread *t)
+{
+	size_t len = strlen(name);
+
+	if (len < 5 || len - 4 >= sizeof(t->tid) ||
+	    strcmp(name + len - 4, ".txt") ||
+	    !parse_tid(name, len - 4, &t->idle, &t->id))
+		return false;
+	memcpy(t->tid, name, len - 4);
+	t->tid[len - 4] = '\0';
+	return true;
+}
+
+/* One row of threads.tsv, parsed. */
+struct tsv_row {
+	bool idle;
+	long long id;
+	int pid;
+	char comm[64];
+};
+
+/* Split "tid\tpid\tcomm" (no newline); false for the header or a bad row. */
+static bool parse_row(char *line, struct tsv_row *r)
+{
+	char *pid = strchr(line, '\t'), *comm, *end;
+	long v;
+
+	if (!pid)
+		return false;
+	comm = strchr(pid + 1, '\t');
+	if (!comm || !parse_tid(line, pid - line, &r->idle, &r->id))
+		return false;
+	*comm++ = '\0';
+	errno = 0;
+	v = strtol(pid + 1, &end, 10);
+	r->pid = (errno || end == pid + 1 || *end || v < -1 || v > INT_MAX) ?
+		 -1 : (int)v;
+	snprintf(r->comm, sizeof(r->comm), "%s", comm);
+	return true;
+}
+
+/* Rows in the order of threads: idle tasks by CPU, then by tid. */
+static int row_cmp(const void *a, const void *b)
+{
+	const struct tsv_row *x = a, *y = b;
+
+	if (x->idle != y->idle)
+		return x->idle ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The row of a thread, or NULL: rows are few, threads may be many. */
+static const struct tsv_row *find_row(const struct tsv_row *rows, size_t nr,
+				      bool idle, long long id)
+{
+	struct tsv_row key = { .idle = idle, .id = id };
+
+	return nr ? bsearch(&key, rows, nr, sizeof(*rows), row_cmp) : NULL;
+}
+
+/*
+ * Name each thread from threads.tsv: its pid and comm, and the comm of its
+ * process's main thread (the row whose tid is the pid), which may have a
+ * row but no file of its own. Names are a convenience: a missing or odd
+ * table leaves the tids as names rather than failing the report.
+ */
 static void read_threads_tsv(struct ng_recording *rec)
 {
-	char path[4096], line[256];
-	FILE *f;
-	size_t i;
+	struct tsv_row *rows = NULL, *r;
+	size_t nr = 0, cap = 0, lcap = 0;
+	const struct tsv_row *row;
+	struct ng_rec_thread *t;
+	char *path, *line = NULL;
+	FILE *f = NULL;
 
-	snprintf(path, sizeof(path), "%s/threads.tsv", rec->dir);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *tid = line, *pid, *comm;
-
-		line[strcspn(line, "\n")] = '\0';
-		pid = strchr(tid, '\t');
-		if (!pid)
-			continue;
-		*pid++ = '\0';
-		comm = strchr(pid, '\t');
-		if (!comm)
-			continue;
-		*comm++ = '\0';
-		for (i = 0; i < rec->nr_threads; i++) {
-			if (strcmp(rec->threads[i].tid, tid))
-				continue;
-			rec->threads[i].pid = atoi(pid);
-			if (*comm)
-				snprintf(rec->threads[i].comm,
-					 sizeof(rec->threads[i].comm), "%s", comm);
-			break;
+	if (asprintf(&path, "%s/threads.tsv", rec->dir) >= 0) {
+		f = fopen(path, "re");
+		free(path);
+	}
+	rec->have_threads_tsv = f != NULL;
+	while (f && getline(&line, &lcap, f) > 0) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (nr == cap) {
+			cap = cap ? 2 * cap : 64;
+			r = realloc(rows, cap * sizeof(*r));
+			if (!r)
+				break;
+			rows = r;
+		}
+		nr += parse_row(line, &rows[nr]);
+	}
+	free(line);
+	if (f)
+		fclose(f);
+	if (nr)
+		qsort(rows, nr, sizeof(*rows), row_cmp);
+	for (t = rec->threads; t < rec->threads + rec->nr_threads; t++) {
+		row = find_row(rows, nr, t->idle, t->id);
+		if (row) {
+			t->pid = row->pid;
+			if (row->comm[0])
+				memcpy(t->comm, row->comm, sizeof(t->comm));
 		}
 	}
-	fclose(f);
+	for (t = rec->threads; t < rec->threads + rec->nr_threads; t++) {
+		row = t->pid > 0 ? find_row(rows, nr, false, t->pid) : NULL;
+		if (t->idle)
+			snprintf(t->process, sizeof(t->process), "idle");
+		else if (row && row->comm[0])
+			memcpy(t->process, row->comm, sizeof(t->process));
+		else
+			memcpy(t->process, t->comm, sizeof(t->process));
+	}
+	free(rows);
 }
 
+/* A recording is whatever push/pop files DIR holds; names are optional. */
 int ng_recording_open(struct ng_recording *rec, const char *dir)
 {
-	struct ng_rec_thread *t;
+	struct ng_rec_thread t, *n;
 	struct dirent *de;
-	size_t cap = 0;
+	size_t cap = 0, len;
+	int ret = 0;
 	DIR *d;
 
 	memset(rec, 0, sizeof(*rec));
@@ -93,277 +189,349 @@ int ng_recording_open(struct ng_recording *rec, const char *dir)
 	if (!d)
 		return -errno;
 	rec->dir = strdup(dir);
-	if (!rec->dir) {
-		closedir(d);
-		return -ENOMEM;
-	}
-	while ((de = readdir(d))) {
-		if (!pp_name(de->d_name))
+	if (!rec->dir)
+		ret = -ENOMEM;
+	/* "DIR/" names its files "DIR/5.txt", not "DIR//5.txt" */
+	for (len = ret ? 0 : strlen(rec->dir); len > 1 && rec->dir[len - 1] == '/'; )
+		rec->dir[--len] = '\0';
+	while (!ret && (de = readdir(d))) {
+		memset(&t, 0, sizeof(t));
+		if (!pp_name(de->d_name, &t))
 			continue;
 		if (rec->nr_threads == cap) {
 			cap = cap ? 2 * cap : 64;
-			t = realloc(rec->threads, cap * sizeof(*t));
-			if (!t) {
-				closedir(d);
-				ng_recording_close(rec);
-				return -ENOMEM;
+			n = realloc(rec->threads, cap * sizeof(*n));
+			if (!n) {
+				ret = -ENOMEM;
+				break;
 			}
-			rec->threads = t;
+			rec->threads = n;
 		}
-		t = &rec->threads[rec->nr_threads++];
-		/* pp_name() checked the length: both fit. */
-		memcpy(t->file, de->d_name, strlen(de->d_name) + 1);
-		memcpy(t->tid, de->d_name, strlen(de->d_name) - 4);
-		t->tid[strlen(de->d_name) - 4] = '\0';
-		snprintf(t->comm, sizeof(t->comm), "%s", t->tid);
-		t->pid = -1;
+		if (asprintf(&t.path, "%s%s%s", rec->dir,
+			     strcmp(rec->dir, "/") ? "/" : "", de->d_name) < 0) {
+			ret = -ENOMEM;
+			break;
+		}
+		t.file = t.path + strlen(t.path) - strlen(de->d_name);
+		t.pid = t.idle ? 0 : -1;
+		snprintf(t.comm, sizeof(t.comm), "%s", t.tid);
+		rec->threads[rec->nr_threads++] = t;
 	}
 	closedir(d);
-	if (!rec->nr_threads) {
+	if (!ret && !rec->nr_threads)
+		ret = -ENOENT;
+	if (ret) {
 		ng_recording_close(rec);
-		return -ENOENT;
+		return ret;
 	}
 	qsort(rec->threads, rec->nr_threads, sizeof(*rec->threads), thread_cmp);
 	read_threads_tsv(rec);
 	return 0;
 }
 
+/* Free what ng_recording_open() allocated; @rec may be opened again. */
 void ng_recording_close(struct ng_recording *rec)
 {
-	free(rec->dir);
+	size_t i;
+
+	for (i = 0; i < rec->nr_threads; i++)
+		free(rec->threads[i].path);
 	free(rec->threads);
+	free(rec->dir);
 	memset(rec, 0, sizeof(*rec));
 }
 
-/* "<digits>:" then "POP" or "+label"; the rules of pushpop_check.c. */
-int ng_pp_walk(const char *path, const struct ng_pp_visitor *v,
-	       uint64_t *bad_line)
+/* ---- walking a push/pop file ---- */
+
+/* An open frame; its label sits at label_at in the walk's label buffer. */
+struct frame {
+	uint64_t start;
+	uint64_t child;		/* inclusive time of the calls it made */
+	size_t label_at;
+};
+
+struct walk {
+	struct frame *stack;
+	size_t depth, cap;
+	char *labels;		/* the open frames' labels, NUL-separated */
+	size_t labels_len, labels_cap;
+	struct ng_pp_bad *bad;
+	uint64_t line;
+};
+
+/* Record the first (and only) error, in the words of pushpop_check.c. */
+__attribute__((format(printf, 2, 3)))
+static int walk_fail(struct walk *w, const char *fmt, ...)
 {
-	uint64_t lineno = 0, depth = 0, last = 0, ns;
+	va_list ap;
+
+	w->bad->line = w->line;
+	va_start(ap, fmt);
+	vsnprintf(w->bad->why, sizeof(w->bad->why), fmt, ap);
+	va_end(ap);
+	return -EBADMSG;
+}
+
+/* Open a frame: its start, and its label kept until it closes. */
+static int walk_push(struct walk *w, uint64_t ns, const char *label,
+		     size_t len)
+{
+	if (w->depth == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 64;
+		struct frame *s = realloc(w->stack, cap * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		w->stack = s;
+		w->cap = cap;
+	}
+	if (w->labels_len + len + 1 > w->labels_cap) {
+		size_t cap = 2 * (w->labels_len + len + 1);
+		char *l = realloc(w->labels, cap);
+
+		if (!l)
+			return -ENOMEM;
+		w->labels = l;
+		w->labels_cap = cap;
+	}
+	w->stack[w->depth++] = (struct frame){ ns, 0, w->labels_len };
+	memcpy(w->labels + w->labels_len, label, len);
+	w->labels[w->labels_len + len] = '\0';
+	w->labels_len += len + 1;
+	return 0;
+}
+
+/*
+ * Check one line (without its newline) and hand it to @v. The checks and
+ * their order are those of check_line() in pushpop_check.c, so report and
+ * export refuse exactly what "nanograph check" refuses, at the same line.
+ */
+static int walk_line(struct walk *w, const struct ng_pp_visitor *v,
+		     const char *line, size_t len, uint64_t *last,
+		     bool partial)
+{
+	uint64_t ns = 0;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < len && line[i] >= '0' && line[i] <= '9'; i++) {
+		unsigned int d = line[i] - '0';
+
+		if (ns > (UINT64_MAX - d) / 10)
+			return walk_fail(w, "timestamp does not fit in 64 bits");
+		ns = ns * 10 + d;
+	}
+	if (!i)
+		return walk_fail(w, len ? "line does not start with a timestamp" :
+				 "empty line");
+	if (i == len || line[i] != ':')
+		return walk_fail(w, "expected ':' after the timestamp");
+	line += i + 1;
+	len -= i + 1;
+	if (!(len == 3 && !memcmp(line, "POP", 3)) && !(len && line[0] == '+'))
+		return walk_fail(w, "expected POP or +<label> after ':'");
+	if (len == 1)
+		return walk_fail(w, "empty label after '+'");
+	if (w->line > 1 && ns < *last)
+		return walk_fail(w, "timestamp %" PRIu64 " is before the previous %" PRIu64,
+				 ns, *last);
+	*last = ns;
+	if (line[0] == 'P' && !w->depth)
+		return walk_fail(w, "POP with no open frame");
+	if (partial)
+		return walk_fail(w, "missing newline at end of file");
+
+	if (line[0] == '+') {
+		ret = walk_push(w, ns, line + 1, len - 1);
+		if (!ret && v->enter)
+			ret = v->enter(v->priv, w->labels + w->stack[w->depth - 1].label_at,
+				       ns, w->depth - 1);
+	} else {
+		struct frame *f = &w->stack[--w->depth];
+		struct ng_call c = {
+			.label = w->labels + f->label_at,
+			.start_ns = f->start,
+			.end_ns = ns,
+			.self_ns = ns - f->start - f->child,
+			.depth = w->depth,
+		};
+
+		if (w->depth)
+			f[-1].child += ns - f->start;
+		ret = v->leave ? v->leave(v->priv, &c) : 0;
+		w->labels_len = f->label_at;
+	}
+	return ret;
+}
+
+/*
+ * Stream one file: getline() keeps memory to one line, whatever the size
+ * of the file; the stack holds only the open frames.
+ */
+int ng_pp_walk(const char *path, const struct ng_pp_visitor *v,
+	       struct ng_pp_bad *bad)
+{
+	struct ng_pp_bad ignored;
+	struct walk w = { .bad = bad ? bad : &ignored };
+	uint64_t last = 0;
 	size_t cap = 0;
-	char *line = NULL, *p;
+	char *line = NULL;
 	ssize_t len;
 	int ret = 0;
 	FILE *f;
 
-	*bad_line = 0;
+	memset(w.bad, 0, sizeof(*w.bad));
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
-	while ((len = getline(&line, &cap, f)) > 0) {
-		lineno++;
-		if (line[len - 1] != '\n' || !isdigit((unsigned char)line[0]))
-			goto bad;
-		line[--len] = '\0';
-		errno = 0;
-		ns = strtoull(line, &p, 10);
-		if (errno || *p != ':' || ns < last)
-			goto bad;
-		last = ns;
-		p++;
-		if (!strcmp(p, "POP")) {
-			if (!depth)
-				goto bad;
-			depth--;
-			ret = v->pop ? v->pop(v->priv, ns) : 0;
-		} else if (p[0] == '+' && p[1]) {
-			depth++;
-			ret = v->push ? v->push(v->priv, ns, p + 1) : 0;
-		} else {
-			goto bad;
-		}
-		if (ret)
-			goto out;
+	errno = 0;
+	while (!ret && (len = getline(&line, &cap, f)) > 0) {
+		bool partial = line[len - 1] != '\n';
+
+		w.line++;
+		ret = walk_line(&w, v, line, len - !partial, &last, partial);
 	}
-	if (ferror(f)) {
-		ret = -EIO;
-		goto out;
-	}
-	if (depth) {
-		lineno++;	/* the end of the file */
-		goto bad;
-	}
-	goto out;
-bad:
-	*bad_line = lineno;
-	ret = -EBADMSG;
-out:
+	if (!ret && ferror(f))
+		ret = errno ? -errno : -EIO;
+	if (!ret && w.depth)
+		ret = walk_fail(&w, "%zu frame(s) still open at end of file",
+				w.depth);
 	free(line);
+	free(w.stack);
+	free(w.labels);
 	fclose(f);
 	return ret;
 }
 
 /* ---- the profile ---- */
 
-struct fentry {
-	struct fentry *next;
-	struct ng_func_stats st;
-};
-
-struct frame {
-	struct fentry *fn;
-	uint64_t start, child;
-};
-
-#define PROFILE_BUCKETS	4096
-
 struct ng_profile {
-	struct fentry *buckets[PROFILE_BUCKETS];
-	size_t nr;
+	struct ng_strmap *funcs;	/* label -> struct ng_func_stats */
 	struct ng_func_stats *sorted;
-	struct frame *stack;
-	size_t depth, cap;
 	uint64_t calls, first, last;
-	bool any;
 };
 
-static unsigned int str_hash(const char *s)
-{
-	unsigned int h = 5381;
-
-	while (*s)
-		h = h * 33 + (unsigned char)*s++;
-	return h % PROFILE_BUCKETS;
-}
-
+/* An empty profile; files are added one by one so none is held whole. */
 int ng_profile_new(struct ng_profile **pp)
 {
-	*pp = calloc(1, sizeof(**pp));
-	return *pp ? 0 : -ENOMEM;
-}
+	struct ng_profile *p = calloc(1, sizeof(*p));
 
-static struct fentry *fn_get(struct ng_profile *p, const char *label)
-{
-	unsigned int h = str_hash(label);
-	struct fentry *e;
-
-	for (e = p->buckets[h]; e; e = e->next)
-		if (!strcmp(e->st.label, label))
-			return e;
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return NULL;
-	e->st.label = strdup(label);
-	if (!e->st.label) {
-		free(e);
-		return NULL;
-	}
-	e->next = p->buckets[h];
-	p->buckets[h] = e;
-	p->nr++;
-	return e;
-}
-
-static void see_time(struct ng_profile *p, uint64_t ns)
-{
-	if (!p->any || ns < p->first)
-		p->first = ns;
-	if (ns > p->last)
-		p->last = ns;
-	p->any = true;
-}
-
-static int prof_push(void *priv, uint64_t ns, const char *label)
-{
-	struct ng_profile *p = priv;
-	struct fentry *fn = fn_get(p, label);
-
-	if (!fn)
+	if (p)
+		p->funcs = ng_strmap_new(sizeof(struct ng_func_stats));
+	if (!p || !p->funcs) {
+		free(p);
 		return -ENOMEM;
-	if (p->depth == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 64;
-		struct frame *s = realloc(p->stack, cap * sizeof(*s));
-
-		if (!s)
-			return -ENOMEM;
-		p->stack = s;
-		p->cap = cap;
 	}
-	p->stack[p->depth++] = (struct frame){ fn, ns, 0 };
-	see_time(p, ns);
+	*pp = p;
 	return 0;
 }
 
-/* A call ends: its time is its own minus its children's, and its parent's child time. */
-static int prof_pop(void *priv, uint64_t ns)
+/* A call ends: it adds to its function's entry, found by its label. */
+static int prof_leave(void *priv, const struct ng_call *c)
 {
 	struct ng_profile *p = priv;
-	struct frame *f = &p->stack[--p->depth];
-	uint64_t dur = ns - f->start;
-	struct ng_func_stats *st = &f->fn->st;
+	uint64_t dur = c->end_ns - c->start_ns;
+	struct ng_func_stats *st;
+	bool added;
 
+	st = ng_strmap_get(p->funcs, c->label, strlen(c->label), &added);
+	if (!st)
+		return -ENOMEM;
+	if (added)
+		st->label = ng_strmap_key(st);
 	st->calls++;
 	st->total_ns += dur;
-	st->self_ns += dur - f->child;
+	st->self_ns += c->self_ns;
 	if (dur > st->max_ns)
 		st->max_ns = dur;
-	if (p->depth)
-		p->stack[p->depth - 1].child += dur;
+	if (!p->calls || c->start_ns < p->first)
+		p->first = c->start_ns;
+	if (c->end_ns > p->last)
+		p->last = c->end_ns;
 	p->calls++;
-	see_time(p, ns);
 	return 0;
 }
 
+/* The walk does the checking and the times; the profile only sums. */
 int ng_profile_add_file(struct ng_profile *p, const char *path,
-			uint64_t *bad_line)
+			struct ng_pp_bad *bad)
 {
-	struct ng_pp_visitor v = { prof_push, prof_pop, p };
+	struct ng_pp_visitor v = { .leave = prof_leave, .priv = p };
 
-	p->depth = 0;
-	return ng_pp_walk(path, &v, bad_line);
+	return ng_pp_walk(path, &v, bad);
 }
 
-static enum ng_sort sort_key;
-
-static uint64_t key_of(const struct ng_func_stats *s)
+/* As ng_profile_add_file(), naming the thread's file if it is bad. */
+int ng_profile_add_thread(struct ng_profile *p, const struct ng_recording *rec,
+			  size_t i, struct ng_pp_bad *bad)
 {
-	switch (sort_key) {
-	case NG_SORT_SELF:
-		return s->self_ns;
-	case NG_SORT_CALLS:
-		return s->calls;
-	case NG_SORT_AVG:
-		return s->calls ? s->total_ns / s->calls : 0;
-	case NG_SORT_MAX:
-		return s->max_ns;
-	default:
-		return s->total_ns;
+	int ret = ng_profile_add_file(p, rec->threads[i].path, bad);
+
+	if (ret && ret != -ENOMEM && bad)
+		bad->file = rec->threads[i].file;
+	return ret;
+}
+
+/* Order by name: the last word of every sort key. */
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(((const struct ng_func_stats *)a)->label,
+		      ((const struct ng_func_stats *)b)->label);
+}
+
+/* One comparator per key: descending by a field, then by name. */
+#define DEFINE_CMP(field)						\
+static int cmp_##field(const void *a, const void *b)			\
+{									\
+	const struct ng_func_stats *x = a, *y = b;			\
+									\
+	if (x->field != y->field)					\
+		return x->field > y->field ? -1 : 1;			\
+	return cmp_name(a, b);						\
+}
+DEFINE_CMP(total_ns)
+DEFINE_CMP(self_ns)
+DEFINE_CMP(calls)
+DEFINE_CMP(avg_ns)
+DEFINE_CMP(max_ns)
+
+/* Copies, so that sorting never disturbs the map that keeps counting. */
+int ng_profile_sorted(struct ng_profile *p, enum ng_sort key,
+		      const struct ng_func_stats **statsp, size_t *nr)
+{
+	static int (*const cmp[])(const void *, const void *) = {
+		[NG_SORT_TOTAL] = cmp_total_ns, [NG_SORT_SELF] = cmp_self_ns,
+		[NG_SORT_CALLS] = cmp_calls, [NG_SORT_AVG] = cmp_avg_ns,
+		[NG_SORT_MAX] = cmp_max_ns, [NG_SORT_NAME] = cmp_name,
+	};
+	struct ng_func_stats *s;
+	void **all;
+	size_t i, n;
+	int ret;
+
+	if ((unsigned int)key >= sizeof(cmp) / sizeof(cmp[0]))
+		return -EINVAL;
+	ret = ng_strmap_values(p->funcs, &all, &n);
+	if (ret)
+		return ret;
+	s = realloc(p->sorted, (n ? n : 1) * sizeof(*s));
+	if (!s) {
+		free(all);
+		return -ENOMEM;
 	}
-}
-
-static int stats_cmp(const void *a, const void *b)
-{
-	const struct ng_func_stats *x = a, *y = b;
-	uint64_t kx, ky;
-
-	if (sort_key != NG_SORT_NAME) {
-		kx = key_of(x);
-		ky = key_of(y);
-		if (kx != ky)
-			return kx > ky ? -1 : 1;
+	p->sorted = s;
+	for (i = 0; i < n; i++) {
+		s[i] = *(struct ng_func_stats *)all[i];
+		s[i].avg_ns = s[i].total_ns / s[i].calls;
 	}
-	return strcmp(x->label, y->label);
-}
-
-const struct ng_func_stats *ng_profile_sorted(struct ng_profile *p,
-					      enum ng_sort key, size_t *nr)
-{
-	struct fentry *e;
-	size_t i, n = 0;
-
-	free(p->sorted);
-	p->sorted = malloc((p->nr ? p->nr : 1) * sizeof(*p->sorted));
-	if (!p->sorted)
-		return NULL;
-	for (i = 0; i < PROFILE_BUCKETS; i++)
-		for (e = p->buckets[i]; e; e = e->next)
-			p->sorted[n++] = e->st;
-	sort_key = key;
-	qsort(p->sorted, n, sizeof(*p->sorted), stats_cmp);
+	free(all);
+	qsort(s, n, sizeof(*s), cmp[key]);
+	*statsp = s;
 	*nr = n;
-	return p->sorted;
+	return 0;
 }
 
+/* For the summary line: how much was recorded, and over what span. */
 void ng_profile_totals(const struct ng_profile *p, uint64_t *calls,
 		       uint64_t *first_ns, uint64_t *last_ns)
 {
@@ -372,24 +540,17 @@ void ng_profile_totals(const struct ng_profile *p, uint64_t *calls,
 	*last_ns = p->last;
 }
 
+/* Free the profile and every label it interned; @p may be NULL. */
 void ng_profile_free(struct ng_profile *p)
 {
-	struct fentry *e, *next;
-	size_t i;
-
 	if (!p)
 		return;
-	for (i = 0; i < PROFILE_BUCKETS; i++)
-		for (e = p->buckets[i]; e; e = next) {
-			next = e->next;
-			free((char *)e->st.label);
-			free(e);
-		}
+	ng_strmap_free(p->funcs);
 	free(p->sorted);
-	free(p->stack);
 	free(p);
 }
 
+/* The names the --sort option takes, one per enum ng_sort. */
 int ng_sort_parse(const char *name, enum ng_sort *key)
 {
 	static const char *const names[] = {

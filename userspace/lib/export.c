@@ -2,15 +2,21 @@
 /*
  * export.c - a recording in the formats other tools read:
  *
- *  - Chrome Trace Event JSON, which ui.perfetto.dev and chrome://tracing
- *    load: one complete ("X") event per call, with thread and process
- *    names as metadata. Perfetto does not import function-graph text, and
- *    pid/tid keyed JSON gives one track per thread.
+ *  - Chrome Trace Event JSON, which ui.perfetto.dev (and chrome://tracing)
+ *    loads: one complete ("X") event per call, thread and process names as
+ *    metadata. Perfetto has no importer for push/pop text; pid/tid keyed
+ *    JSON gives one track per thread, grouped by process.
  *  - Folded stacks ("comm;f1;...;fn weight"), which flamegraph.pl and
  *    speedscope read; the weight is fn's self time in nanoseconds.
  *
  * Times stay integers: microseconds with three decimals are printed from
- * nanoseconds, never through floating point.
+ * nanoseconds, never through floating point, so ts and dur are exact and
+ * folded weights add up to the recorded time to the nanosecond.
+ *
+ * Both stream the files one at a time. The JSON holds back only the calls
+ * of one outermost call, so that a parent is written before its children
+ * (viewers resolve calls that start in the same nanosecond by file order);
+ * the folded stacks keep one node per distinct stack, as a tree.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,343 +26,628 @@
 
 #include "nanograph.h"
 #include "outfile.h"
+#include "strmap.h"
 
-/* The idle tasks' "0-<cpu>" becomes a tid above PID_MAX_LIMIT (2^22). */
-#define NG_IDLE_TID_BASE	4194304
-
-static long long json_tid(const struct ng_rec_thread *t)
+/* A thread's own track: its tid, or past PID_MAX_LIMIT for an idle task. */
+long long ng_chrome_tid(const struct ng_rec_thread *t)
 {
-	if (!strncmp(t->tid, "0-", 2))
-		return NG_IDLE_TID_BASE + atoll(t->tid + 2);
-	return atoll(t->tid);
+	return t->idle ? NG_IDLE_TID_BASE + t->id : t->id;
 }
 
 /* A process to group the thread under: its pid, or itself if unknown. */
-static long long json_pid(const struct ng_rec_thread *t)
+long long ng_chrome_pid(const struct ng_rec_thread *t)
 {
-	if (!strncmp(t->tid, "0-", 2))
+	if (t->idle)
 		return 0;
-	return t->pid > 0 ? t->pid : json_tid(t);
+	return t->pid > 0 ? t->pid : t->id;
 }
 
-/* A JSON string body: quotes, backslashes and control characters escaped. */
-static void json_str(struct ng_outfile *o, const char *s)
+/* Open @path (any directory, or none for the current one) as an outfile. */
+static int out_open(struct ng_outfile *o, const char *path)
 {
-	for (; *s; s++) {
-		unsigned char c = *s;
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int ret;
 
-		if (c == '"' || c == '\\')
-			ng_outfile_printf(o, "\\%c", c);
-		else if (c < 0x20)
-			ng_outfile_printf(o, "\\u%04x", c);
-		else
-			ng_outfile_printf(o, "%c", c);
-	}
-}
-
-struct open_call {
-	char *label;
-	uint64_t start, child;
-};
-
-/* One thread's stack while a file is walked. */
-struct walk {
-	struct ng_outfile *out;
-	const struct ng_rec_thread *t;
-	struct open_call *stack;
-	size_t depth, cap;
-	bool first;			/* no JSON event written yet */
-	/* folded only */
-	char *path;			/* "comm;f1;...;fn" of the open frames */
-	size_t path_len, path_cap;
-	size_t *path_at;		/* path length before each frame */
-	struct folded *fold;
-};
-
-static int walk_push(struct walk *w, uint64_t ns, const char *label)
-{
-	if (w->depth == w->cap) {
-		size_t cap = w->cap ? 2 * w->cap : 64;
-		struct open_call *s = realloc(w->stack, cap * sizeof(*s));
-		size_t *at = realloc(w->path_at, cap * sizeof(*at));
-
-		if (s)
-			w->stack = s;
-		if (at)
-			w->path_at = at;
-		if (!s || !at)
+	if (!slash || slash == path) {
+		ret = ng_outfile_open(o, slash ? "/" : ".", slash ? path + 1 : path);
+	} else {
+		dir = strndup(path, slash - path);
+		if (!dir)
 			return -ENOMEM;
-		w->cap = cap;
+		ret = ng_outfile_open(o, dir, slash + 1);
+		free(dir);
 	}
-	w->stack[w->depth].label = strdup(label);
-	if (!w->stack[w->depth].label)
-		return -ENOMEM;
-	w->stack[w->depth].start = ns;
-	w->stack[w->depth].child = 0;
-	w->depth++;
-	return 0;
+	/* Large writes: a JSON export can be gigabytes. */
+	if (!ret)
+		setvbuf(o->fp, NULL, _IOFBF, 1 << 20);
+	return ret;
 }
 
-/* Close the top call; the caller uses it, then frees its label. */
-static struct open_call *walk_pop(struct walk *w, uint64_t ns, uint64_t *dur)
+/* Write bytes; the first failure sticks and makes the commit fail. */
+static void out_put(struct ng_outfile *o, const char *s, size_t len)
 {
-	struct open_call *c = &w->stack[--w->depth];
+	if (!o->err && fwrite(s, 1, len, o->fp) != len)
+		o->err = errno ? -errno : -EIO;
+}
 
-	*dur = ns - c->start;
-	if (w->depth)
-		w->stack[w->depth - 1].child += *dur;
-	return c;
+/* out_put() of a NUL-terminated string. */
+static void out_str(struct ng_outfile *o, const char *s)
+{
+	out_put(o, s, strlen(s));
+}
+
+/* Decimal digits of @v at @p; returns the end. No printf per event. */
+static char *put_u64(char *p, uint64_t v)
+{
+	char tmp[20];
+	int n = 0;
+
+	do {
+		tmp[n++] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* Nanoseconds as microseconds with three decimals: 1234567 -> 1234.567. */
+static char *put_us(char *p, uint64_t ns)
+{
+	unsigned int frac = ns % 1000;
+
+	p = put_u64(p, ns / 1000);
+	*p++ = '.';
+	*p++ = '0' + frac / 100;
+	*p++ = '0' + frac / 10 % 10;
+	*p++ = '0' + frac % 10;
+	return p;
 }
 
 /* ---- Chrome JSON ---- */
 
-static int chrome_push(void *priv, uint64_t ns, const char *label)
+/* Length of the valid UTF-8 sequence at @s, or 0: JSON text must be UTF-8. */
+static size_t utf8_len(const unsigned char *s)
 {
-	return walk_push(priv, ns, label);
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (c == 0xe0)
+		lo = 0xa0;		/* overlong */
+	else if (c == 0xed)
+		hi = 0x9f;		/* surrogates */
+	else if (c == 0xf0)
+		lo = 0x90;		/* overlong */
+	else if (c == 0xf4)
+		hi = 0x8f;		/* above U+10FFFF */
+	for (i = 1; i < n; i++, lo = 0x80, hi = 0xbf)
+		if (s[i] < lo || s[i] > hi)
+			return 0;
+	return n;
 }
 
-static int chrome_pop(void *priv, uint64_t ns)
+/*
+ * @s as the body of a JSON string, malloc'd: quotes, backslashes and
+ * control characters escaped, bytes that are not UTF-8 as U+FFFD (a comm
+ * is whatever bytes the task set).
+ */
+static char *json_escape(const char *s)
 {
-	struct walk *w = priv;
-	uint64_t dur;
-	struct open_call *c = walk_pop(w, ns, &dur);
+	char *out = malloc(6 * strlen(s) + 1), *p = out;
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n;
 
-	ng_outfile_printf(w->out, ",\n{\"ph\":\"X\",\"pid\":%lld,\"tid\":%lld,\"ts\":%" PRIu64
-			  ".%03u,\"dur\":%" PRIu64 ".%03u,\"name\":\"",
-			  json_pid(w->t), json_tid(w->t), c->start / 1000,
-			  (unsigned int)(c->start % 1000), dur / 1000,
-			  (unsigned int)(dur % 1000));
-	json_str(w->out, c->label);
-	free(c->label);
-	return ng_outfile_printf(w->out, "\"}");
+	if (!out)
+		return NULL;
+	while (*u) {
+		n = *u < 0x80 ? 1 : utf8_len(u);
+		if (*u == '"' || *u == '\\') {
+			*p++ = '\\';
+			*p++ = *u;
+		} else if (*u < 0x20) {
+			p += sprintf(p, "\\u%04x", *u);
+		} else if (n) {
+			memcpy(p, u, n);
+			p += n;
+		} else {
+			p += sprintf(p, "\\ufffd");
+		}
+		u += n ? n : 1;
+	}
+	*p = '\0';
+	return out;
 }
 
-/* Open DIR-relative or absolute @path as an outfile. */
-static int out_open(struct ng_outfile *o, const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char dir[4096];
+/* A call whose event is held back until its outermost call ends. */
+struct slot {
+	const char *name;	/* JSON-escaped label */
+	uint64_t start;
+	uint64_t dur;		/* SLOT_OPEN until the call ends */
+};
 
-	if (!slash)
-		return ng_outfile_open(o, ".", path);
-	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	return ng_outfile_open(o, slash == path ? "/" : dir, slash + 1);
-}
+#define SLOT_OPEN		UINT64_MAX
+/*
+ * Calls held back per thread at most: past this (an outermost call with
+ * a million calls inside), the calls that ended are written at once and
+ * only the open ones wait, so memory stays bounded.
+ */
+#define CHROME_MAX_PENDING	(1U << 20)
 
-static void walk_free(struct walk *w)
-{
-	while (w->depth)
-		free(w->stack[--w->depth].label);
-	free(w->stack);
-	free(w->path_at);
-	free(w->path);
-}
-
-int ng_export_chrome(const struct ng_recording *rec, const char *path,
-		     uint64_t *bad_line, const char **bad_file)
-{
-	struct ng_pp_visitor v = { chrome_push, chrome_pop, NULL };
+struct chrome {
 	struct ng_outfile out;
-	char file[4096];
-	struct walk w;
-	size_t i;
+	struct ng_strmap *names;	/* label -> char * JSON-escaped, or NULL if the same */
+	char prefix[96];		/* ",\n{...,"pid":P,"tid":T,"ts":" of this thread */
+	size_t prefix_len;
+	struct slot *slots;		/* in start order */
+	size_t nr, cap;
+	size_t *open;			/* slot of each open frame, by depth */
+	size_t open_cap;
+};
+
+/* Whether @s needs json_escape(); most kernel function names do not. */
+static bool needs_escape(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	for (; *u; u++)
+		if (*u == '"' || *u == '\\' || *u < 0x20 || *u >= 0x80)
+			return true;
+	return false;
+}
+
+/* The escaped label, made once per distinct label; NULL without memory. */
+static const char *chrome_name(struct chrome *c, const char *label)
+{
+	char **esc = ng_strmap_get(c->names, label, strlen(label), NULL);
+
+	if (!esc)
+		return NULL;
+	if (*esc)
+		return *esc;
+	if (!needs_escape(label))
+		return ng_strmap_key(esc);
+	*esc = json_escape(label);
+	return *esc;
+}
+
+/* One "X" event, formatted by hand: there can be tens of millions. */
+static void chrome_event(struct chrome *c, const struct slot *s)
+{
+	char num[64], *p;
+
+	out_put(&c->out, c->prefix, c->prefix_len);
+	p = put_us(num, s->start);
+	memcpy(p, ",\"dur\":", 7);
+	p = put_us(p + 7, s->dur);
+	memcpy(p, ",\"name\":\"", 9);
+	out_put(&c->out, num, p + 9 - num);
+	out_str(&c->out, s->name);
+	out_put(&c->out, "\"}", 2);
+}
+
+/*
+ * Write the calls that ended, in start order, and keep the @nr_open open
+ * ones (each an ancestor of the next) at the front for later.
+ */
+static void chrome_flush(struct chrome *c, size_t nr_open)
+{
+	size_t i, k;
+
+	for (i = 0; i < c->nr; i++)
+		if (c->slots[i].dur != SLOT_OPEN)
+			chrome_event(c, &c->slots[i]);
+	for (k = 0; k < nr_open; k++) {
+		c->slots[k] = c->slots[c->open[k]];
+		c->open[k] = k;
+	}
+	c->nr = nr_open;
+}
+
+/* A call starts: it takes the next slot, so slots are in start order. */
+static int chrome_enter(void *priv, const char *label, uint64_t ns,
+			size_t depth)
+{
+	struct chrome *c = priv;
+	const char *name = chrome_name(c, label);
+
+	if (!name)
+		return -ENOMEM;
+	if (c->nr >= CHROME_MAX_PENDING)
+		chrome_flush(c, depth);
+	if (c->nr == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 1024;
+		struct slot *s = realloc(c->slots, cap * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		c->slots = s;
+		c->cap = cap;
+	}
+	if (depth == c->open_cap) {
+		size_t cap = c->open_cap ? 2 * c->open_cap : 64;
+		size_t *o = realloc(c->open, cap * sizeof(*o));
+
+		if (!o)
+			return -ENOMEM;
+		c->open = o;
+		c->open_cap = cap;
+	}
+	c->slots[c->nr] = (struct slot){ name, ns, SLOT_OPEN };
+	c->open[depth] = c->nr++;
+	return c->out.err;
+}
+
+/* A call ends; when it is an outermost one, its whole tree is written. */
+static int chrome_leave(void *priv, const struct ng_call *call)
+{
+	struct chrome *c = priv;
+
+	c->slots[c->open[call->depth]].dur = call->end_ns - call->start_ns;
+	if (!call->depth)
+		chrome_flush(c, 0);
+	return c->out.err;
+}
+
+/* A JSON string field's value, escaped; "?" without memory. */
+static void out_json_str(struct ng_outfile *o, const char *s)
+{
+	char *esc = json_escape(s);
+
+	out_str(o, esc ? esc : "?");
+	free(esc);
+}
+
+/* thread_name for each thread, process_name once for each process. */
+static int chrome_metadata(struct chrome *c, const struct ng_recording *rec)
+{
+	struct ng_strmap *seen = ng_strmap_new(0);
+	const struct ng_rec_thread *t;
+	bool added, first = true;
+	long long pid;
+
+	if (!seen)
+		return -ENOMEM;
+	for (t = rec->threads; t < rec->threads + rec->nr_threads; t++) {
+		pid = ng_chrome_pid(t);
+		if (!ng_strmap_get(seen, &pid, sizeof(pid), &added)) {
+			ng_strmap_free(seen);
+			return -ENOMEM;
+		}
+		if (added) {
+			ng_outfile_printf(&c->out, "%s{\"ph\":\"M\",\"pid\":%lld,\"name\":\"process_name\",\"args\":{\"name\":\"",
+					  first ? "" : ",\n", pid);
+			out_json_str(&c->out, t->process);
+			out_str(&c->out, "\"}}");
+			first = false;
+		}
+		ng_outfile_printf(&c->out, "%s{\"ph\":\"M\",\"pid\":%lld,\"tid\":%lld,\"name\":\"thread_name\",\"args\":{\"name\":\"",
+				  first ? "" : ",\n", pid, ng_chrome_tid(t));
+		out_json_str(&c->out, t->comm);
+		out_str(&c->out, "\"}}");
+		first = false;
+	}
+	ng_strmap_free(seen);
+	return c->out.err;
+}
+
+/* Free the escaped labels and the per-thread buffers. */
+static void chrome_free(struct chrome *c)
+{
+	void **names;
+	size_t i, n;
+
+	if (c->names && !ng_strmap_values(c->names, &names, &n)) {
+		for (i = 0; i < n; i++)
+			free(*(char **)names[i]);
+		free(names);
+	}
+	ng_strmap_free(c->names);
+	free(c->slots);
+	free(c->open);
+}
+
+/* Metadata, then each thread's calls; a bad input leaves no file. */
+int ng_export_chrome(const struct ng_recording *rec, const char *path,
+		     struct ng_pp_bad *bad)
+{
+	struct chrome c = { 0 };
+	struct ng_pp_visitor v = { chrome_enter, chrome_leave, &c };
+	const struct ng_rec_thread *t;
+	struct ng_pp_bad ignored;
 	int ret;
 
-	ret = out_open(&out, path);
-	if (ret)
+	if (!bad)
+		bad = &ignored;
+	memset(bad, 0, sizeof(*bad));
+	c.names = ng_strmap_new(sizeof(char *));
+	if (!c.names)
+		return -ENOMEM;
+	ret = out_open(&c.out, path);
+	if (ret) {
+		chrome_free(&c);
 		return ret;
-	/* Metadata first: one name per thread, one per process. */
-	ng_outfile_printf(&out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
-			  "{\"ph\":\"M\",\"pid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"idle\"}}");
-	for (i = 0; i < rec->nr_threads; i++) {
-		const struct ng_rec_thread *t = &rec->threads[i];
-
-		ng_outfile_printf(&out, ",\n{\"ph\":\"M\",\"pid\":%lld,\"tid\":%lld,\"name\":\"thread_name\",\"args\":{\"name\":\"",
-				  json_pid(t), json_tid(t));
-		json_str(&out, t->comm);
-		ng_outfile_printf(&out, "\"}}");
-		if (json_pid(t) == json_tid(t) && json_pid(t)) {
-			ng_outfile_printf(&out, ",\n{\"ph\":\"M\",\"pid\":%lld,\"name\":\"process_name\",\"args\":{\"name\":\"",
-					  json_pid(t));
-			json_str(&out, t->comm);
-			ng_outfile_printf(&out, "\"}}");
-		}
 	}
-	for (i = 0; i < rec->nr_threads; i++) {
-		memset(&w, 0, sizeof(w));
-		w.out = &out;
-		w.t = &rec->threads[i];
-		v.priv = &w;
-		snprintf(file, sizeof(file), "%s/%s", rec->dir, w.t->file);
-		ret = ng_pp_walk(file, &v, bad_line);
-		walk_free(&w);
-		if (ret) {
-			*bad_file = rec->threads[i].file;
-			ng_outfile_abort(&out);
-			return ret;
-		}
+	out_str(&c.out, "{\"traceEvents\":[\n");
+	ret = chrome_metadata(&c, rec);
+	for (t = rec->threads; !ret && t < rec->threads + rec->nr_threads; t++) {
+		c.prefix_len = snprintf(c.prefix, sizeof(c.prefix),
+					",\n{\"ph\":\"X\",\"pid\":%lld,\"tid\":%lld,\"ts\":",
+					ng_chrome_pid(t), ng_chrome_tid(t));
+		c.nr = 0;
+		ret = ng_pp_walk(t->path, &v, bad);
+		if (ret && ret != -ENOMEM && !c.out.err)
+			bad->file = t->file;
 	}
-	ng_outfile_printf(&out, "\n]}\n");
-	return ng_outfile_commit(&out);
+	out_str(&c.out, "\n],\"displayTimeUnit\":\"ns\"}\n");
+	if (!ret)
+		ret = ng_outfile_commit(&c.out);
+	else
+		ng_outfile_abort(&c.out);
+	chrome_free(&c);
+	return ret;
 }
 
 /* ---- folded stacks ---- */
 
-struct fold_entry {
-	struct fold_entry *next;
-	uint64_t weight;
-	char stack[];
+/*
+ * A distinct stack: the node of its caller's stack and its own label; the
+ * comms hang from one root. Found by (parent, label) pointers, so a call
+ * finds its node with one small hash whatever its depth, and the output
+ * is written by walking the tree: memory follows the number of distinct
+ * stacks, never the size of the output.
+ */
+struct fnode {
+	struct fnode *parent;		/* NULL for the root */
+	const char *label;		/* interned */
+	uint64_t weight;		/* self time, summed */
+	struct fnode *child;		/* first callee */
+	struct fnode *sibling;		/* next callee of parent */
+	size_t nr_children;
 };
-
-#define FOLD_BUCKETS	65536
 
 struct folded {
-	struct fold_entry *buckets[FOLD_BUCKETS];
-	size_t nr;
+	struct ng_strmap *labels;	/* label -> nothing: interned labels */
+	struct ng_strmap *nodes;	/* (parent, label) -> struct fnode */
+	struct fnode root;		/* parent of the comms, not written */
+	struct fnode *comm;		/* this thread's comm */
+	struct fnode **open;		/* node of each open frame, by depth */
+	size_t open_cap;
+	char *tmp;			/* a label with its ';' replaced */
+	size_t tmp_cap;
 };
 
-static unsigned int fold_hash(const char *s, size_t len)
+/* The interned copy of @s, with ';' as '_': ';' separates the frames. */
+static const char *fold_label(struct folded *f, const char *s)
 {
-	unsigned int h = 5381;
+	size_t len = strlen(s), i;
+	void *v;
 
-	while (len--)
-		h = h * 33 + (unsigned char)*s++;
-	return h % FOLD_BUCKETS;
-}
+	if (strchr(s, ';')) {
+		if (len + 1 > f->tmp_cap) {
+			char *t = realloc(f->tmp, len + 1);
 
-static int fold_add(struct folded *f, const char *stack, size_t len,
-		    uint64_t weight)
-{
-	unsigned int h = fold_hash(stack, len);
-	struct fold_entry *e;
-
-	for (e = f->buckets[h]; e; e = e->next)
-		if (!strncmp(e->stack, stack, len) && !e->stack[len]) {
-			e->weight += weight;
-			return 0;
+			if (!t)
+				return NULL;
+			f->tmp = t;
+			f->tmp_cap = len + 1;
 		}
-	e = malloc(sizeof(*e) + len + 1);
-	if (!e)
-		return -ENOMEM;
-	memcpy(e->stack, stack, len);
-	e->stack[len] = '\0';
-	e->weight = weight;
-	e->next = f->buckets[h];
-	f->buckets[h] = e;
-	f->nr++;
-	return 0;
-}
-
-/* Append ";label" to the path of open frames. */
-static int path_append(struct walk *w, const char *s)
-{
-	size_t len = strlen(s);
-
-	if (w->path_len + len + 2 > w->path_cap) {
-		size_t cap = (w->path_len + len + 2) * 2;
-		char *p = realloc(w->path, cap);
-
-		if (!p)
-			return -ENOMEM;
-		w->path = p;
-		w->path_cap = cap;
+		for (i = 0; i <= len; i++)
+			f->tmp[i] = s[i] == ';' ? '_' : s[i];
+		s = f->tmp;
 	}
-	memcpy(w->path + w->path_len, s, len + 1);
-	w->path_len += len;
+	v = ng_strmap_get(f->labels, s, len, NULL);
+	return v ? ng_strmap_key(v) : NULL;
+}
+
+/* The node of @label called from @parent's stack, made on first use. */
+static struct fnode *fold_node(struct folded *f, struct fnode *parent,
+			       const char *label)
+{
+	const void *key[2] = { parent, fold_label(f, label) };
+	struct fnode *n;
+	bool added;
+
+	if (!key[1])
+		return NULL;
+	n = ng_strmap_get(f->nodes, key, sizeof(key), &added);
+	if (n && added) {
+		n->parent = parent;
+		n->label = key[1];
+		n->sibling = parent->child;
+		parent->child = n;
+		parent->nr_children++;
+	}
+	return n;
+}
+
+/* A call starts: find its stack's node, below its caller's. */
+static int folded_enter(void *priv, const char *label, uint64_t ns,
+			size_t depth)
+{
+	struct folded *f = priv;
+	struct fnode *n;
+
+	(void)ns;
+	if (depth == f->open_cap) {
+		size_t cap = f->open_cap ? 2 * f->open_cap : 64;
+		struct fnode **o = realloc(f->open, cap * sizeof(*o));
+
+		if (!o)
+			return -ENOMEM;
+		f->open = o;
+		f->open_cap = cap;
+	}
+	n = fold_node(f, depth ? f->open[depth - 1] : f->comm, label);
+	if (!n)
+		return -ENOMEM;
+	f->open[depth] = n;
 	return 0;
 }
 
-static int folded_push(void *priv, uint64_t ns, const char *label)
+/* A call ends: its self time goes to its stack. */
+static int folded_leave(void *priv, const struct ng_call *call)
 {
-	struct walk *w = priv;
-	int ret = walk_push(w, ns, label);
+	struct folded *f = priv;
 
-	if (ret)
-		return ret;
-	w->path_at[w->depth - 1] = w->path_len;
-	ret = path_append(w, ";");
-	return ret ? ret : path_append(w, label);
+	f->open[call->depth]->weight += call->self_ns;
+	return 0;
 }
 
-static int folded_pop(void *priv, uint64_t ns)
-{
-	struct walk *w = priv;
-	uint64_t dur;
-	struct open_call *c = walk_pop(w, ns, &dur);
-	int ret = fold_add(w->fold, w->path, w->path_len, dur - c->child);
+/*
+ * What a node contributes below its parent's path: its own line
+ * ("label weight") or the block of its callees' lines ("label;..."). A
+ * block never interleaves with anything else (no label holds ';'), but a
+ * node's own line and its block can have a sibling's lines between them
+ * ("f 5" < "f.cold 3" < "f;g 2"), so they are sorted as two items.
+ */
+struct fold_item {
+	const struct fnode *n;
+	char tail[24];			/* " <weight>" or ";" */
+};
 
-	free(c->label);
-	w->path_len = w->path_at[w->depth];
-	w->path[w->path_len] = '\0';
+/* Compare "label tail" strings bytewise without building them. */
+static int fold_item_cmp(const void *a, const void *b)
+{
+	const struct fold_item *x = a, *y = b;
+	const unsigned char *p = (const void *)x->n->label;
+	const unsigned char *q = (const void *)y->n->label;
+	bool pt = false, qt = false;
+
+	for (;; p++, q++) {
+		if (!*p && !pt) {
+			p = (const void *)x->tail;
+			pt = true;
+		}
+		if (!*q && !qt) {
+			q = (const void *)y->tail;
+			qt = true;
+		}
+		if (*p != *q || !*p)
+			return *p - *q;
+	}
+}
+
+struct fold_out {
+	struct ng_outfile out;
+	char *path;			/* "comm;f1;...;fk" of the node being written */
+	size_t len, cap;
+};
+
+/*
+ * Write the lines below @n, whose path is o->path, in byte order: the
+ * order of "LC_ALL=C sort", which is what a line-by-line diff wants.
+ */
+static int fold_write_node(struct fold_out *o, const struct fnode *n)
+{
+	struct fold_item *items;
+	const struct fnode *c;
+	size_t nr = 0, i, len;
+	int ret = 0;
+	char *p;
+
+	if (!n->nr_children)
+		return 0;
+	items = malloc(2 * n->nr_children * sizeof(*items));
+	if (!items)
+		return -ENOMEM;
+	for (c = n->child; c; c = c->sibling) {
+		if (n->parent) {	/* below the root: not a comm, has a line */
+			items[nr].n = c;
+			items[nr].tail[0] = ' ';
+			*put_u64(items[nr].tail + 1, c->weight) = '\0';
+			nr++;
+		}
+		if (c->child) {
+			items[nr].n = c;
+			strcpy(items[nr].tail, ";");
+			nr++;
+		}
+	}
+	qsort(items, nr, sizeof(*items), fold_item_cmp);
+	for (i = 0; !ret && i < nr; i++) {
+		c = items[i].n;
+		len = strlen(c->label);
+		if (o->len + len + 2 > o->cap) {
+			p = realloc(o->path, 2 * (o->len + len + 2));
+			if (!p) {
+				ret = -ENOMEM;
+				break;
+			}
+			o->path = p;
+			o->cap = 2 * (o->len + len + 2);
+		}
+		p = o->path + o->len;
+		if (n->parent)
+			*p++ = ';';
+		memcpy(p, c->label, len);
+		p += len;
+		if (items[i].tail[0] == ' ') {
+			out_put(&o->out, o->path, p - o->path);
+			out_str(&o->out, items[i].tail);
+			out_put(&o->out, "\n", 1);
+			ret = o->out.err;
+		} else {
+			size_t saved = o->len;
+
+			o->len = p - o->path;
+			ret = fold_write_node(o, c);
+			o->len = saved;
+		}
+	}
+	free(items);
 	return ret;
 }
 
-static int fold_cmp(const void *a, const void *b)
-{
-	return strcmp((*(struct fold_entry *const *)a)->stack,
-		      (*(struct fold_entry *const *)b)->stack);
-}
-
-static void fold_free(struct folded *f)
-{
-	struct fold_entry *e, *next;
-	size_t i;
-
-	for (i = 0; i < FOLD_BUCKETS; i++)
-		for (e = f->buckets[i]; e; e = next) {
-			next = e->next;
-			free(e);
-		}
-	free(f);
-}
-
-/* Stack names the comm first, so flame graphs group by program. */
+/* Stacks start with the comm, so flame graphs group by program. */
 int ng_export_folded(const struct ng_recording *rec, const char *path,
-		     uint64_t *bad_line, const char **bad_file)
+		     struct ng_pp_bad *bad)
 {
-	struct ng_pp_visitor v = { folded_push, folded_pop, NULL };
-	struct folded *f = calloc(1, sizeof(*f));
-	struct fold_entry **all = NULL, *e;
-	struct ng_outfile out;
-	char file[4096];
-	struct walk w;
-	size_t i, n = 0;
+	struct folded f = { 0 };
+	struct ng_pp_visitor v = { folded_enter, folded_leave, &f };
+	const struct ng_rec_thread *t;
+	struct fold_out o = { 0 };
+	struct ng_pp_bad ignored;
 	int ret = 0;
 
-	if (!f)
-		return -ENOMEM;
-	for (i = 0; i < rec->nr_threads && !ret; i++) {
-		memset(&w, 0, sizeof(w));
-		w.t = &rec->threads[i];
-		w.fold = f;
-		v.priv = &w;
-		ret = path_append(&w, w.t->comm);
-		snprintf(file, sizeof(file), "%s/%s", rec->dir, w.t->file);
-		if (!ret)
-			ret = ng_pp_walk(file, &v, bad_line);
-		if (ret)
-			*bad_file = w.t->file;
-		walk_free(&w);
-	}
-	if (!ret) {
-		all = malloc((f->nr ? f->nr : 1) * sizeof(*all));
-		if (!all)
+	if (!bad)
+		bad = &ignored;
+	memset(bad, 0, sizeof(*bad));
+	f.labels = ng_strmap_new(0);
+	f.nodes = ng_strmap_new(sizeof(struct fnode));
+	if (!f.labels || !f.nodes)
+		ret = -ENOMEM;
+	for (t = rec->threads; !ret && t < rec->threads + rec->nr_threads; t++) {
+		f.comm = fold_node(&f, &f.root, t->comm);
+		if (!f.comm) {
 			ret = -ENOMEM;
+			break;
+		}
+		ret = ng_pp_walk(t->path, &v, bad);
+		if (ret && ret != -ENOMEM)
+			bad->file = t->file;
 	}
+	if (!ret)
+		ret = out_open(&o.out, path);
 	if (!ret) {
-		for (i = 0; i < FOLD_BUCKETS; i++)
-			for (e = f->buckets[i]; e; e = e->next)
-				all[n++] = e;
-		qsort(all, n, sizeof(*all), fold_cmp);
-		ret = out_open(&out, path);
+		ret = fold_write_node(&o, &f.root);
+		if (ret)
+			ng_outfile_abort(&o.out);
+		else
+			ret = ng_outfile_commit(&o.out);
 	}
-	if (!ret) {
-		for (i = 0; i < n; i++)
-			ng_outfile_printf(&out, "%s %" PRIu64 "\n", all[i]->stack,
-					  all[i]->weight);
-		ret = ng_outfile_commit(&out);
-	}
-	free(all);
-	fold_free(f);
+	free(o.path);
+	ng_strmap_free(f.labels);
+	ng_strmap_free(f.nodes);
+	free(f.open);
+	free(f.tmp);
 	return ret;
 }
