@@ -337,3 +337,40 @@ int main(int argc, char **argv)
 	printf("# %d tests, %d failed\n", n, bad);
 	return bad ? 1 : 0;
 }
+
+struct t_result t_nanograph_run(char **argv, char *const env[])
+{
+	struct t_result r;
+
+	if (!t_nanograph())
+		t_skip("no --nanograph binary given");
+	argv[0] = (char *)t_nanograph();
+	r.status = t_run(argv, env, &r.out, &r.err);
+	if (!r.out || !r.err) {
+		t_result_free(&r);
+		r.status = -1;
+	}
+	return r;
+}
+
+void t_result_free(struct t_result *r)
+{
+	free(r->out);
+	free(r->err);
+	r->out = NULL;
+	r->err = NULL;
+}
+
+bool t_result_is(struct t_result r, int st, const char *out, const char *err)
+{
+	bool ok = r.out && r.status == st && (!out || !strcmp(r.out, out)) &&
+		  (!err || !strcmp(r.err, err));
+
+	if (!ok && r.out) {
+		t_diag("  status %d, stdout: %s", r.status,
+		       t_escape(r.out, strlen(r.out)));
+		t_diag("  stderr: %s", t_escape(r.err, strlen(r.err)));
+	}
+	t_result_free(&r);
+	return ok;
+}

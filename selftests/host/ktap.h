@@ -105,4 +105,26 @@ const char *t_nanograph(void);
  */
 int t_run(char *const argv[], char *const env[], char **out, char **err);
 
+/* What a run of the nanograph binary did: status (-1: did not exit). */
+struct t_result {
+	int status;
+	char *out;
+	char *err;
+};
+
+/*
+ * Run the --nanograph binary with @argv (NULL-terminated; argv[0] is set
+ * here) and extra environment @env (may be NULL). Skips the test when no
+ * binary was given; out and err are NULL when they could not be captured.
+ */
+struct t_result t_nanograph_run(char **argv, char *const env[]);
+void t_result_free(struct t_result *r);
+/*
+ * Whether @r ended with status @st and printed exactly @out and @err (NULL:
+ * anything); says what it got otherwise. Frees @r.
+ */
+bool t_result_is(struct t_result r, int st, const char *out, const char *err);
+
+#define T_RUN(r, st, out, err) T_ASSERT(t_result_is(r, st, out, err))
+
 #endif /* NG_KTAP_H */

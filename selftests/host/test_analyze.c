@@ -47,52 +47,19 @@ static int make_recording(bool with_tsv)
 
 /* ---- running the command ---- */
 
-struct run {
-	int status;
-	char *out;
-	char *err;
-};
-
 /* Run nanograph with the NULL-terminated arguments after @a1. */
-static struct run ng(const char *a1, ...)
+static struct t_result ng(const char *a1, ...)
 {
-	char *argv[12] = { (char *)t_nanograph(), (char *)a1 };
-	struct run r = { -1, NULL, NULL };
+	char *argv[12] = { NULL, (char *)a1 };
 	va_list ap;
 	int i = 2;
 
-	if (!t_nanograph())
-		t_skip("no --nanograph binary given");
 	va_start(ap, a1);
 	while (i < 11 && (argv[i] = va_arg(ap, char *)))
 		i++;
 	va_end(ap);
-	r.status = t_run(argv, NULL, &r.out, &r.err);
-	if (!r.out || !r.err) {
-		free(r.out);
-		free(r.err);
-		r = (struct run){ -1, NULL, NULL };
-	}
-	return r;
+	return t_nanograph_run(argv, NULL);
 }
-
-/* Whether @r exited @st with exactly @out and @err (NULL: any); frees @r. */
-static bool run_is(struct run r, int st, const char *out, const char *err)
-{
-	bool ok = r.out && r.status == st && (!out || !strcmp(r.out, out)) &&
-		  (!err || !strcmp(r.err, err));
-
-	if (!ok && r.out) {
-		t_diag("  status %d, stdout: %s", r.status,
-		       t_escape(r.out, strlen(r.out)));
-		t_diag("  stderr: %s", t_escape(r.err, strlen(r.err)));
-	}
-	free(r.out);
-	free(r.err);
-	return ok;
-}
-
-#define T_RUN(r, st, out, err) T_ASSERT(run_is(r, st, out, err))
 
 /*
  * Run python3's json module on @path with @check (Python statements about

@@ -11,59 +11,16 @@
 #include "nanograph.h"
 #include "ktap.h"
 
-struct run {
-	int status;
-	char *out;
-	char *err;
-};
-
 /* Run nanograph with up to 4 arguments and an optional environment entry. */
-static struct run ng(char *env, const char *a1, const char *a2,
-		     const char *a3, const char *a4)
+static struct t_result ng(char *env, const char *a1, const char *a2,
+			  const char *a3, const char *a4)
 {
-	char *argv[] = { (char *)t_nanograph(), (char *)a1, (char *)a2,
-			 (char *)a3, (char *)a4, NULL };
+	char *argv[] = { NULL, (char *)a1, (char *)a2, (char *)a3, (char *)a4,
+			 NULL };
 	char *envv[] = { env, NULL };
-	struct run r;
 
-	if (!t_nanograph())
-		t_skip("no --nanograph binary given");
-	r.status = t_run(argv, envv, &r.out, &r.err);
-	if (!r.out || !r.err) {
-		free(r.out);
-		free(r.err);
-		r.out = NULL;
-		r.err = NULL;
-		r.status = -1;
-	}
-	return r;
+	return t_nanograph_run(argv, envv);
 }
-
-static void run_free(struct run *r)
-{
-	free(r->out);
-	free(r->err);
-}
-
-/*
- * Whether @r ended with status @st and printed exactly @out and @err (NULL:
- * anything); says what it got otherwise. Frees @r.
- */
-static bool run_is(struct run r, int st, const char *out, const char *err)
-{
-	bool ok = r.out && r.status == st && (!out || !strcmp(r.out, out)) &&
-		  (!err || !strcmp(r.err, err));
-
-	if (!ok && r.out) {
-		t_diag("  status %d, stdout: %s", r.status,
-		       t_escape(r.out, strlen(r.out)));
-		t_diag("  stderr: %s", t_escape(r.err, strlen(r.err)));
-	}
-	run_free(&r);
-	return ok;
-}
-
-#define T_RUN(r, st, out, err) T_ASSERT(run_is(r, st, out, err))
 
 static void test_usage_errors(void)
 {
@@ -86,7 +43,7 @@ static void test_usage_errors(void)
 static void test_collector_commands(void)
 {
 	static const char *const cmds[] = { "record", "convert", "report", "export" };
-	struct run r;
+	struct t_result r;
 	size_t i;
 
 	r = ng(NULL, "help", NULL, NULL, NULL);
@@ -94,13 +51,13 @@ static void test_collector_commands(void)
 	for (i = 0; i < 4 && r.out; i++)
 		if (!strstr(r.out, cmds[i]))
 			break;
-	run_free(&r);
+	t_result_free(&r);
 	T_EQ_INT(i, 4);
 	r = ng(NULL, "help", "record", NULL, NULL);
 	T_EQ_INT(r.status, 0);
 	T_ASSERT(r.out && strstr(r.out, "set_graph_function") &&
 		 strstr(r.out, "--buffer-kb"));
-	run_free(&r);
+	t_result_free(&r);
 	T_RUN(ng(NULL, "record", "-D", "x", NULL), 2, "", NULL);
 	T_RUN(ng(NULL, "record", "-D", "256", NULL), 2, "", NULL);
 	T_RUN(ng(NULL, "record", "--duration", "-1", NULL), 2, "", NULL);
@@ -120,19 +77,19 @@ static void test_collector_commands(void)
 
 static void test_help_and_version(void)
 {
-	struct run r = ng(NULL, "help", NULL, NULL, NULL);
+	struct t_result r = ng(NULL, "help", NULL, NULL, NULL);
 	bool ok = r.status == 0 && r.out && strstr(r.out, "\n  status ") &&
 		  strstr(r.out, "\n  check FILE...") && !*r.err;
 
-	run_free(&r);
+	t_result_free(&r);
 	T_ASSERT(ok);
 	r = ng(NULL, "--help", NULL, NULL, NULL);
 	ok = r.status == 0 && r.out && strstr(r.out, "usage: nanograph");
-	run_free(&r);
+	t_result_free(&r);
 	T_ASSERT(ok);
 	r = ng(NULL, "check", "-h", NULL, NULL);
 	ok = r.status == 0 && r.out && !strncmp(r.out, "usage: nanograph check FILE...", 30);
-	run_free(&r);
+	t_result_free(&r);
 	T_ASSERT(ok);
 	T_RUN(ng(NULL, "version", NULL, NULL, NULL), 0,
 	      "nanograph " NANOGRAPH_VERSION "\n", "");
@@ -165,7 +122,7 @@ static void test_check_files(void)
 static void test_status_fake_module(void)
 {
 	char env[700], want[800];
-	struct run r;
+	struct t_result r;
 	bool ok;
 
 	T_EQ_INT(mkdir(t_path("sys"), 0755), 0);
@@ -186,14 +143,14 @@ static void test_status_fake_module(void)
 	     !strstr(r.out, "write_only") && !strstr(r.out, "hidden");
 	if (!ok && r.out)
 		t_diag("  status %d, stdout: %s", r.status, t_escape(r.out, strlen(r.out)));
-	run_free(&r);
+	t_result_free(&r);
 	T_ASSERT(ok);
 }
 
 static void test_status_not_loaded(void)
 {
 	char env[700], want[700];
-	struct run r;
+	struct t_result r;
 	bool ok;
 
 	snprintf(env, sizeof(env), NG_CTL_ENV "=%s", t_path("absent"));
@@ -201,7 +158,7 @@ static void test_status_not_loaded(void)
 	snprintf(want, sizeof(want), "module: not loaded (no %s); load it with: insmod nanograph.ko\n", t_path("absent"));
 	ok = r.status == 1 && r.out && !strncmp(r.out, want, strlen(want)) &&
 		  strstr(r.out, "\ntracefs: ");
-	run_free(&r);
+	t_result_free(&r);
 	T_ASSERT(ok);
 }
 
