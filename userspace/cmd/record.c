@@ -257,11 +257,7 @@ static int preflight(struct run *r)
 /* True if @name is a push/pop file or threads.tsv of an earlier recording. */
 static bool our_file(const char *name)
 {
-	size_t len = strlen(name);
-
-	return !strcmp(name, "threads.tsv") ||
-	       (len > 4 && !strcmp(name + len - 4, ".txt") &&
-		strspn(name, "0123456789-") == len - 4);
+	return !strcmp(name, "threads.tsv") || ng_pp_file_name(name);
 }
 
 /*

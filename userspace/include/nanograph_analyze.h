@@ -41,6 +41,12 @@ struct ng_recording {
 };
 
 /*
+ * Whether @name is a push/pop file's name in a recording: "<tid>.txt" or
+ * "0-<cpu>.txt" (what ng_recording_open() reads and record replaces).
+ */
+bool ng_pp_file_name(const char *name);
+
+/*
  * List DIR's push/pop files and read DIR/threads.tsv if it is there (a
  * missing or unreadable one leaves the tid as each thread's name). Returns
  * 0, -ENOENT when DIR holds no push/pop file, or -errno of opendir().

@@ -72,6 +72,13 @@ static bool pp_name(const char *name, struct ng_rec_thread *t)
 	return true;
 }
 
+bool ng_pp_file_name(const char *name)
+{
+	struct ng_rec_thread t;
+
+	return pp_name(name, &t);
+}
+
 /* One row of threads.tsv, parsed. */
 struct tsv_row {
 	bool idle;
