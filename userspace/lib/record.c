@@ -58,6 +58,8 @@ struct ng_recorder {
 	struct cpu_spill *cpus;
 	uint64_t bytes;
 	char *saved_cmdlines_size;	/* to restore; NULL if untouched */
+	bool saved_read;		/* the two below were read */
+	char *saved_tgids, *saved_cmdlines;
 	struct task *tasks[TASK_BUCKETS];
 };
 
@@ -414,21 +416,25 @@ void ng_rec_thread_info(void *priv, int tid, int *pid, char *comm,
 {
 	struct ng_recorder *r = priv;
 	struct task *t = task_find(r, tid);
-	char *tgids, *cmdlines, val[64];
+	char val[64];
 
 	if (t && t->pid > 0 && t->comm[0]) {
 		*pid = t->pid;
 		snprintf(comm, size, "%s", t->comm);
 		return;
 	}
-	tgids = tracefs_instance_file_read(NULL, "saved_tgids", NULL);
-	cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
-	if (tgids && saved_lookup(tgids, tid, val, sizeof(val)))
+	/* Read once for all the threads, after the recording has stopped. */
+	if (!r->saved_read) {
+		r->saved_tgids = tracefs_instance_file_read(NULL, "saved_tgids", NULL);
+		r->saved_cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines",
+							       NULL);
+		r->saved_read = true;
+	}
+	if (r->saved_tgids && saved_lookup(r->saved_tgids, tid, val, sizeof(val)))
 		*pid = atoi(val);
-	if (cmdlines && saved_lookup(cmdlines, tid, val, sizeof(val)))
+	if (r->saved_cmdlines &&
+	    saved_lookup(r->saved_cmdlines, tid, val, sizeof(val)))
 		snprintf(comm, size, "%s", val);
-	free(tgids);
-	free(cmdlines);
 	if (*pid <= 0 || !comm[0])
 		proc_task(tid, pid, comm, size);
 	if (!comm[0])
@@ -474,6 +480,8 @@ void ng_rec_close(struct ng_recorder *r)
 			free(t);
 		}
 	}
+	free(r->saved_tgids);
+	free(r->saved_cmdlines);
 	free(r->cpus);
 	free(r->page);
 	ng_decoder_free(r->dec);
