@@ -54,6 +54,7 @@ struct ng_recorder {
 	int nr_cpus;
 	int subbuf;
 	unsigned int max_pages;		/* one buffer's worth */
+	struct kbuffer *kbuf;		/* for scanning pages while streaming */
 	void *page;
 	struct cpu_spill *cpus;
 	uint64_t bytes;
@@ -116,8 +117,9 @@ static void task_note(struct ng_recorder *r, int tid)
 }
 
 /* Note the threads of one page's events. */
-static void scan_page(struct ng_recorder *r, struct kbuffer *kbuf, void *page)
+static void scan_page(struct ng_recorder *r, void *page)
 {
+	struct kbuffer *kbuf = r->kbuf;
 	unsigned long long ts;
 	struct tep_record rec;
 	void *data;
@@ -193,8 +195,9 @@ int ng_rec_open(struct ng_recorder **rp, const struct ng_rec_opts *o)
 		r->subbuf = getpagesize();
 	r->max_pages = (o->buffer_kb ? o->buffer_kb : 1408) * 1024ULL / r->subbuf + 1;
 	r->page = malloc(r->subbuf);
+	r->kbuf = tep_kbuffer(r->tep);
 	r->cpus = calloc(r->nr_cpus, sizeof(*r->cpus));
-	if (!r->page || !r->cpus) {
+	if (!r->page || !r->cpus || !r->kbuf) {
 		ret = -ENOMEM;
 		goto err;
 	}
@@ -237,11 +240,8 @@ err:
 /* Move every page the buffers hold now to the spill files. */
 int ng_rec_drain(struct ng_recorder *r)
 {
-	struct kbuffer *kbuf = tep_kbuffer(r->tep);
 	int cpu, n = 0, total = 0;
 
-	if (!kbuf)
-		return -ENOMEM;
 	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
 		struct cpu_spill *c = &r->cpus[cpu];
 		unsigned int pages = 0;
@@ -258,21 +258,16 @@ int ng_rec_drain(struct ng_recorder *r)
 			/* Whole sub-buffers only: replay reads them back by index. */
 			if (n < r->subbuf)
 				memset((char *)r->page + n, 0, r->subbuf - n);
-			if (write(c->fd, r->page, r->subbuf) != r->subbuf) {
-				kbuffer_free(kbuf);
+			if (write(c->fd, r->page, r->subbuf) != r->subbuf)
 				return errno ? -errno : -ENOSPC;
-			}
-			scan_page(r, kbuf, r->page);
+			scan_page(r, r->page);
 			c->pages++;
 			r->bytes += n;
 			total += n;
 		}
-		if (n < 0 && errno != EAGAIN && errno != EINTR) {
-			kbuffer_free(kbuf);
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
 			return -errno;
-		}
 	}
-	kbuffer_free(kbuf);
 	return total;
 }
 
@@ -482,6 +477,8 @@ void ng_rec_close(struct ng_recorder *r)
 	}
 	free(r->saved_tgids);
 	free(r->saved_cmdlines);
+	if (r->kbuf)
+		kbuffer_free(r->kbuf);
 	free(r->cpus);
 	free(r->page);
 	ng_decoder_free(r->dec);
