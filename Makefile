@@ -8,12 +8,13 @@
 #   make C=1 W=1              sparse and extra warnings, passed to kbuild
 #   make demo                 boot a stock kernel in QEMU and trace a command
 #   make check                host unit tests, then the VM test matrix
+#   make bench                per-call cost vs function_graph, in QEMU
 #
 # The kernel side is built by kbuild from the Kbuild file next to this one.
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
-.PHONY: all module userspace check unit vmcheck demo lint clean
+.PHONY: all module userspace check unit vmcheck demo bench lint clean
 
 all: module userspace
 
@@ -39,6 +40,11 @@ vmcheck:
 
 demo:
 	tools/demo.sh
+
+# Cost per traced call against the kernel's own tracers, in one boot per
+# architecture (Documentation/performance.md).
+bench:
+	tools/bench.sh
 
 lint:
 	tools/lint.sh

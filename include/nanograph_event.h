@@ -41,6 +41,32 @@ static inline unsigned long long ng_tsd(unsigned long long counter,
 	       ((unsigned long long)depth << NG_TSD_DEPTH_SHIFT);
 }
 
+/*
+ * Raw buffer mode (buffer_mode "raw"): the module writes 16-byte records
+ * into per-CPU buffers of its own, read as /sys/kernel/nanograph/per_cpu/
+ * cpuN/raw, instead of trace events into the ftrace ring buffer.  Each
+ * record is two native-endian 64-bit words, { tsd, ip }:
+ *
+ *	func_entry	tsd as above (depth at most NG_RAW_DEPTH_MAX)
+ *	func_exit	the same with NG_RAW_EXIT set
+ *	task		tsd == NG_RAW_META | NG_RAW_TASK,
+ *			ip == tgid << 32 | pid: the task the following
+ *			records of this CPU belong to (written whenever it
+ *			changes, and after records were dropped)
+ *	clock		tsd == NG_RAW_META | NG_RAW_CLOCK, ip == counter,
+ *			then one record { mono_ns, freq }: clock_sync
+ *
+ * A CPU's records are in the order they were written; CPUs are merged by
+ * counter.
+ */
+#define NG_RAW_RECORD_SIZE	16
+#define NG_RAW_EXIT		(1ULL << 63)
+#define NG_RAW_DEPTH_MAX	126
+#define NG_RAW_META		(127ULL << NG_TSD_DEPTH_SHIFT)
+#define NG_RAW_TASK		1ULL
+#define NG_RAW_CLOCK		2ULL
+#define NG_RAW_IS_META(tsd)	(((tsd) & ~NG_TSD_COUNTER_MASK) == NG_RAW_META)
+
 /* Macros, not functions: TP_printk's format is read by libtraceevent. */
 #define NG_TSD_COUNTER(tsd)	((tsd) & NG_TSD_COUNTER_MASK)
 #define NG_TSD_DEPTH(tsd)	((unsigned int)((tsd) >> NG_TSD_DEPTH_SHIFT))

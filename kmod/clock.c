@@ -10,6 +10,7 @@
 
 #include "nanograph.h"
 #include "nanograph_trace.h"
+#include "rawbuf.h"
 #include "ng_arch.h"
 
 /*
@@ -43,11 +44,16 @@ void ng_clock_render(struct seq_buf *s)
 	seq_buf_printf(s, "sync_uncertainty: %llu\n", unc);
 }
 
-/* The same, as a nanograph:clock_sync event into the recording itself. */
+/*
+ * The same, into the recording itself: a nanograph:clock_sync event, and
+ * in raw mode a clock record too (the same pair in both, so that the two
+ * modes give the same nanoseconds).
+ */
 void ng_clock_emit(void)
 {
 	u64 counter, ns, unc;
 
 	ng_clock_sync(&counter, &ns, &unc);
 	trace_clock_sync(counter, ns, ng_counter_freq(), unc);
+	ng_raw_emit_clock(counter, ns, ng_counter_freq());
 }

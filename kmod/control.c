@@ -16,6 +16,7 @@
 
 #include <linux/kernel.h>
 #include <linux/kobject.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
@@ -235,6 +236,59 @@ static NG_VALUE_ATTR(max_depth, "max_graph_depth", UINT_MAX, ERANGE, NULL);
  */
 static NG_VALUE_ATTR(event_fork, "event-fork", 1, EINVAL, NULL);
 
+/*
+ * raw_buffer_size_kb: the raw mode's per-CPU buffer, as ftrace's
+ * buffer_size_kb; a power of two, changed only while idle.
+ */
+static int ng_raw_size_apply(unsigned long *kb)
+{
+	if (*kb >= 4 && roundup_pow_of_two(*kb) == ng_raw_size_kb) {
+		*kb = ng_raw_size_kb;
+		return 0;	/* no change: fine even while tracing */
+	}
+	return ng_tracer_busy() ? -EBUSY : ng_raw_resize(kb);
+}
+
+static NG_VALUE_ATTR(raw_size_kb, "raw_buffer_size_kb", 1U << 20, ERANGE,
+		     ng_raw_size_apply);
+
+/*
+ * buffer_mode: where records go, shown as ftrace shows trace_clock, the
+ * current choice in brackets.  "events": nanograph:* trace events in the
+ * ftrace ring buffer (trace-cmd compatible); "raw": the module's own
+ * per-CPU buffers, per_cpu/cpuN/raw.
+ */
+static ssize_t buffer_mode_show(struct kobject *kobj, struct kobj_attribute *attr,
+				char *buf)
+{
+	return sysfs_emit(buf, ng_raw_mode() ? "events [raw]\n" : "[events] raw\n");
+}
+
+static ssize_t buffer_mode_store(struct kobject *kobj, struct kobj_attribute *attr,
+				 const char *buf, size_t count)
+{
+	bool raw;
+	int ret;
+
+	if (count >= PAGE_SIZE)
+		return -E2BIG;
+	if (sysfs_streq(buf, "raw"))
+		raw = true;
+	else if (sysfs_streq(buf, "events"))
+		raw = false;
+	else
+		return -EINVAL;
+	mutex_lock(&ng_control_lock);
+	if (raw == ng_raw_mode())
+		ret = 0;	/* no change: fine even while tracing */
+	else
+		ret = ng_tracer_busy() ? -EBUSY : ng_raw_set_mode(raw);
+	mutex_unlock(&ng_control_lock);
+	return ret ?: count;
+}
+
+static struct kobj_attribute ng_attr_buffer_mode = __ATTR_RW_MODE(buffer_mode, 0600);
+
 static ssize_t clock_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  char *buf)
 {
@@ -251,6 +305,8 @@ static struct attribute *ng_attrs[] = {
 	&ng_attr_tracing_on.kattr.attr,
 	&ng_attr_max_depth.kattr.attr,
 	&ng_attr_clock.attr,
+	&ng_attr_raw_size_kb.kattr.attr,
+	&ng_attr_buffer_mode.attr,
 	NULL,
 };
 
@@ -294,6 +350,11 @@ int ng_control_init(void)
 	if (!ng_kobj)
 		return -ENOMEM;
 	ret = sysfs_create_groups(ng_kobj, ng_groups);
+	if (!ret) {
+		ret = ng_raw_files_init(ng_kobj);
+		if (ret)
+			sysfs_remove_groups(ng_kobj, ng_groups);
+	}
 	if (ret) {
 		kobject_put(ng_kobj);
 		ng_kobj = NULL;
@@ -307,6 +368,7 @@ int ng_control_init(void)
  */
 void ng_control_exit(void)
 {
+	ng_raw_files_exit();
 	sysfs_remove_groups(ng_kobj, ng_groups);
 	kobject_put(ng_kobj);
 	ng_kobj = NULL;

@@ -6,7 +6,8 @@
  * control.c is the sysfs control directory, filter.c keeps the function
  * lists, tracer.c hooks entries and returns, retstack.c keeps the shadow
  * stacks, events.c defines the trace events, clock.c publishes the
- * counter, stats.c keeps the per-CPU counts.
+ * counter, stats.c keeps the per-CPU counts, rawbuf.c keeps the raw
+ * buffer mode's per-CPU buffers.
  */
 #ifndef NANOGRAPH_H
 #define NANOGRAPH_H
@@ -100,7 +101,18 @@ void ng_pids_render(struct seq_buf *s);
 int ng_pids_init(void);
 void ng_pids_exit(void);
 
+/* The raw buffer mode (rawbuf.c); changes need the tracer idle. */
+struct kobject;
+extern unsigned int ng_raw_size_kb;	/* raw_buffer_size_kb */
+int ng_raw_set_mode(bool raw);
+bool ng_raw_mode(void);
+int ng_raw_resize(unsigned long *kb);
+int ng_raw_files_init(struct kobject *parent);
+void ng_raw_files_exit(void);
+void ng_raw_exit(void);
+
 /* The tracer (tracer.c); called with ng_control_lock held. */
+bool ng_tracer_busy(void);
 int ng_tracer_start(void);
 void ng_tracer_stop(void);
 int ng_tracer_apply_list(enum ng_list list, char **tokens, unsigned int n,

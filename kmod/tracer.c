@@ -43,6 +43,7 @@
 #include "nanograph_event.h"
 #include "nanograph_trace.h"
 #include "ng_arch.h"
+#include "rawbuf.h"
 
 static void ng_entry_trace(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *op, struct ftrace_regs *fregs);
@@ -92,6 +93,22 @@ enum ng_hook_mode {
 	NG_HOOK_ROOT,		/* a set_graph_function root: record, open a subtree */
 	NG_HOOK_NOTRACE,	/* a set_graph_notrace root: record nothing below */
 };
+
+/*
+ * Where an entry or exit goes: the raw buffer in raw mode (a static key,
+ * so the events mode pays nothing for it), and the trace event whenever
+ * someone enabled it (a tracepoint, a no-op otherwise).  Both at once is
+ * allowed: that is how the two modes are compared.
+ */
+static __always_inline void ng_emit(unsigned long ip, u64 tsd, bool exit)
+{
+	if (static_branch_unlikely(&ng_raw_on))
+		ng_raw_emit(tsd | (exit ? NG_RAW_EXIT : 0), ip);
+	if (exit)
+		trace_func_exit(ip, tsd);
+	else
+		trace_func_entry(ip, tsd);
+}
 
 /* set_event_pid: the hook runs with preemption off, an RCU section. */
 static __always_inline bool ng_pid_wanted(void)
@@ -177,7 +194,7 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	}
 	if (mode == NG_HOOK_ROOT)
 		WRITE_ONCE(t->graph_depth, t->graph_depth + 1);
-	trace_func_entry(ip, ng_tsd(now, depth));
+	ng_emit(ip, ng_tsd(now, depth), false);
 	this_cpu_inc(ng_cpu_stats.entries);
 out:
 	ftrace_test_recursion_unlock(bit);
@@ -223,7 +240,7 @@ static __always_inline unsigned long ng_pop(struct ng_task *t, u64 now, int bit)
 
 	if (!(flags & NG_FRAME_NOTRACE)) {
 		if (bit >= 0)
-			trace_func_exit(ip, ng_tsd(now, top));
+			ng_emit(ip, ng_tsd(now, top), true);
 		this_cpu_inc(ng_cpu_stats.exits);
 	}
 	barrier();
@@ -274,11 +291,12 @@ unsigned long notrace ng_return_handler(unsigned long sp)
  * Enable our events in the top-level buffer, unless someone already
  * enabled them somewhere (the top level, an instance such as the
  * collector's, perf): then they go where that user wants them, and are
- * that user's to turn off.
+ * that user's to turn off.  In raw mode the records go to the raw
+ * buffers, and the events only to whoever enabled them.
  */
 static void ng_events_on(void)
 {
-	if (ng_events_ours || trace_func_entry_enabled())
+	if (ng_events_ours || ng_raw_mode() || trace_func_entry_enabled())
 		return;
 	ng_events_ours = !trace_set_clr_event(NG_EVENT_SYSTEM, NULL, 1);
 }
@@ -302,6 +320,15 @@ static int ng_ops_set(struct ftrace_ops *ops, bool *registered, bool on)
 	if (!ret)
 		*registered = on;
 	return ret;
+}
+
+/*
+ * Busy from tracing_on=1 until the drain has let the last frame go: the
+ * buffers and their mode must not change under a writer.
+ */
+bool ng_tracer_busy(void)
+{
+	return ng_registered || ng_pinned;
 }
 
 /*
@@ -494,5 +521,6 @@ void ng_tracer_exit(void)
 	ftrace_free_filter(&ng_graph_ops);
 	ftrace_free_filter(&ng_notrace_ops);
 	ng_pids_exit();
+	ng_raw_exit();
 	ng_retstack_exit();
 }

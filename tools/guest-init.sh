@@ -5,6 +5,7 @@
 # filesystems, then by "ngvm.mode=" on the kernel command line:
 #   test   run the selftests, print KTAP between markers
 #   demo   run the demo script, print its output as a base64 tar
+#   bench  run the benchmark script, print its lines between markers
 #   shell  an interactive shell on the console
 # and prints the kernel log between markers before powering off.
 
@@ -33,6 +34,12 @@ test)
 	echo NANOGRAPH-KTAP-BEGIN
 	cat /tmp/results.ktap
 	echo NANOGRAPH-KTAP-END
+	;;
+bench)
+	b=$(arg bench)
+	echo NANOGRAPH-BENCH-BEGIN
+	/nanograph/bench-guest.sh "${b%%:*}" "${b##*:}" 2>&1
+	echo NANOGRAPH-BENCH-END
 	;;
 demo)
 	mkdir -p /tmp/demo

@@ -49,6 +49,7 @@ Commands:
   run        build, boot, run selftests/vm, check the console (the default)
   shell      build and boot into an interactive shell in the VM
   demo       build and boot, run tools/demo-guest.sh, copy its output out
+  bench      build and boot, run tools/bench-guest.sh (NANOGRAPH_BENCH=ITER:ROUNDS)
   resolve    print the resolved kernel package version and exit
   source     unpack checkpatch and the ftrace sources of LINE; print where
   headers    fetch the kernel; print its headers (KDIR) directory
@@ -480,7 +481,7 @@ initramfs_pack() {
 	cp "$ushared/nanograph" "$ushared/ngtest" "$r/nanograph/"
 	cp -r "$ROOT/selftests/vm" "$r/nanograph/selftests"
 	rm -f "$r/nanograph/selftests/"*.c "$r/nanograph/selftests/Makefile"
-	cp "$ROOT/tools/demo-guest.sh" "$r/nanograph/"
+	cp "$ROOT/tools/demo-guest.sh" "$ROOT/tools/bench-guest.sh" "$r/nanograph/"
 	echo "root:x:0:0:root:/root:/bin/sh" >"$r/etc/passwd"
 	echo "root:x:0:" >"$r/etc/group"
 	(cd "$r" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$out/initramfs.cpio"
@@ -490,7 +491,7 @@ initramfs_pack() {
 # Boot and results
 # -------------------------------------------------------------------------
 
-# Boot the VM.  MODE is "test", "shell" or "demo"; /init reads it from the
+# Boot the VM.  MODE is "test", "shell", "demo" or "bench"; /init reads it from the
 # kernel command line.  In test and demo mode the console goes to
 # console.log (and to stdout with -v).
 boot() {
@@ -498,6 +499,7 @@ boot() {
 	vmlinuz=$(ls "$KDIR_ROOT"/boot/vmlinuz-* | head -n 1)
 	append="console=$CONSOLE panic=-1 loglevel=5 ngvm.mode=$mode"
 	[ -z "$TESTS" ] || append="$append ngvm.tests=$TESTS"
+	[ -z "${NANOGRAPH_BENCH:-}" ] || append="$append ngvm.bench=$NANOGRAPH_BENCH"
 	local cmd=("$QEMU" "${QEMU_ARGS[@]}" -m "$VM_MEM" -smp "$VM_SMP"
 		-nographic -no-reboot -kernel "$vmlinuz"
 		-initrd "$out/initramfs.cpio" -append "$append")
@@ -601,6 +603,7 @@ main() {
 	run) kernel_fetch; userland_fetch; build_all; boot test; results ;;
 	shell) kernel_fetch; userland_fetch; build_all; boot shell ;;
 	demo) kernel_fetch; userland_fetch; build_all; boot demo ;;
+	bench) kernel_fetch; userland_fetch; build_all; boot bench ;;
 	*) usage >&2; exit 2 ;;
 	esac
 }

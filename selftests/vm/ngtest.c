@@ -21,6 +21,8 @@
 #include <string.h>
 #include <grp.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Print the outcome of a syscall the way the tests compare it. */
@@ -82,9 +84,74 @@ static int do_read(const char *path, size_t chunk)
 	return 0;
 }
 
+/*
+ * The benchmark's workload: N one-byte reads of FILE, timed with
+ * CLOCK_MONOTONIC around the loop only; prints the elapsed ns.
+ */
+static int loop_read(const char *path, unsigned long n)
+{
+	struct timespec a, b;
+	unsigned long i;
+	char c;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return report(-1);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (i = 0; i < n; i++)
+		if (read(fd, &c, 1) != 1)
+			return report(-1);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	close(fd);
+	printf("%lld\n", (b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec));
+	return 0;
+}
+
+/*
+ * N children that each make one traced call (a read of /dev/zero) and
+ * then stay alive, blocked on a pipe, while CMD runs: the shadow-stack
+ * memory of N traced tasks, for the benchmark.
+ */
+static int hold_tasks(unsigned long n, const char *cmd)
+{
+	int hold[2], ready[2], ret;
+	unsigned long i;
+	char c;
+
+	if (pipe(hold) || pipe(ready))
+		return report(-1);
+	for (i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			return report(-1);
+		if (!pid) {
+			int fd = open("/dev/zero", O_RDONLY);
+
+			close(hold[1]);
+			if (fd < 0 || read(fd, &c, 1) != 1 || write(ready[1], &c, 1) != 1)
+				_exit(1);
+			while (read(hold[0], &c, 1) > 0)
+				;
+			_exit(0);
+		}
+	}
+	close(hold[0]);
+	close(ready[1]);
+	for (i = 0; i < n; i++)
+		if (read(ready[0], &c, 1) != 1)
+			return report(-1);
+	fflush(stdout);
+	ret = system(cmd);
+	close(hold[1]);
+	while (wait(NULL) > 0)
+		;
+	return ret ? 1 : 0;
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | read FILE CHUNK | rmmod NAME | asuser UID CMD...\n");
+	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | read FILE CHUNK | loop-read FILE N | hold-tasks N CMD | rmmod NAME | asuser UID CMD...\n");
 	return 2;
 }
 
@@ -119,6 +186,10 @@ int main(int argc, char **argv)
 		free(buf);
 		return 0;
 	}
+	if (!strcmp(argv[1], "hold-tasks"))
+		return hold_tasks(strtoul(argv[2], NULL, 0), argv[3]);
+	if (!strcmp(argv[1], "loop-read"))
+		return loop_read(argv[2], strtoul(argv[3], NULL, 0));
 	if (!strcmp(argv[1], "read"))
 		return do_read(argv[2], strtoul(argv[3], NULL, 0));
 	return usage();

@@ -56,7 +56,10 @@ void ng_ctl_list_free(char **names, int count);
 
 struct ng_ctl_saved;
 
-/* Read control files @names (NULL-terminated) to put them back later. */
+/*
+ * Read control files @names (NULL-terminated) to put them back later; a
+ * choice file ("[events] raw") is kept as its bracketed word.
+ */
 int ng_ctl_save(const struct ng_ctl *ctl, const char *const *names,
 		struct ng_ctl_saved **sp);
 /* Write the saved values back; the first error, after trying them all. */
@@ -321,6 +324,13 @@ struct ng_rec_opts {
 	const char *instance;	/* tracefs instance; NULL: "nanograph" */
 	unsigned int buffer_kb;	/* per-CPU buffer size; 0: the instance's */
 	const char *raw_dir;	/* existing directory for the spill files */
+	/*
+	 * Read the module's raw buffers (buffer_mode "raw", set by the
+	 * caller) from @ctl_root's per_cpu/cpuN/raw instead of trace events
+	 * from a tracefs instance; @instance is then unused.
+	 */
+	bool raw;
+	const char *ctl_root;	/* NULL: the default control directory */
 };
 
 struct ng_recorder;
@@ -343,6 +353,13 @@ void ng_rec_thread_info(void *priv, int tid, int *pid, char *comm,
 			size_t size);
 /* Disable the events, remove the instance and the spill files. */
 void ng_rec_close(struct ng_recorder *r);
+
+/*
+ * Merge files of raw-mode records (per_cpu/cpuN/raw content, @fds[i]
+ * holding CPU i's, -1 for none) by counter and feed them to @conv; read
+ * from the start of each file.
+ */
+int ng_raw_replay_fds(const int *fds, int nr, struct ng_conv *conv);
 
 /* Reading push/pop directories: report and export (analyze.h). */
 #include "nanograph_analyze.h"

@@ -306,6 +306,20 @@ struct ng_ctl_saved {
 };
 
 /*
+ * A choice file (buffer_mode: "[events] raw") is saved as its bracketed
+ * word, which is what writing it back takes.
+ */
+static void saved_choice(char *v)
+{
+	char *open = strchr(v, '['), *close = open ? strchr(open, ']') : NULL;
+
+	if (!close)
+		return;
+	memmove(v, open + 1, close - open - 1);
+	v[close - open - 1] = '\0';
+}
+
+/*
  * Read the files @names (NULL-terminated) now, so that a command that
  * changes them can put them back as it found them.
  */
@@ -335,6 +349,7 @@ int ng_ctl_save(const struct ng_ctl *ctl, const char *const *names,
 			s->count++;
 			break;
 		}
+		saved_choice(s->values[s->count]);
 	}
 	if (ret) {
 		ng_ctl_saved_free(s);

@@ -17,6 +17,9 @@
  * timestamp (each CPU's order kept) and feeds the converter. Memory stays
  * flat however long the recording runs; disk holds the raw pages until the
  * push/pop files are written.
+ *
+ * Opened with ng_rec_opts.raw, the recorder reads the module's raw
+ * buffers instead (rawrec.c), and every ng_rec_* call hands over there.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -31,6 +34,8 @@
 #include <tracefs.h>
 
 #include "nanograph.h"
+#include "rawrec.h"
+#include "tasks.h"
 
 struct cpu_spill {
 	struct tracefs_cpu *tcpu;
@@ -38,14 +43,6 @@ struct cpu_spill {
 	uint64_t pages;
 	char path[4096];
 };
-
-struct task {
-	struct task *next;
-	int tid, pid;
-	char comm[16];
-};
-
-#define TASK_BUCKETS	4096
 
 struct ng_recorder {
 	struct tracefs_instance *inst;
@@ -61,60 +58,9 @@ struct ng_recorder {
 	char *saved_cmdlines_size;	/* to restore; NULL if untouched */
 	bool saved_read;		/* the two below were read */
 	char *saved_tgids, *saved_cmdlines;
-	struct task *tasks[TASK_BUCKETS];
+	struct ng_tasks *tasks;
+	struct ng_rawrec *raw;		/* raw buffer mode: all goes there */
 };
-
-/* Read /proc/<tid>/comm and the Tgid line of /proc/<tid>/status. */
-static void proc_task(int tid, int *pid, char *comm, size_t size)
-{
-	char path[64], line[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", tid);
-	f = fopen(path, "re");
-	if (f) {
-		if (fgets(line, sizeof(line), f)) {
-			line[strcspn(line, "\n")] = '\0';
-			snprintf(comm, size, "%s", line);
-		}
-		fclose(f);
-	}
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", pid) == 1)
-			break;
-	fclose(f);
-}
-
-static struct task *task_find(struct ng_recorder *r, int tid)
-{
-	struct task *t;
-
-	for (t = r->tasks[(unsigned int)tid % TASK_BUCKETS]; t; t = t->next)
-		if (t->tid == tid)
-			return t;
-	return NULL;
-}
-
-/* Remember a thread on first sight, while /proc still shows it. */
-static void task_note(struct ng_recorder *r, int tid)
-{
-	struct task *t;
-
-	if (tid <= 0 || task_find(r, tid))
-		return;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return;		/* the end-of-run lookups still apply */
-	t->tid = tid;
-	t->pid = -1;
-	proc_task(tid, &t->pid, t->comm, sizeof(t->comm));
-	t->next = r->tasks[(unsigned int)tid % TASK_BUCKETS];
-	r->tasks[(unsigned int)tid % TASK_BUCKETS] = t;
-}
 
 /* Note the threads of one page's events. */
 static void scan_page(struct ng_recorder *r, void *page)
@@ -131,7 +77,7 @@ static void scan_page(struct ng_recorder *r, void *page)
 		memset(&rec, 0, sizeof(rec));
 		rec.data = data;
 		rec.size = kbuffer_event_size(kbuf);
-		task_note(r, tep_data_pid(r->tep, &rec));
+		ng_tasks_note(r->tasks, tep_data_pid(r->tep, &rec), 0);
 	}
 }
 
@@ -181,10 +127,23 @@ int ng_rec_open(struct ng_recorder **rp, const struct ng_rec_opts *o)
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
+	r->tasks = ng_tasks_new();
+	if (!r->tasks) {
+		free(r);
+		return -ENOMEM;
+	}
+	if (o->raw) {
+		ret = ng_rawrec_open(&r->raw, o->ctl_root, o->raw_dir,
+				     o->buffer_kb, r->tasks);
+		if (ret)
+			goto err;
+		*rp = r;
+		return 0;
+	}
 	r->tep = tracefs_local_events_system(NULL, systems);
 	if (!r->tep) {
-		free(r);
-		return -ENOENT;
+		ret = -ENOENT;
+		goto err;
 	}
 	ret = ng_decoder_new(&r->dec, r->tep);
 	if (ret)
@@ -242,6 +201,8 @@ int ng_rec_drain(struct ng_recorder *r)
 {
 	int cpu, n = 0, total = 0;
 
+	if (r->raw)
+		return ng_rawrec_drain(r->raw);
 	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
 		struct cpu_spill *c = &r->cpus[cpu];
 		unsigned int pages = 0;
@@ -273,6 +234,8 @@ int ng_rec_drain(struct ng_recorder *r)
 
 uint64_t ng_rec_bytes(const struct ng_recorder *r)
 {
+	if (r->raw)
+		return ng_rawrec_bytes(r->raw);
 	return r->bytes;
 }
 
@@ -288,6 +251,8 @@ int ng_rec_lost(const struct ng_recorder *r, uint64_t *lost)
 	int cpu;
 
 	*lost = 0;
+	if (r->raw)
+		return ng_rawrec_lost(r->raw, lost);
 	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
 		if (!r->cpus[cpu].tcpu)
 			continue;
@@ -340,11 +305,14 @@ static int cursor_next(struct ng_recorder *r, struct cursor *c, bool first,
 
 int ng_rec_replay(struct ng_recorder *r, struct ng_conv *conv)
 {
-	struct cursor *cur = calloc(r->nr_cpus, sizeof(*cur));
+	struct cursor *cur;
 	struct tep_record rec;
 	struct ng_event ev;
 	int cpu, best, ret = 0;
 
+	if (r->raw)
+		return ng_rawrec_replay(r->raw, conv);
+	cur = calloc(r->nr_cpus, sizeof(*cur));
 	if (!cur)
 		return -ENOMEM;
 	for (cpu = 0; cpu < r->nr_cpus && !ret; cpu++) {
@@ -410,14 +378,10 @@ void ng_rec_thread_info(void *priv, int tid, int *pid, char *comm,
 			size_t size)
 {
 	struct ng_recorder *r = priv;
-	struct task *t = task_find(r, tid);
 	char val[64];
 
-	if (t && t->pid > 0 && t->comm[0]) {
-		*pid = t->pid;
-		snprintf(comm, size, "%s", t->comm);
+	if (ng_tasks_get(r->tasks, tid, pid, comm, size))
 		return;
-	}
 	/* Read once for all the threads, after the recording has stopped. */
 	if (!r->saved_read) {
 		r->saved_tgids = tracefs_instance_file_read(NULL, "saved_tgids", NULL);
@@ -431,7 +395,7 @@ void ng_rec_thread_info(void *priv, int tid, int *pid, char *comm,
 	    saved_lookup(r->saved_cmdlines, tid, val, sizeof(val)))
 		snprintf(comm, size, "%s", val);
 	if (*pid <= 0 || !comm[0])
-		proc_task(tid, pid, comm, size);
+		ng_tasks_proc(tid, pid, comm, size);
 	if (!comm[0])
 		snprintf(comm, size, "<...>");
 }
@@ -443,10 +407,11 @@ void ng_rec_thread_info(void *priv, int tid, int *pid, char *comm,
  */
 void ng_rec_close(struct ng_recorder *r)
 {
-	int cpu, i;
+	int cpu;
 
 	if (!r)
 		return;
+	ng_rawrec_close(r->raw);
 	if (r->inst) {
 		tracefs_event_disable(r->inst, "nanograph", NULL);
 		tracefs_trace_off(r->inst);
@@ -467,14 +432,7 @@ void ng_rec_close(struct ng_recorder *r)
 					    r->saved_cmdlines_size);
 		free(r->saved_cmdlines_size);
 	}
-	for (i = 0; i < TASK_BUCKETS; i++) {
-		struct task *t, *next;
-
-		for (t = r->tasks[i]; t; t = next) {
-			next = t->next;
-			free(t);
-		}
-	}
+	ng_tasks_free(r->tasks);
 	free(r->saved_tgids);
 	free(r->saved_cmdlines);
 	if (r->kbuf)

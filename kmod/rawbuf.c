@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Raw buffer mode: per-CPU buffers of 16-byte records, the module's own,
+ * instead of trace events in the ftrace ring buffer.
+ *
+ * Why: a trace event costs a tracepoint call, the ring buffer's reserve
+ * and commit (several local atomics, a clock read and timestamp
+ * bookkeeping) and a 12-byte header before nanograph's 16 bytes.  A raw
+ * record is the 16 bytes alone, reserved with one CPU-local cmpxchg; the
+ * counter in the record already orders it.  Which task a record belongs
+ * to is written once per change of task on the CPU (a "task" record),
+ * not per record.  The layout is in include/nanograph_event.h, the hot
+ * path in rawbuf.h.
+ *
+ * The buffers exist while buffer_mode is "raw": allocated when the mode
+ * is chosen or resized, freed when it is left or the module unloads, all
+ * only while the tracer is idle (no ops registered, no frame live), so no
+ * writer can be running.  Each CPU's buffer is read, consuming, from
+ * /sys/kernel/nanograph/per_cpu/cpuN/raw: a binary sysfs file, so read(2)
+ * and splice(2) both work.  A read never blocks; 0 bytes means "nothing
+ * now".  A full buffer drops new records and counts them in the stats
+ * file's dropped column; nothing is overwritten.
+ */
+#define pr_fmt(fmt) "nanograph: " fmt
+
+#include <linux/cpumask.h>
+#include <linux/kobject.h>
+#include <linux/log2.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+#include <linux/vmalloc.h>
+
+#include "nanograph.h"
+#include "rawbuf.h"
+
+DEFINE_PER_CPU_ALIGNED(struct ng_raw_cpu, ng_raw_cpus);
+DEFINE_STATIC_KEY_FALSE(ng_raw_on);
+
+/* Per-CPU size in KiB, a power of two; what raw_buffer_size_kb shows. */
+unsigned int ng_raw_size_kb = 4096;
+
+/* Readers against allocation and release of the buffers. */
+static DEFINE_MUTEX(ng_raw_lock);
+
+static struct kobject *ng_percpu_kobj;
+static struct kobject **ng_cpu_kobjs;
+static struct bin_attribute *ng_raw_attrs;
+
+/* The clock_sync pair, into the buffer of the CPU this runs on. */
+void ng_raw_emit_clock(u64 counter, u64 mono_ns, u64 freq)
+{
+	struct ng_raw_cpu *c;
+	unsigned long pos;
+
+	if (!static_branch_unlikely(&ng_raw_on))
+		return;
+	preempt_disable();
+	c = this_cpu_ptr(&ng_raw_cpus);
+	c->nest++;
+	barrier();
+	if (ng_raw_reserve(c, 2, &pos)) {
+		ng_raw_put(c, pos, NG_RAW_META | NG_RAW_CLOCK, counter);
+		ng_raw_put(c, pos + 1, mono_ns, freq);
+	}
+	ng_raw_commit(c);
+	preempt_enable();
+}
+
+static void ng_raw_free(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct ng_raw_cpu *c = per_cpu_ptr(&ng_raw_cpus, cpu);
+
+		vfree(c->data);
+		memset(c, 0, sizeof(*c));
+		c->last_pid = -1;
+	}
+}
+
+/* Empty buffers of @kb KiB for every possible CPU, or none at all. */
+static int ng_raw_alloc(unsigned int kb)
+{
+	size_t bytes = (size_t)kb << 10;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct ng_raw_cpu *c = per_cpu_ptr(&ng_raw_cpus, cpu);
+
+		c->data = vmalloc_node(bytes, cpu_to_node(cpu));
+		if (!c->data) {
+			ng_raw_free();
+			return -ENOMEM;
+		}
+		c->mask = bytes / sizeof(struct ng_raw_record) - 1;
+		c->head = c->commit = c->tail = 0;
+		c->nest = 0;
+		c->last_pid = -1;
+	}
+	return 0;
+}
+
+/*
+ * buffer_mode: @raw chooses the raw buffers, else the trace events.
+ * Called with ng_control_lock held and the tracer idle.
+ */
+int ng_raw_set_mode(bool raw)
+{
+	int ret = 0;
+
+	if (raw == static_key_enabled(&ng_raw_on))
+		return 0;
+	mutex_lock(&ng_raw_lock);
+	if (raw) {
+		ret = ng_raw_alloc(ng_raw_size_kb);
+		if (!ret)
+			static_branch_enable(&ng_raw_on);
+	} else {
+		static_branch_disable(&ng_raw_on);
+		ng_raw_free();
+	}
+	mutex_unlock(&ng_raw_lock);
+	return ret;
+}
+
+bool ng_raw_mode(void)
+{
+	return static_key_enabled(&ng_raw_on);
+}
+
+/*
+ * raw_buffer_size_kb: rounded up to a power of two (the buffer index is
+ * masked); in raw mode the buffers are replaced, and what they held is
+ * gone, as with ftrace's buffer_size_kb.  Tracer idle, lock held.
+ */
+int ng_raw_resize(unsigned long *kb)
+{
+	int ret = 0;
+
+	if (*kb < 4)
+		return -EINVAL;
+	*kb = roundup_pow_of_two(*kb);
+	if (!static_key_enabled(&ng_raw_on))
+		return 0;
+	mutex_lock(&ng_raw_lock);
+	ng_raw_free();
+	ret = ng_raw_alloc(*kb);
+	if (ret && ng_raw_alloc(ng_raw_size_kb))
+		static_branch_disable(&ng_raw_on);	/* not even the old size */
+	mutex_unlock(&ng_raw_lock);
+	return ret;
+}
+
+/*
+ * per_cpu/cpuN/raw: move whole records out, oldest first; sysfs hands us
+ * at most a page per call.  The offset is ignored: reading consumes.
+ */
+static ssize_t ng_raw_read(struct file *filp, struct kobject *kobj,
+			   struct bin_attribute *attr, char *buf, loff_t off,
+			   size_t count)
+{
+	struct ng_raw_cpu *c = per_cpu_ptr(&ng_raw_cpus, (long)attr->private);
+	unsigned long tail, n, first;
+	size_t rs = sizeof(struct ng_raw_record);
+
+	mutex_lock(&ng_raw_lock);
+	if (!c->data) {
+		mutex_unlock(&ng_raw_lock);
+		return 0;
+	}
+	tail = c->tail;
+	n = min_t(unsigned long, smp_load_acquire(&c->commit) - tail, count / rs);
+	first = min(n, c->mask + 1 - (tail & c->mask));
+	memcpy(buf, &c->data[tail & c->mask], first * rs);
+	memcpy(buf + first * rs, c->data, (n - first) * rs);
+	smp_store_release(&c->tail, tail + n);
+	mutex_unlock(&ng_raw_lock);
+	return n * rs;
+}
+
+/*
+ * per_cpu/cpuN/raw for every possible CPU, under @parent.  Plain kobjects
+ * for the directories, as ftrace's per_cpu/ has one per CPU.
+ */
+int ng_raw_files_init(struct kobject *parent)
+{
+	int cpu, ret = -ENOMEM;
+
+	ng_percpu_kobj = kobject_create_and_add("per_cpu", parent);
+	ng_cpu_kobjs = kcalloc(nr_cpu_ids, sizeof(*ng_cpu_kobjs), GFP_KERNEL);
+	ng_raw_attrs = kcalloc(nr_cpu_ids, sizeof(*ng_raw_attrs), GFP_KERNEL);
+	if (!ng_percpu_kobj || !ng_cpu_kobjs || !ng_raw_attrs)
+		goto err;
+	for_each_possible_cpu(cpu) {
+		struct bin_attribute *a = &ng_raw_attrs[cpu];
+		char name[16];
+
+		snprintf(name, sizeof(name), "cpu%d", cpu);
+		ng_cpu_kobjs[cpu] = kobject_create_and_add(name, ng_percpu_kobj);
+		if (!ng_cpu_kobjs[cpu]) {
+			ret = -ENOMEM;
+			goto err;
+		}
+		sysfs_bin_attr_init(a);
+		a->attr.name = "raw";
+		a->attr.mode = 0400;
+		a->read = ng_raw_read;
+		a->private = (void *)(long)cpu;
+		ret = sysfs_create_bin_file(ng_cpu_kobjs[cpu], a);
+		if (ret)
+			goto err;
+	}
+	return 0;
+err:
+	ng_raw_files_exit();
+	return ret;
+}
+
+/* Remove the files; sysfs waits for readers inside ng_raw_read(). */
+void ng_raw_files_exit(void)
+{
+	int cpu;
+
+	for (cpu = 0; ng_cpu_kobjs && cpu < nr_cpu_ids; cpu++) {
+		if (!ng_cpu_kobjs[cpu])
+			continue;
+		sysfs_remove_bin_file(ng_cpu_kobjs[cpu], &ng_raw_attrs[cpu]);
+		kobject_put(ng_cpu_kobjs[cpu]);
+	}
+	kobject_put(ng_percpu_kobj);
+	kfree(ng_cpu_kobjs);
+	kfree(ng_raw_attrs);
+	ng_percpu_kobj = NULL;
+	ng_cpu_kobjs = NULL;
+	ng_raw_attrs = NULL;
+}
+
+/* Module exit: no writer can run any more. */
+void ng_raw_exit(void)
+{
+	static_branch_disable(&ng_raw_on);
+	ng_raw_free();
+}

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The raw buffer mode's hot path: one 16-byte record into this CPU's
+ * buffer (rawbuf.c has the rest and the why).
+ *
+ * Every writer of a CPU's buffer runs on that CPU with preemption off;
+ * interrupts and NMIs may nest inside a writer, and they finish before
+ * it resumes.  So:
+ *   - a record is reserved by moving head with a CPU-local cmpxchg (no
+ *     lock prefix on x86, no barrier on arm64/arm), retried if a nested
+ *     writer moved it first;
+ *   - only the outermost writer publishes commit = head, after which
+ *     every record below head is complete (nested writers are done), as
+ *     perf's ring buffer does (kernel/events/ring_buffer.c);
+ *   - the reader, on any CPU, pairs an acquire of commit with a release
+ *     of tail; the writer's acquire of tail keeps it from overwriting a
+ *     record that is still being copied out.
+ */
+#ifndef NG_RAWBUF_H
+#define NG_RAWBUF_H
+
+#include <linux/build_bug.h>
+#include <linux/jump_label.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+
+#include "nanograph.h"
+#include "nanograph_event.h"
+
+struct ng_raw_record {
+	u64 tsd;
+	u64 ip;
+};
+
+struct ng_raw_cpu {
+	struct ng_raw_record *data;	/* NULL: no buffer */
+	unsigned long mask;		/* records in data - 1 (a power of 2) */
+	unsigned long head;		/* records reserved */
+	unsigned long commit;		/* records complete, for the reader */
+	unsigned long tail;		/* records read: the reader's */
+	unsigned int nest;		/* writers in progress on this CPU */
+	int last_pid;			/* whose the last records are; -1: none */
+};
+
+DECLARE_PER_CPU_ALIGNED(struct ng_raw_cpu, ng_raw_cpus);
+/* On while buffer_mode is "raw": the hot path tests only this key. */
+DECLARE_STATIC_KEY_FALSE(ng_raw_on);
+
+static __always_inline void ng_raw_put(struct ng_raw_cpu *c, unsigned long pos,
+				       u64 tsd, u64 ip)
+{
+	struct ng_raw_record *r = &c->data[pos & c->mask];
+
+	r->tsd = tsd;
+	r->ip = ip;
+}
+
+/*
+ * Publish what is complete: only the outermost writer may, and it must
+ * look again if a nested one reserved more after it read head.
+ */
+static __always_inline void ng_raw_commit(struct ng_raw_cpu *c)
+{
+	unsigned long head;
+
+again:
+	head = READ_ONCE(c->head);
+	barrier();
+	if (c->nest > 1) {
+		c->nest--;
+		return;
+	}
+	smp_store_release(&c->commit, head);
+	barrier();
+	c->nest--;
+	barrier();
+	if (unlikely(READ_ONCE(c->head) != head)) {
+		c->nest++;
+		barrier();
+		goto again;
+	}
+}
+
+/*
+ * Reserve @n records; false (and counted as dropped) when they do not
+ * fit.  A dropped record makes the next writer restate its task.
+ */
+static __always_inline bool ng_raw_reserve(struct ng_raw_cpu *c,
+					   unsigned long n,
+					   unsigned long *pos)
+{
+	unsigned long head;
+
+	do {
+		head = READ_ONCE(c->head);
+		if (unlikely(head + n - smp_load_acquire(&c->tail) > c->mask + 1)) {
+			WRITE_ONCE(c->last_pid, -1);
+			this_cpu_inc(ng_cpu_stats.dropped);
+			return false;
+		}
+	} while (cmpxchg_local(&c->head, head, head + n) != head);
+	*pos = head;
+	return true;
+}
+
+/*
+ * One entry or exit record for current, preceded by a task record when
+ * this CPU's last records were another task's.  Preemption is off.
+ */
+static __always_inline void ng_raw_emit(u64 tsd, unsigned long ip)
+{
+	struct ng_raw_cpu *c = this_cpu_ptr(&ng_raw_cpus);
+	int pid = current->pid;
+	bool task = READ_ONCE(c->last_pid) != pid;
+	unsigned long pos;
+
+	BUILD_BUG_ON(NG_STACK_DEPTH > NG_RAW_DEPTH_MAX);
+	c->nest++;
+	barrier();
+	if (likely(ng_raw_reserve(c, 1 + task, &pos))) {
+		if (task) {
+			ng_raw_put(c, pos++, NG_RAW_META | NG_RAW_TASK,
+				   (u64)current->tgid << 32 | (u32)pid);
+			WRITE_ONCE(c->last_pid, pid);
+		}
+		ng_raw_put(c, pos, tsd, ip);
+	}
+	ng_raw_commit(c);
+}
+
+void ng_raw_emit_clock(u64 counter, u64 mono_ns, u64 freq);
+
+#endif /* NG_RAWBUF_H */

@@ -1,0 +1,189 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs inside the benchmark VM (tools/bench.sh): the same workload, with
+# the same function filter, under each tracer in turn, several rounds,
+# the order of the tracers rotated each round.  Prints one line per run:
+#
+#   run ROUND MODE NS CALLS EVENTS LOST
+#
+# NS is the workload's own CLOCK_MONOTONIC time around its loop; CALLS the
+# traced calls; EVENTS what the buffer holds afterwards; LOST what the
+# buffer dropped.  Then "mem KEY VALUE" lines.  The host computes the
+# medians, the cost per call and the ratios.
+N=${1:-20000}
+ROUNDS=${2:-5}
+T=/sys/kernel/tracing
+NG=/sys/kernel/nanograph
+NGTEST=/nanograph/ngtest
+
+insmod /nanograph/nanograph.ko || exit 1
+
+# The read path of /dev/zero, whatever this kernel calls it.
+CANDIDATES="__x64_sys_read __arm64_sys_read sys_read ksys_read vfs_read
+rw_verify_area security_file_permission apparmor_file_permission
+read_iter_zero read_zero iov_iter_zero __fsnotify_parent fsnotify_perm
+__fdget_pos fdget_pos __f_unlock_pos"
+FUNCS=
+for f in $CANDIDATES; do
+	grep -qx "$f" $T/available_filter_functions && FUNCS="$FUNCS $f"
+done
+echo "funcs$FUNCS"
+
+# Room for every event of a round in the ftrace buffer (per CPU).
+echo 32768 >$T/buffer_size_kb
+HAVE_RAW=
+[ -e $NG/buffer_mode ] && HAVE_RAW=1
+
+workload() {
+	$NGTEST loop-read /dev/zero "$N"
+}
+
+# Sum one field over the ftrace buffer's per-CPU stats.
+rb_stat() {
+	cat $T/per_cpu/cpu*/stats | awk -v k="$1" 'index($0, k ":") == 1 { s += $NF } END { print s + 0 }'
+}
+
+ng_total() {
+	awk -v c="$1" '$1 == "total" { print $c }' $NG/stats
+}
+
+# Wait until the module has let go of every hooked frame.
+ng_idle() {
+	i=0
+	while [ "$(awk '$1 == "live_frames" { print $2 }' $NG/stats)" != 0 ] && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+
+m_none() {
+	ns=$(workload)
+	echo "$ns 0 0 0"
+}
+
+# The kernel's own tracers: function (one event per call) and
+# function_graph (an entry and a return event per call).
+m_ftrace() {
+	echo 0 >$T/tracing_on
+	echo >$T/trace
+	echo "$FUNCS" >$T/set_ftrace_filter
+	echo "$1" >$T/current_tracer
+	echo 1 >$T/tracing_on
+	ns=$(workload)
+	echo 0 >$T/tracing_on
+	ev=$(rb_stat entries)
+	lost=$(($(rb_stat overrun) + $(rb_stat "dropped events")))
+	echo nop >$T/current_tracer
+	echo >$T/set_ftrace_filter
+	echo >$T/trace
+	echo 1 >$T/tracing_on
+	if [ "$1" = function ]; then calls=$ev; else calls=$((ev / 2)); fi
+	echo "$ns $calls $ev $lost"
+}
+
+# nanograph; $1 is the buffer mode, events (the ftrace buffer) or raw.
+m_ng() {
+	[ "$1" = events ] || [ -n "$HAVE_RAW" ] || return 1
+	[ -z "$HAVE_RAW" ] || echo "$1" >$NG/buffer_mode
+	echo >$T/trace
+	echo "$FUNCS" >$NG/set_ftrace_filter
+	e0=$(ng_total 2)
+	d0=$(ng_total 4)
+	echo 1 >$NG/tracing_on
+	ns=$(workload)
+	echo 0 >$NG/tracing_on
+	ng_idle
+	calls=$(($(ng_total 2) - e0))
+	if [ "$1" = raw ]; then
+		ev=$(($(cat $NG/per_cpu/cpu*/raw | wc -c) / 16))
+		lost=$(($(ng_total 4) - d0))
+	else
+		ev=$(rb_stat entries)
+		lost=$(($(rb_stat overrun) + $(rb_stat "dropped events")))
+	fi
+	echo >$T/trace
+	echo "$ns $calls $ev $lost"
+}
+
+# The collector streaming while the workload runs, default buffer sizes:
+# what a user gets.  Timing is not comparable (the collector shares the
+# emulated CPUs); the point is the lost count.
+m_record() {
+	mode=$1
+	shift
+	hooks=
+	for f in $FUNCS; do hooks="$hooks --hook $f"; done
+	# shellcheck disable=SC2086
+	out=$(nanograph record "$@" -o /tmp/bench.rec $hooks -- $NGTEST loop-read /dev/zero "$N" 2>/tmp/bench.err)
+	sum=$(grep 'events (' /tmp/bench.err)
+	ev=$(echo "$sum" | sed -n 's/.* \([0-9]*\) events (\([0-9]*\) calls), \([0-9]*\) lost.*/\1/p')
+	calls=$(echo "$sum" | sed -n 's/.* \([0-9]*\) events (\([0-9]*\) calls), \([0-9]*\) lost.*/\2/p')
+	lost=$(echo "$sum" | sed -n 's/.* \([0-9]*\) events (\([0-9]*\) calls), \([0-9]*\) lost.*/\3/p')
+	rm -rf /tmp/bench.rec
+	[ -n "$ev" ] || { sed 's/^/# /' /tmp/bench.err; return 1; }
+	echo "$out $calls $ev $lost"
+}
+
+MODES="none function function_graph ng_events"
+[ -z "$HAVE_RAW" ] || MODES="$MODES ng_raw"
+
+run_mode() {
+	case "$1" in
+	none) m_none ;;
+	function | function_graph) m_ftrace "$1" ;;
+	ng_events) m_ng events ;;
+	ng_raw) m_ng raw ;;
+	record_events) m_record events ;;
+	record_raw) m_record raw --raw ;;
+	esac
+}
+
+# function_graph's shadow stacks: it gives one to every task in the
+# system when first started (and keeps them), so measure that first.
+s0=$(awk '$1 == "Slab:" { print $2 }' /proc/meminfo)
+echo function_graph >$T/current_tracer
+s1=$(awk '$1 == "Slab:" { print $2 }' /proc/meminfo)
+echo nop >$T/current_tracer
+echo "mem fgraph_slab_kb_delta $((s1 - s0))"
+echo "mem tasks_in_system $(ls -d /proc/[0-9]* | wc -l)"
+
+workload >/dev/null	# warm the caches once
+r=1
+while [ $r -le "$ROUNDS" ]; do
+	# Rotate the order so that no tracer always runs first or last.
+	set -- $MODES
+	i=1
+	while [ $i -lt $r ]; do
+		first=$1
+		shift
+		set -- "$@" "$first"
+		i=$((i + 1))
+	done
+	for m in "$@"; do
+		res=$(run_mode "$m") && echo "run $r $m $res"
+	done
+	r=$((r + 1))
+done
+
+# Streaming through the collector with default buffers: lost events.
+RMODES=record_events
+[ -z "$HAVE_RAW" ] || RMODES="$RMODES record_raw"
+for m in $RMODES; do
+	res=$(run_mode "$m") && echo "run 1 $m $res"
+done
+
+# Memory: the shadow stacks with 1000 traced tasks alive, and the buffers.
+[ -z "$HAVE_RAW" ] || echo events >$NG/buffer_mode
+echo "$FUNCS" >$NG/set_ftrace_filter
+echo "mem retstack_idle_bytes $(awk '$1 == "retstack_bytes" { print $2 }' $NG/stats)"
+echo 1 >$NG/tracing_on
+$NGTEST hold-tasks 1000 "cat $NG/stats" >/tmp/bench.stats
+echo 0 >$NG/tracing_on
+ng_idle
+awk '$1 == "traced_tasks" || $1 == "retstack_bytes" { print "mem", $1, $2 }' /tmp/bench.stats
+echo "mem ftrace_buffer_kb_per_cpu $(cat $T/buffer_size_kb)"
+echo "mem cpus $(nproc)"
+[ -z "$HAVE_RAW" ] || echo "mem raw_buffer_kb_per_cpu $(cat $NG/raw_buffer_size_kb)"
+echo "mem record_default_buffer_kb $(nanograph record --help 2>&1 | sed -n 's/.*--buffer-kb.*default \([0-9]*\).*/\1/p')"
+rmmod nanograph

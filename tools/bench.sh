@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench: boot each architecture once and, in that one boot, run the
+# same syscall-heavy workload (one-byte reads of /dev/zero) with the same
+# function filter under no tracer, the function tracer, function_graph,
+# and nanograph in each buffer mode (tools/bench-guest.sh).  Prints, per
+# architecture, a table of medians and spreads and the ratios to
+# function_graph.  A benchmark, never a test: nothing here passes or fails
+# on a number.
+#
+#   tools/bench.sh [-a "ARCHES"] [-k LINE] [-n ITERATIONS] [-r ROUNDS]
+#
+# Defaults: -a "x86_64 arm64" -k 6.12 -n 20000 -r 5.  The raw lines and
+# the table of each boot are kept in build/bench/.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ARCHES="x86_64 arm64" LINE=6.12 ITER=20000 ROUNDS=5
+while getopts "a:k:n:r:" opt; do
+	case "$opt" in
+	a) ARCHES=$OPTARG ;;
+	k) LINE=$OPTARG ;;
+	n) ITER=$OPTARG ;;
+	r) ROUNDS=$OPTARG ;;
+	*) echo "usage: $0 [-a ARCHES] [-k LINE] [-n ITERATIONS] [-r ROUNDS]" >&2; exit 2 ;;
+	esac
+done
+OUT=$ROOT/build/bench
+VMOUT=${NANOGRAPH_OUT:-$ROOT/build/vm}
+mkdir -p "$OUT"
+
+"$ROOT/tools/setup-host.sh"
+
+# The table of one boot's lines: per mode the median workload time, the
+# median added cost per traced call (this round's time minus this round's
+# untraced time, over the calls) with its min..max over the rounds, and
+# the cost as a fraction of function_graph's and of function's.
+table() {
+	awk '
+	function median(a, n,   i, j, t) {
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+				t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+			}
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	$1 == "funcs" { $1 = ""; funcs = $0 }
+	$1 == "run" { ns[$2, $3] = $4; calls[$2, $3] = $5; ev[$2, $3] = $6; lost[$2, $3] = $7
+		if (!($3 in seen)) { seen[$3] = 1; order[++nm] = $3 }
+		if ($2 > rounds) rounds = $2 }
+	$1 == "mem" { mem[$2] = $3 }
+	END {
+		printf "filter:%s\n", funcs
+		printf "%-15s %6s %10s %9s %7s %12s %14s %8s %8s\n", "mode", "rounds", "calls", "events", "lost",
+			"time ms", "ns/call", "vs fgraph", "vs function"
+		for (m = 1; m <= nm; m++) {
+			mode = order[m]; n = 0; k = 0
+			for (r = 1; r <= rounds; r++) {
+				if (!((r, mode) in ns)) continue
+				t[++n] = ns[r, mode]; c[n] = calls[r, mode]; e[n] = ev[r, mode]; l[n] = lost[r, mode]
+				if (mode != "none" && mode !~ /^record/ && ((r, "none") in ns) && calls[r, mode] > 0)
+					cost[++k] = (ns[r, mode] - ns[r, "none"]) / calls[r, mode]
+			}
+			lo = hi = ""
+			for (i = 1; i <= k; i++) {
+				if (lo == "" || cost[i] < lo) lo = cost[i]
+				if (hi == "" || cost[i] > hi) hi = cost[i]
+			}
+			med[mode] = k ? median(cost, k) : ""
+			maxlost = 0
+			for (i = 1; i <= n; i++) if (l[i] > maxlost) maxlost = l[i]
+			line[mode] = sprintf("%-15s %6d %10d %9d %7d %12.1f", mode, n, median(c, n), median(e, n),
+				maxlost, median(t, n) / 1e6)
+			range[mode] = k ? sprintf("%5.0f (%.0f..%.0f)", med[mode], lo, hi) : "-"
+		}
+		for (m = 1; m <= nm; m++) {
+			mode = order[m]
+			vg = (med[mode] != "" && med["function_graph"] > 0) ? sprintf("%.2f", med[mode] / med["function_graph"]) : "-"
+			vf = (med[mode] != "" && med["function"] > 0) ? sprintf("%.2f", med[mode] / med["function"]) : "-"
+			printf "%s %14s %8s %8s\n", line[mode], range[mode], vg, vf
+		}
+		if (mem["traced_tasks"] > 0) {
+			printf "memory: %d traced tasks hold %d bytes of shadow stacks (%d per task); ", \
+				mem["traced_tasks"], mem["retstack_bytes"] - mem["retstack_idle_bytes"], \
+				(mem["retstack_bytes"] - mem["retstack_idle_bytes"]) / mem["traced_tasks"]
+			printf "with nothing traced: %d bytes\n", mem["retstack_idle_bytes"]
+		}
+		for (k2 in mem) printf "mem %s %s\n", k2, mem[k2]
+	}'
+}
+
+for arch in $ARCHES; do
+	log=$OUT/$arch-$LINE.log
+	echo "bench: $arch $LINE: $ITER reads x $ROUNDS rounds" >&2
+	NANOGRAPH_BENCH="$ITER:$ROUNDS" "$ROOT/tools/vmtest.sh" -a "$arch" -k "$LINE" bench
+	tr -d '\r' <"$VMOUT/$arch-$LINE/console.log" |
+		awk '$0 == "NANOGRAPH-BENCH-END" { on = 0 } on { print } $0 == "NANOGRAPH-BENCH-BEGIN" { on = 1 }' >"$log"
+	if ! grep -q '^run ' "$log"; then
+		echo "bench: $arch: no results; see $VMOUT/$arch-$LINE/console.log" >&2
+		cat "$log" >&2
+		exit 1
+	fi
+	{
+		echo "== $arch, Debian $LINE ($(sed -n 's/^nanograph-vm: \([^ ]*\) .*/\1/p' "$VMOUT/$arch-$LINE/console.log" | tr -d '\r' | head -n 1)), $ITER reads x $ROUNDS rounds"
+		table <"$log"
+	} | tee "$OUT/$arch-$LINE.txt"
+	grep '^#' "$log" >&2 || :
+done
+echo "bench: reproduce with: make bench (tools/bench.sh -a \"$ARCHES\" -k $LINE -n $ITER -r $ROUNDS)"

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * rawrec.c - the raw buffer mode's recorder: stream the module's own
+ * per-CPU buffers (<control dir>/per_cpu/cpuN/raw, 16-byte records, see
+ * include/nanograph_event.h) to spill files while the workload runs, then
+ * merge the CPUs by counter and feed the converter.
+ *
+ * The events mode's recorder (record.c) does the same with trace events
+ * from a tracefs instance; record.c's ng_rec_* functions hand over to the
+ * functions here when opened with ng_rec_opts.raw. Both end in the same
+ * converter, so the two modes write the same push/pop files.
+ *
+ * Merge order: a CPU's records are kept in the order they were written;
+ * across CPUs the earliest counter goes first. The counters are compared
+ * modulo 2^56 (the width in a record), so a wrap of the 56-bit field does
+ * not reorder anything.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nanograph.h"
+#include "nanograph_event.h"
+#include "rawrec.h"
+#include "tasks.h"
+
+#define CHUNK		(64 * 1024)	/* bytes per read(2) of a spill file */
+
+struct raw_cpu {
+	int in;			/* per_cpu/cpuN/raw, -1 if absent */
+	int fd;			/* spill file */
+	char path[4096];
+};
+
+struct ng_rawrec {
+	struct ng_ctl ctl;
+	struct ng_tasks *tasks;
+	int nr_cpus;
+	struct raw_cpu *cpus;
+	uint64_t max_bytes;	/* one buffer's worth: a drain's bound per CPU */
+	uint64_t bytes;
+	uint64_t dropped0;	/* the stats file's dropped total at open */
+	unsigned char *buf;
+};
+
+/* The "total" line's dropped column of the module's stats file. */
+static int stats_dropped(const struct ng_ctl *ctl, uint64_t *dropped)
+{
+	unsigned long long e, x, d;
+	char *text, *p;
+	int ret;
+
+	ret = ng_ctl_read(ctl, "stats", &text, NULL);
+	if (ret)
+		return ret;
+	p = strstr(text, "\ntotal ");
+	ret = -EBADMSG;
+	if (p && sscanf(p + 1, "total %llu %llu %llu", &e, &x, &d) == 3) {
+		*dropped = d;
+		ret = 0;
+	}
+	free(text);
+	return ret;
+}
+
+int ng_rawrec_open(struct ng_rawrec **rp, const char *ctl_root,
+		   const char *spill_dir, unsigned int buffer_kb,
+		   struct ng_tasks *tasks)
+{
+	struct ng_rawrec *r;
+	char name[64];
+	int cpu, ret;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->tasks = tasks;
+	ret = ng_ctl_init(&r->ctl, ctl_root);
+	if (ret)
+		goto err;
+	r->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	r->cpus = calloc(r->nr_cpus, sizeof(*r->cpus));
+	r->buf = malloc(CHUNK);
+	if (!r->cpus || !r->buf) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	r->max_bytes = (uint64_t)(buffer_kb ? buffer_kb : 4096) * 1024;
+	for (cpu = 0; cpu < r->nr_cpus; cpu++)
+		r->cpus[cpu].in = r->cpus[cpu].fd = -1;
+	ret = stats_dropped(&r->ctl, &r->dropped0);
+	if (ret)
+		goto err;
+	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
+		struct raw_cpu *c = &r->cpus[cpu];
+		char path[4200];
+
+		snprintf(name, sizeof(name), "per_cpu/cpu%d/raw", cpu);
+		snprintf(path, sizeof(path), "%s/%s", ng_ctl_root(&r->ctl), name);
+		c->in = open(path, O_RDONLY | O_CLOEXEC);
+		if (c->in < 0) {
+			if (errno == ENOENT)
+				continue;	/* not a possible CPU */
+			ret = -errno;
+			goto err;
+		}
+		snprintf(c->path, sizeof(c->path), "%s/cpu%d.raw", spill_dir, cpu);
+		c->fd = open(c->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (c->fd < 0) {
+			ret = -errno;
+			goto err;
+		}
+	}
+	*rp = r;
+	return 0;
+err:
+	ng_rawrec_close(r);
+	return ret;
+}
+
+/* Note the tasks named by a chunk's task records while /proc has them. */
+static void scan_chunk(struct ng_rawrec *r, const unsigned char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + NG_RAW_RECORD_SIZE <= n; i += NG_RAW_RECORD_SIZE) {
+		uint64_t w[2];
+
+		memcpy(w, p + i, sizeof(w));
+		if (w[0] == (NG_RAW_META | NG_RAW_TASK))
+			ng_tasks_note(r->tasks, (int)(uint32_t)w[1],
+				      (int)(w[1] >> 32));
+	}
+}
+
+int ng_rawrec_drain(struct ng_rawrec *r)
+{
+	int cpu, total = 0;
+
+	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
+		struct raw_cpu *c = &r->cpus[cpu];
+		uint64_t done = 0;
+		ssize_t n = 0;
+
+		if (c->in < 0)
+			continue;
+		/* At most a buffer's worth a call, as record.c does. */
+		while (done < r->max_bytes && (n = read(c->in, r->buf, CHUNK)) > 0) {
+			if (write(c->fd, r->buf, n) != n)
+				return errno ? -errno : -ENOSPC;
+			scan_chunk(r, r->buf, n);
+			done += n;
+		}
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		r->bytes += done;
+		total += done;
+	}
+	return total;
+}
+
+uint64_t ng_rawrec_bytes(const struct ng_rawrec *r)
+{
+	return r->bytes;
+}
+
+/* Records the module dropped since the recorder was opened. */
+int ng_rawrec_lost(const struct ng_rawrec *r, uint64_t *lost)
+{
+	uint64_t d;
+	int ret = stats_dropped(&r->ctl, &d);
+
+	if (!ret)
+		*lost = d - r->dropped0;
+	return ret;
+}
+
+/* One CPU's position in its records during the merge. */
+struct cursor {
+	int fd, cpu;
+	unsigned char *buf;
+	size_t len, off;
+	int tid;		/* whose records these are; -1: not said yet */
+	bool done;
+	struct ng_event ev;	/* the next event, valid unless done */
+};
+
+/* The next whole record, or false at the end (a torn tail is ignored). */
+static int next_record(struct cursor *c, uint64_t w[2], bool *got)
+{
+	if (c->len - c->off < NG_RAW_RECORD_SIZE) {
+		ssize_t n = read(c->fd, c->buf, CHUNK);
+
+		if (n < 0)
+			return -errno;
+		c->len = (size_t)n - (size_t)n % NG_RAW_RECORD_SIZE;
+		c->off = 0;
+		if (!c->len) {
+			*got = false;
+			return 0;
+		}
+	}
+	memcpy(w, c->buf + c->off, 2 * sizeof(uint64_t));
+	c->off += NG_RAW_RECORD_SIZE;
+	*got = true;
+	return 0;
+}
+
+/* Advance to the next entry, exit or clock, taking task records in. */
+static int cursor_next(struct cursor *c)
+{
+	uint64_t w[2], w2[2];
+	bool got;
+	int ret;
+
+	for (;;) {
+		ret = next_record(c, w, &got);
+		if (ret || !got) {
+			c->done = true;
+			return ret;
+		}
+		memset(&c->ev, 0, sizeof(c->ev));
+		c->ev.cpu = c->cpu;
+		if (w[0] == (NG_RAW_META | NG_RAW_TASK)) {
+			c->tid = (int)(uint32_t)w[1];
+			continue;
+		}
+		if (w[0] == (NG_RAW_META | NG_RAW_CLOCK)) {
+			ret = next_record(c, w2, &got);
+			if (ret || !got) {
+				c->done = true;
+				return ret;
+			}
+			c->ev.type = NG_EV_CLOCK;
+			c->ev.tid = c->tid;
+			c->ev.counter = w[1];
+			c->ev.ts = w[1] & NG_TSD_COUNTER_MASK;
+			c->ev.mono_ns = w2[0];
+			c->ev.freq = w2[1];
+			return 0;
+		}
+		if (NG_RAW_IS_META(w[0]) || c->tid < 0)
+			continue;	/* a kind this reader does not know */
+		c->ev.type = (w[0] & NG_RAW_EXIT) ? NG_EV_EXIT : NG_EV_ENTRY;
+		c->ev.tid = c->tid;
+		c->ev.counter = NG_TSD_COUNTER(w[0]);
+		c->ev.ts = c->ev.counter;
+		c->ev.depth = NG_TSD_DEPTH(w[0] & ~NG_RAW_EXIT);
+		c->ev.ip = w[1];
+		return 0;
+	}
+}
+
+/* @a is earlier than @b, as 56-bit counters that may have wrapped. */
+static bool before(uint64_t a, uint64_t b)
+{
+	return ((a - b) & NG_TSD_COUNTER_MASK) >> (NG_TSD_DEPTH_SHIFT - 1);
+}
+
+int ng_raw_replay_fds(const int *fds, int nr, struct ng_conv *conv)
+{
+	struct cursor *cur = calloc(nr > 0 ? nr : 1, sizeof(*cur));
+	int i, best, ret = 0;
+
+	if (!cur)
+		return -ENOMEM;
+	for (i = 0; i < nr && !ret; i++) {
+		cur[i].fd = fds[i];
+		cur[i].cpu = i;
+		cur[i].tid = -1;
+		cur[i].done = fds[i] < 0;
+		if (cur[i].done)
+			continue;
+		cur[i].buf = malloc(CHUNK);
+		if (!cur[i].buf)
+			ret = -ENOMEM;
+		else if (lseek(fds[i], 0, SEEK_SET) < 0)
+			ret = -errno;
+		else
+			ret = cursor_next(&cur[i]);
+	}
+	while (!ret) {
+		/* The earliest event of all CPUs; ties go to the lower CPU. */
+		best = -1;
+		for (i = 0; i < nr; i++)
+			if (!cur[i].done &&
+			    (best < 0 || before(cur[i].ev.ts, cur[best].ev.ts)))
+				best = i;
+		if (best < 0)
+			break;
+		ret = ng_conv_event(conv, &cur[best].ev);
+		if (!ret)
+			ret = cursor_next(&cur[best]);
+	}
+	for (i = 0; i < nr; i++)
+		free(cur[i].buf);
+	free(cur);
+	return ret;
+}
+
+int ng_rawrec_replay(struct ng_rawrec *r, struct ng_conv *conv)
+{
+	int *fds = calloc(r->nr_cpus, sizeof(*fds));
+	int cpu, ret;
+
+	if (!fds)
+		return -ENOMEM;
+	for (cpu = 0; cpu < r->nr_cpus; cpu++)
+		fds[cpu] = r->cpus[cpu].fd;
+	ret = ng_raw_replay_fds(fds, r->nr_cpus, conv);
+	free(fds);
+	return ret;
+}
+
+/* Close the buffers' files and drop the spill files. */
+void ng_rawrec_close(struct ng_rawrec *r)
+{
+	int cpu;
+
+	if (!r)
+		return;
+	for (cpu = 0; r->cpus && cpu < r->nr_cpus; cpu++) {
+		if (r->cpus[cpu].in >= 0)
+			close(r->cpus[cpu].in);
+		if (r->cpus[cpu].fd >= 0) {
+			close(r->cpus[cpu].fd);
+			unlink(r->cpus[cpu].path);
+		}
+	}
+	free(r->cpus);
+	free(r->buf);
+	free(r);
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * rawrec.h - library-internal: the raw buffer mode's recorder, behind
+ * record.c's ng_rec_* functions (ng_rec_opts.raw).
+ */
+#ifndef NG_RAWREC_H
+#define NG_RAWREC_H
+
+#include <stdint.h>
+
+struct ng_conv;
+struct ng_rawrec;
+struct ng_tasks;
+
+/*
+ * Open the module's per_cpu/cpuN/raw files under @ctl_root (NULL: the
+ * default control directory) and a spill file per CPU in @spill_dir.
+ * @buffer_kb bounds one drain per CPU. Task records seen while draining
+ * are noted in @tasks.
+ */
+int ng_rawrec_open(struct ng_rawrec **rp, const char *ctl_root,
+		   const char *spill_dir, unsigned int buffer_kb,
+		   struct ng_tasks *tasks);
+int ng_rawrec_drain(struct ng_rawrec *r);
+uint64_t ng_rawrec_bytes(const struct ng_rawrec *r);
+int ng_rawrec_lost(const struct ng_rawrec *r, uint64_t *lost);
+int ng_rawrec_replay(struct ng_rawrec *r, struct ng_conv *conv);
+void ng_rawrec_close(struct ng_rawrec *r);
+
+#endif /* NG_RAWREC_H */
