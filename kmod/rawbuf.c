@@ -47,7 +47,11 @@ static struct kobject *ng_percpu_kobj;
 static struct kobject **ng_cpu_kobjs;
 static struct bin_attribute *ng_raw_attrs;
 
-/* The clock_sync pair, into the buffer of the CPU this runs on. */
+/*
+ * The clock_sync pair, into the buffer of the CPU this runs on.  When it
+ * does not fit it is not counted as dropped (that column counts entries
+ * and exits): the collector has the clock file's pair to fall back on.
+ */
 void ng_raw_emit_clock(u64 counter, u64 mono_ns, u64 freq)
 {
 	struct ng_raw_cpu *c;

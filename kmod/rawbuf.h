@@ -82,8 +82,8 @@ again:
 }
 
 /*
- * Reserve @n records; false (and counted as dropped) when they do not
- * fit.  A dropped record makes the next writer restate its task.
+ * Reserve @n records; false when they do not fit.  A dropped record
+ * makes the next writer restate its task.
  */
 static __always_inline bool ng_raw_reserve(struct ng_raw_cpu *c,
 					   unsigned long n,
@@ -95,7 +95,6 @@ static __always_inline bool ng_raw_reserve(struct ng_raw_cpu *c,
 		head = READ_ONCE(c->head);
 		if (unlikely(head + n - smp_load_acquire(&c->tail) > c->mask + 1)) {
 			WRITE_ONCE(c->last_pid, -1);
-			this_cpu_inc(ng_cpu_stats.dropped);
 			return false;
 		}
 	} while (cmpxchg_local(&c->head, head, head + n) != head);
@@ -124,6 +123,8 @@ static __always_inline void ng_raw_emit(u64 tsd, unsigned long ip)
 			WRITE_ONCE(c->last_pid, pid);
 		}
 		ng_raw_put(c, pos, tsd, ip);
+	} else {
+		this_cpu_inc(ng_cpu_stats.dropped);
 	}
 	ng_raw_commit(c);
 }
