@@ -33,13 +33,13 @@ struct ng_frame {
 #define NG_FRAME_ROOT		1	/* a set_graph_function root */
 #define NG_FRAME_NOTRACE	2	/* a set_graph_notrace root: no events */
 
-/* One task's shadow stack (retstack.c). */
+/* One task's slot: its shadow stack, given when it claims the slot (retstack.c). */
 struct ng_task {
 	struct task_struct *task;
 	unsigned int depth;		/* frames in use */
 	unsigned int graph_depth;	/* NG_FRAME_ROOT frames among them */
 	unsigned int notrace_depth;	/* NG_FRAME_NOTRACE frames among them */
-	struct ng_frame frames[NG_STACK_DEPTH];
+	struct ng_frame *frames;	/* NG_STACK_DEPTH of them */
 };
 
 struct ng_task *ng_task_find(struct task_struct *task);
@@ -47,6 +47,8 @@ struct ng_task *ng_task_claim(void);
 unsigned long ng_live_frames(unsigned int *tasks, unsigned int *owners);
 unsigned long ng_abandoned_frames(void);
 size_t ng_retstack_bytes(void);
+int ng_retstack_prefill(void);
+void ng_retstack_trim(void);
 int ng_retstack_init(void);
 void ng_retstack_exit(void);
 

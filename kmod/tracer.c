@@ -346,6 +346,9 @@ int ng_tracer_start(void)
 		__module_get(THIS_MODULE);
 		ng_pinned = true;
 	}
+	ret = ng_retstack_prefill();
+	if (ret)
+		goto err;
 	ng_events_on();
 	ng_clock_emit();
 	ret = register_ftrace_function(&ng_ops);
@@ -359,7 +362,7 @@ int ng_tracer_start(void)
 		goto err;
 	return 0;
 err:
-	pr_err("register_ftrace_function: %d\n", ret);
+	pr_err("cannot start recording: %d\n", ret);
 	ng_tracer_stop();
 	mod_delayed_work(system_wq, &ng_drain, 0);
 	return ret;
@@ -397,6 +400,7 @@ static void ng_drain_work(struct work_struct *work)
 	/* No frame left; tasks may still be in the trampoline's last lines. */
 	synchronize_rcu_tasks();
 	ng_events_off();
+	ng_retstack_trim();
 	ng_pinned = false;
 	mutex_unlock(&ng_control_lock);
 	module_put(THIS_MODULE);
