@@ -185,5 +185,5 @@ awk '$1 == "traced_tasks" || $1 == "retstack_bytes" { print "mem", $1, $2 }' /tm
 echo "mem ftrace_buffer_kb_per_cpu $(cat $T/buffer_size_kb)"
 echo "mem cpus $(nproc)"
 [ -z "$HAVE_RAW" ] || echo "mem raw_buffer_kb_per_cpu $(cat $NG/raw_buffer_size_kb)"
-echo "mem record_default_buffer_kb $(nanograph record --help 2>&1 | sed -n 's/.*--buffer-kb.*default \([0-9]*\).*/\1/p')"
+echo "mem record_default_buffer_kb $(nanograph record --help 2>&1 | sed -n 's/.*--buffer-kb.*default: \([0-9]*\).*/\1/p')"
 rmmod nanograph
