@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_rawrec.c - reading raw-mode records (per_cpu/cpuN/raw content)
+ * into push/pop files: task records, the clock record, CPUs merged by
+ * counter across a 56-bit wrap, migration, and what the reader skips.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "nanograph.h"
+#include "nanograph_event.h"
+#include "ktap.h"
+
+static const char kallsyms[] =
+	"ffffffff81001000 T vfs_read\n"
+	"ffffffff81003000 T ksys_read\n";
+
+#define VFS_READ	0xffffffff81001000ULL
+#define KSYS_READ	0xffffffff81003000ULL
+
+/* One CPU's records, as the module writes them. */
+struct cpu_file {
+	int fd;
+};
+
+static int cpu_open(struct cpu_file *f)
+{
+	f->fd = memfd_create("raw", 0);
+	return f->fd;
+}
+
+static void put(struct cpu_file *f, uint64_t a, uint64_t b)
+{
+	uint64_t w[2] = { a, b };
+
+	if (write(f->fd, w, sizeof(w)) != sizeof(w))
+		t_diag("short write");
+}
+
+static void task(struct cpu_file *f, int tgid, int pid)
+{
+	put(f, NG_RAW_META | NG_RAW_TASK, (uint64_t)tgid << 32 | (uint32_t)pid);
+}
+
+static void clock_rec(struct cpu_file *f, uint64_t counter, uint64_t ns)
+{
+	put(f, NG_RAW_META | NG_RAW_CLOCK, counter);
+	put(f, ns, 1000000000);
+}
+
+static void in(struct cpu_file *f, uint64_t t, unsigned int d, uint64_t ip)
+{
+	put(f, ng_tsd(t, d), ip);
+}
+
+static void out(struct cpu_file *f, uint64_t t, unsigned int d, uint64_t ip)
+{
+	put(f, ng_tsd(t, d) | NG_RAW_EXIT, ip);
+}
+
+/* Merge @n CPU files into push/pop files in the test's directory. */
+static int convert(struct cpu_file *cpus, int n, struct ng_conv_summary *s)
+{
+	struct ng_syms *syms = NULL;
+	struct ng_conv *c = NULL;
+	int fds[4], i, ret;
+
+	if (ng_syms_parse(&syms, kallsyms, strlen(kallsyms)) ||
+	    ng_conv_new(&c, t_tmpdir(), syms))
+		return -1;
+	for (i = 0; i < n; i++)
+		fds[i] = cpus[i].fd;
+	ret = ng_raw_replay_fds(fds, n, c);
+	if (ret)
+		ng_conv_abort(c);
+	else
+		ret = ng_conv_finish(c, s);
+	for (i = 0; i < n; i++)
+		if (cpus[i].fd >= 0)
+			close(cpus[i].fd);
+	ng_syms_free(syms);
+	return ret;
+}
+
+/* Two tasks on two CPUs; the clock record gives the nanoseconds. */
+static void test_two_cpus(void)
+{
+	struct ng_conv_summary s;
+	struct cpu_file cpu[2];
+
+	T_ASSERT(cpu_open(&cpu[0]) >= 0 && cpu_open(&cpu[1]) >= 0);
+	clock_rec(&cpu[0], 1000, 5000);
+	task(&cpu[0], 40, 42);
+	in(&cpu[0], 1100, 0, KSYS_READ);
+	in(&cpu[0], 1110, 1, VFS_READ);
+	task(&cpu[1], 43, 43);
+	in(&cpu[1], 1105, 0, VFS_READ);
+	out(&cpu[1], 1120, 0, VFS_READ);
+	out(&cpu[0], 1130, 1, VFS_READ);
+	out(&cpu[0], 1140, 0, KSYS_READ);
+	T_EQ_INT(convert(cpu, 2, &s), 0);
+	T_FILE_EQ(t_path("42.txt"),
+		  "5100:+ksys_read\n5110:+vfs_read\n5130:POP\n5140:POP\n");
+	T_FILE_EQ(t_path("43.txt"), "5105:+vfs_read\n5120:POP\n");
+	T_EQ_U64(s.events, 6);	/* entries and exits */
+	T_EQ_U64(s.threads, 2);
+	T_EQ_U64(s.repaired + s.unmatched_exits + s.closed_at_end + s.clamped, 0);
+}
+
+/*
+ * Task records switch the owner of the records that follow; a task that
+ * moves to another CPU mid-call stays one stack.
+ */
+static void test_switch_and_migration(void)
+{
+	struct cpu_file cpu[2];
+
+	T_ASSERT(cpu_open(&cpu[0]) >= 0 && cpu_open(&cpu[1]) >= 0);
+	clock_rec(&cpu[0], 1000, 5000);
+	task(&cpu[0], 7, 7);
+	in(&cpu[0], 1100, 0, VFS_READ);
+	task(&cpu[0], 8, 8);
+	in(&cpu[0], 1105, 0, KSYS_READ);
+	out(&cpu[0], 1106, 0, KSYS_READ);
+	task(&cpu[1], 7, 7);
+	out(&cpu[1], 1200, 0, VFS_READ);
+	T_EQ_INT(convert(cpu, 2, NULL), 0);
+	T_FILE_EQ(t_path("7.txt"), "5100:+vfs_read\n5200:POP\n");
+	T_FILE_EQ(t_path("8.txt"), "5105:+ksys_read\n5106:POP\n");
+}
+
+/*
+ * The 56-bit counter wraps between a task's entry on CPU 0 and its exit
+ * on CPU 1: compared as plain numbers the exit (5) would be merged first
+ * and the call lost.
+ */
+static void test_wrap_across_cpus(void)
+{
+	struct cpu_file cpu[2];
+	struct ng_conv_summary s;
+
+	T_ASSERT(cpu_open(&cpu[0]) >= 0 && cpu_open(&cpu[1]) >= 0);
+	clock_rec(&cpu[0], NG_TSD_COUNTER_MASK - 100, 1000000);
+	task(&cpu[0], 9, 9);
+	in(&cpu[0], NG_TSD_COUNTER_MASK - 10, 0, VFS_READ);
+	task(&cpu[1], 9, 9);
+	out(&cpu[1], 5, 0, VFS_READ);
+	T_EQ_INT(convert(cpu, 2, &s), 0);
+	T_FILE_EQ(t_path("9.txt"), "1000090:+vfs_read\n1000106:POP\n");
+	T_EQ_U64(s.unmatched_exits + s.closed_at_end, 0);
+}
+
+/*
+ * What the reader skips: records before the CPU's first task record, a
+ * meta record of a kind it does not know, a torn record at the end.
+ * An absent CPU (-1) is fine.
+ */
+static void test_skips(void)
+{
+	struct cpu_file cpu[2] = { { -1 }, { -1 } };
+	struct ng_conv_summary s;
+	char torn[8] = { 0 };
+
+	T_ASSERT(cpu_open(&cpu[1]) >= 0);
+	in(&cpu[1], 1050, 0, KSYS_READ);
+	clock_rec(&cpu[1], 1000, 5000);
+	task(&cpu[1], 3, 3);
+	in(&cpu[1], 1100, 0, VFS_READ);
+	put(&cpu[1], NG_RAW_META | 99, 0);
+	out(&cpu[1], 1110, 0, VFS_READ);
+	T_ASSERT(write(cpu[1].fd, torn, sizeof(torn)) == sizeof(torn));
+	T_EQ_INT(convert(cpu, 2, &s), 0);
+	T_FILE_EQ(t_path("3.txt"), "5100:+vfs_read\n5110:POP\n");
+	T_EQ_U64(s.events, 2);
+}
+
+/* The idle task (pid 0) of each CPU gets its own file, as in events mode. */
+static void test_idle(void)
+{
+	struct cpu_file cpu[2];
+
+	T_ASSERT(cpu_open(&cpu[0]) >= 0 && cpu_open(&cpu[1]) >= 0);
+	clock_rec(&cpu[0], 1000, 5000);
+	task(&cpu[0], 0, 0);
+	in(&cpu[0], 1100, 0, VFS_READ);
+	out(&cpu[0], 1101, 0, VFS_READ);
+	task(&cpu[1], 0, 0);
+	in(&cpu[1], 1102, 0, KSYS_READ);
+	out(&cpu[1], 1103, 0, KSYS_READ);
+	T_EQ_INT(convert(cpu, 2, NULL), 0);
+	T_FILE_EQ(t_path("0-0.txt"), "5100:+vfs_read\n5101:POP\n");
+	T_FILE_EQ(t_path("0-1.txt"), "5102:+ksys_read\n5103:POP\n");
+}
+
+static const struct t_case cases[] = {
+	{ "two_cpus", test_two_cpus },
+	{ "switch_and_migration", test_switch_and_migration },
+	{ "wrap_across_cpus", test_wrap_across_cpus },
+	{ "skips", test_skips },
+	{ "idle", test_idle },
+};
+
+T_SUITE(rawrec, cases);
