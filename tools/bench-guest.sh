@@ -30,10 +30,12 @@ for f in $CANDIDATES; do
 done
 echo "funcs$FUNCS"
 
-# Room for every event of a round in the ftrace buffer (per CPU).
+# Room for every event of a round in the buffers (per CPU); the
+# collector's runs below use its own default instead.
 echo 32768 >$T/buffer_size_kb
 HAVE_RAW=
 [ -e $NG/buffer_mode ] && HAVE_RAW=1
+[ -z "$HAVE_RAW" ] || echo 32768 >$NG/raw_buffer_size_kb
 
 workload() {
 	$NGTEST loop-read /dev/zero "$N"
@@ -82,20 +84,26 @@ m_ftrace() {
 	echo "$ns $calls $ev $lost"
 }
 
-# nanograph; $1 is the buffer mode, events (the ftrace buffer) or raw.
+# nanograph; $1 is the buffer mode, events (the ftrace buffer) or raw;
+# "none" is events mode with the events switched off again: the hook,
+# the shadow stack and the trampoline alone, what every mode pays.
 m_ng() {
-	[ "$1" = events ] || [ -n "$HAVE_RAW" ] || return 1
-	[ -z "$HAVE_RAW" ] || echo "$1" >$NG/buffer_mode
+	mode=$1
+	[ "$mode" != raw ] || [ -n "$HAVE_RAW" ] || return 1
+	if [ -n "$HAVE_RAW" ]; then
+		if [ "$mode" = raw ]; then echo raw; else echo events; fi >$NG/buffer_mode
+	fi
 	echo >$T/trace
 	echo "$FUNCS" >$NG/set_ftrace_filter
 	e0=$(ng_total 2)
 	d0=$(ng_total 4)
 	echo 1 >$NG/tracing_on
+	[ "$mode" != none ] || echo 0 >$T/events/nanograph/enable
 	ns=$(workload)
 	echo 0 >$NG/tracing_on
 	ng_idle
 	calls=$(($(ng_total 2) - e0))
-	if [ "$1" = raw ]; then
+	if [ "$mode" = raw ]; then
 		ev=$(($(cat $NG/per_cpu/cpu*/raw | wc -c) / 16))
 		lost=$(($(ng_total 4) - d0))
 	else
@@ -125,13 +133,14 @@ m_record() {
 	echo "$out $calls $ev $lost"
 }
 
-MODES="none function function_graph ng_events"
+MODES="none function function_graph ng_hook_only ng_events"
 [ -z "$HAVE_RAW" ] || MODES="$MODES ng_raw"
 
 run_mode() {
 	case "$1" in
 	none) m_none ;;
 	function | function_graph) m_ftrace "$1" ;;
+	ng_hook_only) m_ng none ;;
 	ng_events) m_ng events ;;
 	ng_raw) m_ng raw ;;
 	record_events) m_record events ;;
@@ -184,6 +193,6 @@ ng_idle
 awk '$1 == "traced_tasks" || $1 == "retstack_bytes" { print "mem", $1, $2 }' /tmp/bench.stats
 echo "mem ftrace_buffer_kb_per_cpu $(cat $T/buffer_size_kb)"
 echo "mem cpus $(nproc)"
-[ -z "$HAVE_RAW" ] || echo "mem raw_buffer_kb_per_cpu $(cat $NG/raw_buffer_size_kb)"
+[ -z "$HAVE_RAW" ] || echo "mem raw_buffer_kb_per_cpu_default 4096"
 echo "mem record_default_buffer_kb $(nanograph record --help 2>&1 | sed -n 's/.*--buffer-kb.*default: \([0-9]*\).*/\1/p')"
 rmmod nanograph
