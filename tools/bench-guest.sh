@@ -35,6 +35,8 @@ echo "funcs$FUNCS"
 echo 32768 >$T/buffer_size_kb
 HAVE_RAW=
 [ -e $NG/buffer_mode ] && HAVE_RAW=1
+RAW_KB_DEFAULT=
+[ -z "$HAVE_RAW" ] || RAW_KB_DEFAULT=$(cat $NG/raw_buffer_size_kb)
 [ -z "$HAVE_RAW" ] || echo 32768 >$NG/raw_buffer_size_kb
 
 workload() {
@@ -193,6 +195,6 @@ ng_idle
 awk '$1 == "traced_tasks" || $1 == "retstack_bytes" { print "mem", $1, $2 }' /tmp/bench.stats
 echo "mem ftrace_buffer_kb_per_cpu $(cat $T/buffer_size_kb)"
 echo "mem cpus $(nproc)"
-[ -z "$HAVE_RAW" ] || echo "mem raw_buffer_kb_per_cpu_default 4096"
+[ -z "$HAVE_RAW" ] || echo "mem raw_buffer_kb_per_cpu_default $RAW_KB_DEFAULT"
 echo "mem record_default_buffer_kb $(nanograph record --help 2>&1 | sed -n 's/.*--buffer-kb.*default: \([0-9]*\).*/\1/p')"
 rmmod nanograph
