@@ -60,7 +60,7 @@ static inline unsigned long long ng_tsd(unsigned long long counter,
  * counter.
  */
 #define NG_RAW_RECORD_SIZE	16
-#define NG_RAW_EXIT		(1ULL << 63)
+#define NG_RAW_EXIT		(0x80ULL << NG_TSD_DEPTH_SHIFT)
 #define NG_RAW_DEPTH_MAX	126
 #define NG_RAW_META		(127ULL << NG_TSD_DEPTH_SHIFT)
 #define NG_RAW_TASK		1ULL

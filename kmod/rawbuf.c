@@ -99,7 +99,9 @@ static int ng_raw_alloc(unsigned int kb)
 			return -ENOMEM;
 		}
 		c->mask = bytes / sizeof(struct ng_raw_record) - 1;
-		c->head = c->commit = c->tail = 0;
+		c->head = 0;
+		c->commit = 0;
+		c->tail = 0;
 		c->nest = 0;
 		c->last_pid = -1;
 	}
@@ -175,10 +177,12 @@ static ssize_t ng_raw_read(struct file *filp, struct kobject *kobj,
 		return 0;
 	}
 	tail = c->tail;
+	/* Pairs with ng_raw_commit(): the records below commit are whole. */
 	n = min_t(unsigned long, smp_load_acquire(&c->commit) - tail, count / rs);
 	first = min(n, c->mask + 1 - (tail & c->mask));
 	memcpy(buf, &c->data[tail & c->mask], first * rs);
 	memcpy(buf + first * rs, c->data, (n - first) * rs);
+	/* Pairs with ng_raw_reserve(): copied out before they are reused. */
 	smp_store_release(&c->tail, tail + n);
 	mutex_unlock(&ng_raw_lock);
 	return n * rs;

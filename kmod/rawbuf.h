@@ -70,6 +70,7 @@ again:
 		c->nest--;
 		return;
 	}
+	/* Pairs with ng_raw_read(): the records are written before commit. */
 	smp_store_release(&c->commit, head);
 	barrier();
 	c->nest--;
@@ -93,6 +94,7 @@ static __always_inline bool ng_raw_reserve(struct ng_raw_cpu *c,
 
 	do {
 		head = READ_ONCE(c->head);
+		/* Pairs with ng_raw_read(): never overwrite what is being read. */
 		if (unlikely(head + n - smp_load_acquire(&c->tail) > c->mask + 1)) {
 			WRITE_ONCE(c->last_pid, -1);
 			return false;

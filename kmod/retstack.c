@@ -102,10 +102,10 @@ static void *ng_pool_put(void *stack)
 
 static void ng_stack_free(void *stack)
 {
-	if (stack) {
-		kfree(stack);
-		atomic_long_dec(&ng_stacks);
-	}
+	if (!stack)
+		return;
+	kfree(stack);
+	atomic_long_dec(&ng_stacks);
 }
 
 /* Fill the pool up to its target, in process context. */
@@ -232,6 +232,7 @@ struct ng_task *ng_task_claim(void)
 		free->frames = (struct ng_frame *)ng_pool;
 		ng_pool = ng_pool->next;
 		ng_pool_count--;
+		/* The stack is in place before lockless lookups see the owner. */
 		smp_store_release(&free->task, task);
 	} else {
 		free = NULL;
@@ -267,6 +268,7 @@ static void ng_task_freed(void *data, struct task_struct *p)
 		t->depth = 0;
 		stack = ng_pool_put(t->frames);
 		t->frames = NULL;
+		/* The next claimer of the slot sees it cleared. */
 		smp_store_release(&t->task, NG_TOMBSTONE);
 	}
 	raw_spin_unlock_irqrestore(&ng_pool_lock, flags);
