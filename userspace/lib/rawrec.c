@@ -108,6 +108,9 @@ int ng_rawrec_open(struct ng_rawrec **rp, const char *ctl_root,
 			ret = -errno;
 			goto err;
 		}
+		/* Records left from an earlier session are not this recording's. */
+		while (read(c->in, r->buf, CHUNK) > 0)
+			;
 		snprintf(c->path, sizeof(c->path), "%s/cpu%d.raw", spill_dir, cpu);
 		c->fd = open(c->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (c->fd < 0) {
