@@ -247,6 +247,51 @@ static void test_list(void)
 	T_EQ_INT(ng_ctl_list(&ctl, &names), -ENOENT);
 }
 
+/* The stats file's totals and live frames, and a file without totals. */
+static void test_stats(void)
+{
+	static const char *const files[] = {
+		"stats", "# cpu entries exits dropped skipped\n"
+			 "cpu0 5 4 1 0\ncpu1 2 2 0 3\ntotal 7 6 1 3\n"
+			 "traced_tasks 2\nlive_tasks 1\nlive_frames 1\n",
+		"bad", "", NULL,
+	};
+	struct ng_ctl_stats st;
+	struct ng_ctl ctl, bad;
+
+	T_EQ_INT(fake_ctl(&ctl, files), 0);
+	T_EQ_INT(ng_ctl_stats(&ctl, &st), 0);
+	T_EQ_U64(st.entries, 7);
+	T_EQ_U64(st.exits, 6);
+	T_EQ_U64(st.dropped, 1);
+	T_EQ_U64(st.skipped, 3);
+	T_EQ_U64(st.live_frames, 1);
+	T_EQ_INT(ng_ctl_init(&bad, t_path("nanograph/bad")), 0);
+	T_EQ_INT(ng_ctl_stats(&bad, &st), -ENOTDIR);
+	T_EQ_INT(t_write_file(t_path("nanograph/stats"), "# cpu entries\n"), 0);
+	T_EQ_INT(ng_ctl_stats(&ctl, &st), -EBADMSG);
+}
+
+/* A choice file is saved as its bracketed word, which restores it. */
+static void test_save_choice(void)
+{
+	static const char *const files[] = {
+		"buffer_mode", "[events] raw\n", "max_graph_depth", "3\n", NULL,
+	};
+	static const char *const names[] = { "buffer_mode", "max_graph_depth", NULL };
+	struct ng_ctl_saved *saved;
+	struct ng_ctl ctl;
+
+	T_EQ_INT(fake_ctl(&ctl, files), 0);
+	T_EQ_INT(ng_ctl_save(&ctl, names, &saved), 0);
+	T_EQ_INT(ng_ctl_write(&ctl, "buffer_mode", "raw"), 0);
+	T_EQ_INT(ng_ctl_write(&ctl, "max_graph_depth", "9"), 0);
+	T_EQ_INT(ng_ctl_restore(&ctl, saved), 0);
+	ng_ctl_saved_free(saved);
+	T_FILE_EQ(t_path("nanograph/buffer_mode"), "events");
+	T_FILE_EQ(t_path("nanograph/max_graph_depth"), "3\n");
+}
+
 static const struct t_case cases[] = {
 	{ "root_default", test_root_default },
 	{ "root_env_and_argument", test_root_env_and_argument },
@@ -261,6 +306,8 @@ static const struct t_case cases[] = {
 	{ "permission_denied", test_permission_denied },
 	{ "list", test_list },
 	{ "subdirectory", test_subdirectory },
+	{ "stats", test_stats },
+	{ "save_choice", test_save_choice },
 };
 
 T_SUITE(ctl, cases);

@@ -429,21 +429,12 @@ static double now_s(void)
 /* Entries and exits the module has counted so far, from stats. */
 static uint64_t module_events(struct run *r, uint64_t *live_frames)
 {
-	unsigned long long e = 0, x = 0, lf = 0;
-	char *buf = NULL, *p;
+	struct ng_ctl_stats st;
 
-	if (ng_ctl_read(&r->ctl, "stats", &buf, NULL))
-		return 0;
-	p = strstr(buf, "\ntotal ");
-	if (p)
-		sscanf(p, "\ntotal %llu %llu", &e, &x);
-	p = strstr(buf, "\nlive_frames ");
-	if (p)
-		sscanf(p, "\nlive_frames %llu", &lf);
-	free(buf);
+	ng_ctl_stats(&r->ctl, &st);	/* all 0 if it cannot be read */
 	if (live_frames)
-		*live_frames = lf;
-	return e + x;
+		*live_frames = st.live_frames;
+	return st.entries + st.exits;
 }
 
 /* A zombie has exited too: its parent just has not reaped it yet. */

@@ -54,6 +54,15 @@ int ng_ctl_append(const struct ng_ctl *ctl, const char *name, const char *val);
 int ng_ctl_list(const struct ng_ctl *ctl, char ***namesp);
 void ng_ctl_list_free(char **names, int count);
 
+/* The totals of the module's stats file, and its live frames. */
+struct ng_ctl_stats {
+	uint64_t entries, exits, dropped, skipped;
+	uint64_t live_frames;
+};
+
+/* Read and parse the stats file; -EBADMSG when it has no totals line. */
+int ng_ctl_stats(const struct ng_ctl *ctl, struct ng_ctl_stats *st);
+
 struct ng_ctl_saved;
 
 /*

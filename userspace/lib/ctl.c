@@ -297,6 +297,35 @@ int ng_ctl_list(const struct ng_ctl *ctl, char ***namesp)
 	return l.count;
 }
 
+/* ---- the stats file ---------------------------------------------------- */
+
+int ng_ctl_stats(const struct ng_ctl *ctl, struct ng_ctl_stats *st)
+{
+	unsigned long long v[4], lf = 0;
+	char *text, *p;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	ret = ng_ctl_read(ctl, "stats", &text, NULL);
+	if (ret)
+		return ret;
+	ret = -EBADMSG;
+	p = strstr(text, "\ntotal ");
+	if (p && sscanf(p, "\ntotal %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+			&v[3]) == 4) {
+		st->entries = v[0];
+		st->exits = v[1];
+		st->dropped = v[2];
+		st->skipped = v[3];
+		ret = 0;
+	}
+	p = strstr(text, "\nlive_frames ");
+	if (p && sscanf(p, "\nlive_frames %llu", &lf) == 1)
+		st->live_frames = lf;
+	free(text);
+	return ret;
+}
+
 /* ---- saving and restoring the module's settings ------------------------ */
 
 struct ng_ctl_saved {

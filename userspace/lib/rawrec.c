@@ -47,30 +47,11 @@ struct ng_rawrec {
 	unsigned char *buf;
 };
 
-/* The "total" line's dropped column of the module's stats file. */
-static int stats_dropped(const struct ng_ctl *ctl, uint64_t *dropped)
-{
-	unsigned long long e, x, d;
-	char *text, *p;
-	int ret;
-
-	ret = ng_ctl_read(ctl, "stats", &text, NULL);
-	if (ret)
-		return ret;
-	p = strstr(text, "\ntotal ");
-	ret = -EBADMSG;
-	if (p && sscanf(p + 1, "total %llu %llu %llu", &e, &x, &d) == 3) {
-		*dropped = d;
-		ret = 0;
-	}
-	free(text);
-	return ret;
-}
-
 int ng_rawrec_open(struct ng_rawrec **rp, const char *ctl_root,
 		   const char *spill_dir, unsigned int buffer_kb,
 		   struct ng_tasks *tasks)
 {
+	struct ng_ctl_stats st;
 	struct ng_rawrec *r;
 	char name[64];
 	int cpu, ret;
@@ -92,9 +73,11 @@ int ng_rawrec_open(struct ng_rawrec **rp, const char *ctl_root,
 	r->max_bytes = (uint64_t)(buffer_kb ? buffer_kb : 4096) * 1024;
 	for (cpu = 0; cpu < r->nr_cpus; cpu++)
 		r->cpus[cpu].in = r->cpus[cpu].fd = -1;
-	ret = stats_dropped(&r->ctl, &r->dropped0);
+	/* The stats file's dropped total: raw records the module could not write. */
+	ret = ng_ctl_stats(&r->ctl, &st);
 	if (ret)
 		goto err;
+	r->dropped0 = st.dropped;
 	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
 		struct raw_cpu *c = &r->cpus[cpu];
 		char path[4200];
@@ -174,11 +157,11 @@ uint64_t ng_rawrec_bytes(const struct ng_rawrec *r)
 /* Records the module dropped since the recorder was opened. */
 int ng_rawrec_lost(const struct ng_rawrec *r, uint64_t *lost)
 {
-	uint64_t d;
-	int ret = stats_dropped(&r->ctl, &d);
+	struct ng_ctl_stats st;
+	int ret = ng_ctl_stats(&r->ctl, &st);
 
 	if (!ret)
-		*lost = d - r->dropped0;
+		*lost = st.dropped - r->dropped0;
 	return ret;
 }
 
