@@ -50,6 +50,18 @@
 #define ng_arch_fregs(fregs)	(fregs)
 #endif
 
+/*
+ * CONFIG_TASKS_RUDE_RCU: selected by ftrace on every kernel nanograph
+ * builds for (6.1-6.12); later kernels may drop it where noinstr makes
+ * idle a quiescent state for RCU Tasks.  Without it there is nothing to
+ * wait for.
+ */
+#ifdef CONFIG_TASKS_RUDE_RCU
+#define ng_synchronize_rcu_tasks_rude()	synchronize_rcu_tasks_rude()
+#else
+#define ng_synchronize_rcu_tasks_rude()	do { } while (0)
+#endif
+
 #ifdef CONFIG_ARM64
 /*
  * 6.2: arm64 ftrace moved from WITH_REGS (a pt_regs, LR in regs[30]) to
@@ -61,6 +73,15 @@
 #else
 #define ng_fregs_lr(fregs)	((unsigned long *)&(fregs)->regs.regs[30])
 #define ng_fregs_sp(fregs)	((fregs)->regs.sp)
+#endif
+/*
+ * 6.4: ptrauth_strip_insn_pac() became ptrauth_strip_kernel_insn_pac()
+ * (a macro, in asm/compiler.h) for kernel return addresses.
+ */
+#ifdef ptrauth_strip_kernel_insn_pac
+#define ng_strip_pac(ptr)	ptrauth_strip_kernel_insn_pac(ptr)
+#else
+#define ng_strip_pac(ptr)	ptrauth_strip_insn_pac(ptr)
 #endif
 #endif /* CONFIG_ARM64 */
 

@@ -12,7 +12,9 @@
 #ifndef NANOGRAPH_H
 #define NANOGRAPH_H
 
+#include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/percpu.h>
 #include <linux/seq_buf.h>
 #include <linux/types.h>
@@ -32,23 +34,47 @@ struct ng_frame {
 
 #define NG_FRAME_ROOT		1	/* a set_graph_function root */
 #define NG_FRAME_NOTRACE	2	/* a set_graph_notrace root: no events */
+#define NG_FRAME_GONE		4	/* abandoned: real address put back */
 
-/* One task's slot: its shadow stack, given when it claims the slot (retstack.c). */
-struct ng_task {
+/*
+ * One task's shadow stack (retstack.c): given to a task in process
+ * context (recording start, fork, set_event_pid), never from the hook.
+ */
+struct ng_stack {
+	struct hlist_node node;		/* in its bucket of the task table */
 	struct task_struct *task;
 	unsigned int depth;		/* frames in use */
 	unsigned int graph_depth;	/* NG_FRAME_ROOT frames among them */
 	unsigned int notrace_depth;	/* NG_FRAME_NOTRACE frames among them */
-	struct ng_frame *frames;	/* NG_STACK_DEPTH of them */
+	struct rcu_head rcu;
+	struct ng_frame frames[NG_STACK_DEPTH];
 };
 
-struct ng_task *ng_task_find(struct task_struct *task);
-struct ng_task *ng_task_claim(void);
+struct ng_stack *ng_stack_of(struct task_struct *task);
 unsigned long ng_live_frames(unsigned int *tasks, unsigned int *owners);
 unsigned long ng_abandoned_frames(void);
 size_t ng_retstack_bytes(void);
-int ng_retstack_prefill(void);
-void ng_retstack_trim(void);
+int ng_stacks_start(void);
+int ng_stacks_assign(void);
+void ng_stacks_stop(void);
+unsigned long ng_stacks_abandon(void);
+void ng_stacks_release(void);
+
+/*
+ * Abandoning a sleeping task's frames (retstack.c, arch/<arch>/unhook.c):
+ * the frames that share one return slot (a tail call hooked as well as
+ * its caller share the caller's), innermost first.
+ */
+struct ng_slot_group {
+	unsigned long key;	/* the frames' key */
+	unsigned long ret;	/* the real return address of the lowest */
+	unsigned long *slot;	/* where the trampoline's address is now */
+};
+
+bool ng_arch_find_slots(struct task_struct *tsk, struct ng_slot_group *g,
+			unsigned int n);
+void ng_arch_put_ret(struct task_struct *tsk, unsigned long *slot,
+		     unsigned long ret, unsigned long key);
 int ng_retstack_init(void);
 void ng_retstack_exit(void);
 
@@ -60,7 +86,8 @@ struct ng_cpu_stats {
 	u64 entries;	/* function entries recorded */
 	u64 exits;	/* function exits recorded */
 	u64 dropped;	/* events lost because the buffer was full */
-	u64 skipped;	/* entries not hooked: recursion, depth, stack full */
+	u64 skipped;	/* entries not hooked: depth, stack full, no stack */
+	u64 nested;	/* entries not hooked: inside a tracer callback */
 };
 
 DECLARE_PER_CPU(struct ng_cpu_stats, ng_cpu_stats);
@@ -98,6 +125,7 @@ extern unsigned int ng_event_fork;	/* pids.c */
 struct ng_pid_map;
 extern struct ng_pid_map __rcu *ng_pids;
 bool ng_pid_in(struct ng_pid_map *map, pid_t pid);
+bool ng_pid_wants(struct task_struct *task, struct task_struct *parent);
 int ng_pids_apply(char **tokens, unsigned int n, bool reset);
 void ng_pids_render(struct seq_buf *s);
 int ng_pids_init(void);

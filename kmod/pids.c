@@ -38,6 +38,19 @@ bool ng_pid_in(struct ng_pid_map *map, pid_t pid)
 }
 
 /*
+ * Is @task to be recorded?  @parent, when @task is being created, counts
+ * as event-fork will when the fork completes.  An RCU reader of any kind.
+ */
+bool ng_pid_wants(struct task_struct *task, struct task_struct *parent)
+{
+	struct ng_pid_map *map = rcu_dereference_check(ng_pids, rcu_read_lock_any_held());
+
+	if (!map || ng_pid_in(map, task->pid))
+		return true;
+	return parent && READ_ONCE(ng_event_fork) && ng_pid_in(map, parent->pid);
+}
+
+/*
  * Parse every token before changing anything; with @reset the tokens
  * replace the set (none clears it), else they are added to it.
  */
@@ -60,6 +73,7 @@ int ng_pids_apply(char **tokens, unsigned int n, bool reset)
 			WARN_ON(kstrtouint(tokens[i], 10, &pid));
 			set_bit(pid, old->bits);
 		}
+		ng_stacks_assign();
 		return 0;
 	}
 	map = NULL;
@@ -77,6 +91,11 @@ int ng_pids_apply(char **tokens, unsigned int n, bool reset)
 		synchronize_rcu();
 		vfree(old);
 	}
+	/*
+	 * While recording, the tasks let in now need their stacks; one that
+	 * gets none (no memory) is counted as skipped when it runs.
+	 */
+	ng_stacks_assign();
 	return 0;
 }
 

@@ -1,306 +1,509 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Per-task shadow stacks ("ret_stack"): the real return addresses of the
- * hooked frames, one stack per traced task, found through one table of
- * slots keyed by task pointer.
+ * hooked frames, one stack per traced task, found through a table keyed
+ * by pid.
  *
  * The kernel's fgraph keeps its stack in task_struct and gives one to
- * every task in the system when it starts; none of that is reachable
- * from a module, and most tasks are never traced.  So the module owns a
- * small table of slots, open-addressed by hash_ptr(task), and a task gets
- * a stack only when it claims a slot, on its first recorded call:
+ * every task when it starts; none of that is reachable from a module.
+ * nanograph keeps a table of RCU hash chains, one bucket per pid modulo
+ * the table size, each node a task's stack:
  *
- *   ng_tasks[]:  [ task | depth | graph_depth | notrace_depth | frames ] ...
- *                  ^ NULL: never used; NG_TOMBSTONE: freed; else owner
- *   frames  ->   [ ret ip key flags ] x NG_STACK_DEPTH  (from the pool)
+ *   ng_buckets[pid & mask] -> [ node | task | depth ... | frames[64] ] -> ...
+ *   ng_idle_stacks (per CPU): the idle task's (all idle tasks have pid 0)
  *
- * - Lookup (both hot paths) probes a few slots, no lock, no atomic.
- * - A task claims a slot for itself, with interrupts off and the pool
- *   lock held: the stack is fixed to the slot before the slot shows its
- *   owner.  Only "current" ever claims, and never in NMI; so a task can
- *   never own two slots, and NMIs only look up.
- * - Stacks come from a pool (ng_pool), never from the allocator in the
- *   hook: a hook can run inside the allocator.  The pool is filled when
- *   recording starts and topped up from process context (an irq_work
- *   kicks a work item) when it runs low; a claim that finds it empty is
- *   counted as skipped.  It is emptied when the drain ends.
- * - A slot and its stack are released when the task is freed, from the
- *   sched_process_free tracepoint, after the task's last context switch
- *   and an RCU grace period: the task can never run again, and its
- *   address is not reused before the probe returns.
+ * - Lookup (both hot paths) walks one chain, usually of one node, with
+ *   preemption off (an RCU-sched reader); no lock, no atomic.
+ * - Stacks are given only in process context, never from the hook (which
+ *   may run inside the allocator, or inside the very lock a claim would
+ *   take): to every task the pid filter admits when recording starts or
+ *   the filter changes (ng_stacks_assign), to every such task created
+ *   while recording (the task_newtask tracepoint, in copy_process(), before
+ *   the child can run), and one per CPU for the idle tasks.  A task with
+ *   no stack is not recorded, and its calls are counted as skipped.
+ * - Insertions and removals take ng_table_lock; the hook never does, so
+ *   a traced function reached from under the lock cannot deadlock.
+ * - A stack is removed when its task is freed (sched_process_free, after
+ *   the task's last context switch) and freed after an RCU grace period;
+ *   all of them when the drain ends, so an idle module holds the table
+ *   alone.
  *
- * Frames are pushed by bumping depth first and filling the frame after, and
- * popped by reading the frame first and dropping depth after, so that an
- * interrupt or NMI nesting at any point uses the slots above, never ours.
+ * Frames are pushed by bumping depth first and filling the frame after,
+ * and popped by reading the frame first and dropping depth after, so
+ * that an interrupt or NMI nesting at any point uses the slots above,
+ * never ours.
  */
 #define pr_fmt(fmt) "nanograph: " fmt
 
-#include <linux/hash.h>
-#include <linux/irq_work.h>
-#include <linux/irqflags.h>
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/rculist.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task_stack.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/stop_machine.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <linux/vmalloc.h>
-#include <linux/workqueue.h>
 
 #include "nanograph.h"
 
-#define NG_TOMBSTONE	((struct task_struct *)1UL)
-/* Slots probed from the hash position before giving up (and skipping). */
-#define NG_PROBES	16
+/* 16384 buckets: with pids below pid_max's default, one task per bucket. */
+#define NG_BUCKET_BITS	14
+#define NG_BUCKETS	(1U << NG_BUCKET_BITS)
 
-static unsigned int ng_task_bits = 12;	/* 4096 tasks */
-/* Recorded frames of tasks that exited inside them (no exit event). */
+static struct hlist_head *ng_buckets;
+/* Insertions and removals; never taken by the hook or the trampoline. */
+static DEFINE_RAW_SPINLOCK(ng_table_lock);
+/* New tasks get a stack: recording, from start to stop (table lock). */
+static bool ng_assigning;
+static DEFINE_PER_CPU(struct ng_stack *, ng_idle_stacks);
+static enum cpuhp_state ng_cpuhp_state;
+
+/* Recorded frames that will never have an exit event. */
 static atomic_long_t ng_abandoned = ATOMIC_LONG_INIT(0);
-static struct ng_task *ng_tasks;
-static struct tracepoint *ng_tp_free;
+static atomic_long_t ng_nstacks = ATOMIC_LONG_INIT(0);	/* allocated */
+static struct tracepoint *ng_tp_free, *ng_tp_newtask;
 
-#define NG_STACK_BYTES	(NG_STACK_DEPTH * sizeof(struct ng_frame))
-/* Free stacks kept ready while recording; refilled below half of it. */
-#define NG_POOL_TARGET	32
-
-/* A free stack, linked through its own first bytes. */
-struct ng_free_stack {
-	struct ng_free_stack *next;
-};
-
-/* Claims and releases, and the pool; taken with interrupts off. */
-static DEFINE_RAW_SPINLOCK(ng_pool_lock);
-static struct ng_free_stack *ng_pool;
-static unsigned int ng_pool_count;
-static bool ng_pool_wanted;		/* recording: keep the pool filled */
-static atomic_long_t ng_stacks = ATOMIC_LONG_INIT(0);	/* allocated */
-
-static void ng_pool_refill(struct work_struct *work);
-static DECLARE_WORK(ng_refill_work, ng_pool_refill);
-
-/* From the claim path, any context but NMI: no locks, just a kick. */
-static void ng_pool_kick(struct irq_work *w)
+static struct ng_stack *ng_stack_alloc(gfp_t gfp)
 {
-	schedule_work(&ng_refill_work);
-}
+	struct ng_stack *s = kmalloc(sizeof(*s), gfp);
 
-static struct irq_work ng_refill_irq = IRQ_WORK_INIT(ng_pool_kick);
-
-/*
- * Put a stack in the pool (lock held), or hand it back for kfree: when
- * not recording, or when the pool has plenty.
- */
-static void *ng_pool_put(void *stack)
-{
-	struct ng_free_stack *s = stack;
-
-	if (!stack || !ng_pool_wanted || ng_pool_count >= 2 * NG_POOL_TARGET)
-		return stack;
-	s->next = ng_pool;
-	ng_pool = s;
-	ng_pool_count++;
-	return NULL;
-}
-
-static void ng_stack_free(void *stack)
-{
-	if (!stack)
-		return;
-	kfree(stack);
-	atomic_long_dec(&ng_stacks);
-}
-
-/* Fill the pool up to its target, in process context. */
-static int ng_pool_fill(void)
-{
-	unsigned long flags;
-	void *stack;
-
-	for (;;) {
-		raw_spin_lock_irqsave(&ng_pool_lock, flags);
-		if (!ng_pool_wanted || ng_pool_count >= NG_POOL_TARGET) {
-			raw_spin_unlock_irqrestore(&ng_pool_lock, flags);
-			return 0;
-		}
-		raw_spin_unlock_irqrestore(&ng_pool_lock, flags);
-		stack = kmalloc(NG_STACK_BYTES, GFP_KERNEL);
-		if (!stack)
-			return -ENOMEM;
-		atomic_long_inc(&ng_stacks);
-		raw_spin_lock_irqsave(&ng_pool_lock, flags);
-		stack = ng_pool_put(stack);
-		raw_spin_unlock_irqrestore(&ng_pool_lock, flags);
-		ng_stack_free(stack);
-	}
-}
-
-static void ng_pool_refill(struct work_struct *work)
-{
-	ng_pool_fill();
-}
-
-/* Recording starts: stacks ready for the first claims. */
-int ng_retstack_prefill(void)
-{
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&ng_pool_lock, flags);
-	ng_pool_wanted = true;
-	raw_spin_unlock_irqrestore(&ng_pool_lock, flags);
-	return ng_pool_fill();
-}
-
-/*
- * The drain has ended (no hook runs): free the pool.  Stacks of live
- * tasks stay with them until they exit.
- */
-void ng_retstack_trim(void)
-{
-	struct ng_free_stack *list;
-	unsigned long flags;
-
-	irq_work_sync(&ng_refill_irq);
-	raw_spin_lock_irqsave(&ng_pool_lock, flags);
-	ng_pool_wanted = false;
-	list = ng_pool;
-	ng_pool = NULL;
-	ng_pool_count = 0;
-	raw_spin_unlock_irqrestore(&ng_pool_lock, flags);
-	cancel_work_sync(&ng_refill_work);
-	while (list) {
-		struct ng_free_stack *next = list->next;
-
-		ng_stack_free(list);
-		list = next;
-	}
-}
-
-static inline struct ng_task *ng_slot(unsigned int i)
-{
-	return &ng_tasks[i & ((1U << ng_task_bits) - 1)];
-}
-
-/* The slot of @task, or NULL: safe from any context, takes nothing. */
-struct ng_task *ng_task_find(struct task_struct *task)
-{
-	unsigned int h = hash_ptr(task, ng_task_bits), i;
-
-	for (i = 0; i < NG_PROBES; i++) {
-		struct ng_task *t = ng_slot(h + i);
-		struct task_struct *owner = READ_ONCE(t->task);
-
-		if (owner == task)
-			return t;
-		if (!owner)
-			break;
-	}
-	return NULL;
-}
-
-/*
- * Claim a slot for current, which ng_task_find() did not find: its first
- * recorded call.  Interrupts are off and the pool lock held, so that an
- * interrupt on this CPU cannot claim a second slot for the same task (the
- * scan finds one claimed since the lookup) and the stack is in place
- * before the slot names its owner; NMIs never claim.
- */
-struct ng_task *ng_task_claim(void)
-{
-	struct task_struct *task = current;
-	unsigned int h = hash_ptr(task, ng_task_bits), i;
-	struct ng_task *t, *free = NULL;
-	unsigned long flags;
-
-	if (in_nmi())
+	if (!s)
 		return NULL;
+	s->depth = 0;
+	s->graph_depth = 0;
+	s->notrace_depth = 0;
+	s->task = NULL;
+	atomic_long_inc(&ng_nstacks);
+	return s;
+}
 
-	raw_spin_lock_irqsave(&ng_pool_lock, flags);
-	for (i = 0; i < NG_PROBES; i++) {
-		struct task_struct *owner;
+/* Free after a grace period: a lockless reader may be on the chain. */
+static void ng_stack_free_rcu(struct ng_stack *s)
+{
+	atomic_long_dec(&ng_nstacks);
+	kfree_rcu(s, rcu);
+}
 
-		t = ng_slot(h + i);
-		owner = READ_ONCE(t->task);
-		if (owner == task) {		/* claimed by an interrupt */
-			free = t;
-			goto out;
-		}
-		if ((!owner || owner == NG_TOMBSTONE) && !free)
-			free = t;
-		if (!owner)
-			break;
-	}
-	if (free && ng_pool) {
-		/* A free slot's depths are already 0: ng_task_freed() cleared them. */
-		free->frames = (struct ng_frame *)ng_pool;
-		ng_pool = ng_pool->next;
-		ng_pool_count--;
-		/* The stack is in place before lockless lookups see the owner. */
-		smp_store_release(&free->task, task);
-	} else {
-		free = NULL;
-	}
-	if (ng_pool_count < NG_POOL_TARGET / 2)
-		irq_work_queue(&ng_refill_irq);
-out:
-	raw_spin_unlock_irqrestore(&ng_pool_lock, flags);
-	return free;
+static inline struct hlist_head *ng_bucket(pid_t pid)
+{
+	return &ng_buckets[(unsigned int)pid & (NG_BUCKETS - 1)];
 }
 
 /*
- * sched_process_free: @p is gone for good.  Its slot and stack go back;
- * frames it still holds belong to functions that never returned (do_exit
- * and other noreturn paths).
+ * The stack of @task, or NULL.  Preemption must be off (an RCU-sched
+ * read side), or the table lock held.
+ */
+struct ng_stack *ng_stack_of(struct task_struct *task)
+{
+	struct ng_stack *s;
+
+	if (unlikely(!task->pid)) {
+		/* An idle task: the lookups for it are its own CPU's. */
+		s = this_cpu_read(ng_idle_stacks);
+		if (s && unlikely(!s->task))
+			s->task = task;
+		return s;
+	}
+	hlist_for_each_entry_rcu(s, ng_bucket(task->pid), node,
+				 lockdep_is_held(&ng_table_lock))
+		if (s->task == task)
+			return s;
+	return NULL;
+}
+
+/* Frames not yet returned and not abandoned. */
+static unsigned int ng_stack_live(const struct ng_stack *s)
+{
+	unsigned int i, n = 0, depth = READ_ONCE(s->depth);
+
+	for (i = 0; i < depth && i < NG_STACK_DEPTH; i++)
+		n += !(READ_ONCE(s->frames[i].flags) & NG_FRAME_GONE);
+	return n;
+}
+
+/* Recorded frames among the live ones: what abandoning them costs. */
+static unsigned int ng_stack_recorded(const struct ng_stack *s)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < s->depth; i++)
+		n += !(s->frames[i].flags & (NG_FRAME_GONE | NG_FRAME_NOTRACE));
+	return n;
+}
+
+/* Give @s to @task unless it has one already; false if it had. */
+static bool ng_stack_insert(struct task_struct *task, struct ng_stack *s)
+{
+	lockdep_assert_held(&ng_table_lock);
+	if (ng_stack_of(task))
+		return false;
+	s->task = task;
+	hlist_add_head_rcu(&s->node, ng_bucket(task->pid));
+	return true;
+}
+
+/*
+ * task_newtask: @task is being created by current (copy_process(), not
+ * yet runnable).  Give it a stack now if it is to be traced.  The probe
+ * runs with preemption off, hence GFP_NOWAIT; a failure leaves the task
+ * untraced (its calls counted as skipped), as fgraph's does.
+ */
+static void ng_task_new(void *data, struct task_struct *task,
+			unsigned long clone_flags)
+{
+	struct ng_stack *s;
+	unsigned long flags;
+
+	/* Pairs with ng_stacks_start(): see it there. */
+	smp_mb();
+	if (!READ_ONCE(ng_assigning) || !ng_pid_wants(task, current))
+		return;
+	s = ng_stack_alloc(GFP_NOWAIT | __GFP_NOWARN);
+	if (!s)
+		return;
+	raw_spin_lock_irqsave(&ng_table_lock, flags);
+	if (!ng_assigning || !ng_stack_insert(task, s)) {
+		raw_spin_unlock_irqrestore(&ng_table_lock, flags);
+		atomic_long_dec(&ng_nstacks);
+		kfree(s);
+		return;
+	}
+	raw_spin_unlock_irqrestore(&ng_table_lock, flags);
+}
+
+/*
+ * sched_process_free: @p is gone for good; its stack goes.  Frames it
+ * still holds belong to functions that never returned (do_exit).
  */
 static void ng_task_freed(void *data, struct task_struct *p)
 {
-	struct ng_task *t = ng_task_find(p);
+	struct ng_stack *s;
 	unsigned long flags;
-	void *stack = NULL;
-	unsigned int i;
-	long n = 0;
 
-	if (!t)
+	if (!p->pid)
 		return;
-	raw_spin_lock_irqsave(&ng_pool_lock, flags);
-	if (t->task == p) {
-		for (i = 0; i < t->depth; i++)
-			n += !(t->frames[i].flags & NG_FRAME_NOTRACE);
-		t->graph_depth = 0;
-		t->notrace_depth = 0;
-		t->depth = 0;
-		stack = ng_pool_put(t->frames);
-		t->frames = NULL;
-		/* The next claimer of the slot sees it cleared. */
-		smp_store_release(&t->task, NG_TOMBSTONE);
+	raw_spin_lock_irqsave(&ng_table_lock, flags);
+	s = ng_stack_of(p);
+	if (s)
+		hlist_del_rcu(&s->node);
+	raw_spin_unlock_irqrestore(&ng_table_lock, flags);
+	if (!s)
+		return;
+	atomic_long_add(ng_stack_recorded(s), &ng_abandoned);
+	ng_stack_free_rcu(s);
+}
+
+/* Tasks the filter wants that have no stack yet, as of now. */
+static unsigned int ng_count_unassigned(void)
+{
+	struct task_struct *g, *t;
+	unsigned int n = 0;
+
+	rcu_read_lock();
+	for_each_process_thread(g, t) {
+		if (!ng_pid_wants(t, NULL))
+			continue;
+		preempt_disable();
+		n += !ng_stack_of(t);
+		preempt_enable();
 	}
-	raw_spin_unlock_irqrestore(&ng_pool_lock, flags);
-	ng_stack_free(stack);
-	if (n)
-		atomic_long_add(n, &ng_abandoned);
+	rcu_read_unlock();
+	return n;
+}
+
+/*
+ * Give a stack to every existing task the pid filter wants.  Stacks are
+ * allocated first (GFP_KERNEL, outside the task list walk), then handed
+ * out; tasks that appeared in between got theirs from ng_task_new(), and
+ * if any are still missing, go round again.
+ */
+int ng_stacks_assign(void)
+{
+	struct ng_stack *spare = NULL, *s;
+	struct task_struct *g, *t;
+	unsigned int n, tries;
+	unsigned long flags;
+	int ret = 0;
+
+	if (!READ_ONCE(ng_assigning))
+		return 0;	/* not recording: stacks come at the start */
+	for (tries = 0; tries < 8; tries++) {
+		n = ng_count_unassigned();
+		if (!n)
+			break;
+		/* Spares are chained through their task field. */
+		while (n--) {
+			s = ng_stack_alloc(GFP_KERNEL | __GFP_NOWARN);
+			if (!s) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			s->task = (struct task_struct *)spare;
+			spare = s;
+		}
+		rcu_read_lock();
+		for_each_process_thread(g, t) {
+			if (!spare)
+				break;
+			if (!ng_pid_wants(t, NULL))
+				continue;
+			s = spare;
+			spare = (struct ng_stack *)s->task;
+			raw_spin_lock_irqsave(&ng_table_lock, flags);
+			if (!ng_stack_insert(t, s)) {
+				s->task = (struct task_struct *)spare;
+				spare = s;
+			}
+			raw_spin_unlock_irqrestore(&ng_table_lock, flags);
+		}
+		rcu_read_unlock();
+	}
+out:
+	while (spare) {
+		s = spare;
+		spare = (struct ng_stack *)s->task;
+		atomic_long_dec(&ng_nstacks);
+		kfree(s);
+	}
+	return ret;
+}
+
+/*
+ * Recording starts: the idle tasks' stacks, then new tasks get stacks
+ * from the moment ng_assigning is seen, then every existing task.  The
+ * full barrier pairs with the one in ng_task_new(): a task created
+ * concurrently is either given a stack there, or already linked in the
+ * task list that ng_stacks_assign() walks after the barrier.
+ */
+int ng_stacks_start(void)
+{
+	unsigned long flags;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct ng_stack *s;
+
+		if (per_cpu(ng_idle_stacks, cpu))
+			continue;
+		s = ng_stack_alloc(GFP_KERNEL);
+		if (!s)
+			return -ENOMEM;
+		per_cpu(ng_idle_stacks, cpu) = s;
+	}
+	raw_spin_lock_irqsave(&ng_table_lock, flags);
+	WRITE_ONCE(ng_assigning, true);
+	raw_spin_unlock_irqrestore(&ng_table_lock, flags);
+	smp_mb();
+	return ng_stacks_assign();
+}
+
+/* Recording stops: no hook will push a frame; new tasks need no stack. */
+void ng_stacks_stop(void)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&ng_table_lock, flags);
+	WRITE_ONCE(ng_assigning, false);
+	raw_spin_unlock_irqrestore(&ng_table_lock, flags);
+}
+
+/* Mark every live frame of @s abandoned; return how many were recorded. */
+static unsigned int ng_stack_abandon_all(struct ng_stack *s)
+{
+	unsigned int i, n = ng_stack_recorded(s);
+
+	for (i = 0; i < s->depth; i++)
+		s->frames[i].flags |= NG_FRAME_GONE;
+	return n;
+}
+
+/*
+ * Is @tsk's stack still there to write into?  It is freed at the task's
+ * last context switch, before the task itself.  Everything is stopped.
+ */
+static bool ng_task_stack_alive(struct task_struct *tsk)
+{
+#ifdef CONFIG_THREAD_INFO_IN_TASK
+	if (!refcount_read(&tsk->stack_refcount))
+		return false;
+#endif
+	return task_stack_page(tsk);
+}
+
+/*
+ * Put the real return addresses of @tsk's live frames back where the
+ * trampoline's address is, and mark the frames abandoned.  Runs under
+ * stop_machine(): @tsk is not running.  Frames sharing a key share the
+ * slot (a hooked tail call); the slot gets the lowest one's address.
+ * All or nothing: returns false, changing nothing, if a slot cannot be
+ * found, unless the task is asleep: a sleeping task's hooked frames all
+ * have their slot in a frame record, so a frame whose slot is not there
+ * is one the task left without returning (stale), harmless to drop.
+ */
+static bool ng_stack_unhook(struct task_struct *tsk, struct ng_stack *s,
+			    unsigned long *recorded)
+{
+	/* One CPU at a time runs this (stop_machine): no need for the stack. */
+	static struct ng_slot_group g[NG_STACK_DEPTH];
+	unsigned int n = 0, i;
+	int d;
+
+	if (!ng_stack_live(s))
+		return true;
+	if (!ng_task_stack_alive(tsk))
+		goto drop;
+	for (d = s->depth - 1; d >= 0; d--) {
+		struct ng_frame *f = &s->frames[d];
+
+		if (f->flags & NG_FRAME_GONE)
+			break;			/* the rest was done before */
+		if (n && g[n - 1].key == f->key) {
+			g[n - 1].ret = f->ret;	/* one slot, the lower frame's */
+			continue;
+		}
+		g[n].key = f->key;
+		g[n].ret = f->ret;
+		g[n].slot = NULL;
+		n++;
+	}
+	if (!ng_arch_find_slots(tsk, g, n)) {
+		if (task_is_running(tsk))
+			return false;		/* preempted: try again later */
+		goto drop;
+	}
+	for (i = 0; i < n; i++)
+		ng_arch_put_ret(tsk, g[i].slot, g[i].ret, g[i].key);
+drop:
+	*recorded += ng_stack_abandon_all(s);
+	return true;
+}
+
+struct ng_abandon {
+	unsigned long recorded;	/* recorded frames abandoned */
+	unsigned int left;	/* tasks to try again */
+};
+
+/* stop_machine() callback: every other CPU spins with interrupts off. */
+static int ng_abandon_stopped(void *data)
+{
+	struct ng_abandon *a = data;
+	struct ng_stack *s;
+	unsigned int b;
+	int cpu;
+
+	for (b = 0; b < NG_BUCKETS; b++)
+		hlist_for_each_entry(s, &ng_buckets[b], node)
+			if (!ng_stack_unhook(s->task, s, &a->recorded))
+				a->left++;
+	for_each_possible_cpu(cpu) {
+		s = per_cpu(ng_idle_stacks, cpu);
+		if (!s || !ng_stack_live(s))
+			continue;
+		/*
+		 * An offline CPU's idle task restarts on a fresh stack when
+		 * the CPU comes back: its frames are gone, nothing to write.
+		 */
+		if (!cpu_online(cpu) || !s->task)
+			a->recorded += ng_stack_abandon_all(s);
+		else if (!ng_stack_unhook(s->task, s, &a->recorded))
+			a->left++;
+	}
+	return 0;
+}
+
+/*
+ * Abandon every frame still hooked: the tracer is stopped (no new frame)
+ * and the frames did not return in time.  Returns the number of tasks
+ * that could not be done now (preempted in the middle of a return).
+ */
+unsigned long ng_stacks_abandon(void)
+{
+	struct ng_abandon a = {};
+
+	stop_machine(ng_abandon_stopped, &a, NULL);
+	atomic_long_add(a.recorded, &ng_abandoned);
+	return a.left;
+}
+
+/*
+ * The drain is over (no frame live, no task in the trampoline, no ops
+ * registered): every stack goes, until recording starts again.
+ */
+void ng_stacks_release(void)
+{
+	struct ng_stack *s;
+	struct hlist_node *tmp;
+	unsigned long flags;
+	unsigned int b;
+	int cpu;
+
+	for (b = 0; b < NG_BUCKETS; b++) {
+		raw_spin_lock_irqsave(&ng_table_lock, flags);
+		hlist_for_each_entry_safe(s, tmp, &ng_buckets[b], node) {
+			hlist_del_rcu(&s->node);
+			ng_stack_free_rcu(s);
+		}
+		raw_spin_unlock_irqrestore(&ng_table_lock, flags);
+	}
+	cpus_read_lock();
+	for_each_possible_cpu(cpu) {
+		s = per_cpu(ng_idle_stacks, cpu);
+		per_cpu(ng_idle_stacks, cpu) = NULL;
+		if (s)
+			ng_stack_free_rcu(s);
+	}
+	cpus_read_unlock();
+}
+
+/*
+ * A CPU is about to come up: its idle task starts on a fresh stack, so
+ * frames it held when the CPU went down will never return.
+ */
+static int ng_cpu_prepare(unsigned int cpu)
+{
+	struct ng_stack *s = per_cpu(ng_idle_stacks, cpu);
+
+	if (s && s->depth) {
+		atomic_long_add(ng_stack_recorded(s), &ng_abandoned);
+		s->depth = 0;
+		s->graph_depth = 0;
+		s->notrace_depth = 0;
+	}
+	return 0;
 }
 
 /*
  * Frames still hooked, and the number of tasks holding them: what keeps
- * the module text in use.  @owners, if given, gets the number of slots
- * held at all (tasks that were traced and have not exited).  A racy sum,
- * exact once tracing has stopped.
+ * the module text in use.  @owners, if given, gets the number of stacks
+ * given to tasks.  A racy sum, exact once tracing has stopped.
  */
 unsigned long ng_live_frames(unsigned int *tasks, unsigned int *owners)
 {
-	unsigned int i, n = 0, held = 0;
+	unsigned int b, n = 0, held = 0, live;
 	unsigned long frames = 0;
+	struct ng_stack *s;
+	int cpu;
 
-	for (i = 0; i < (1U << ng_task_bits); i++) {
-		struct ng_task *t = &ng_tasks[i];
-		struct task_struct *owner = READ_ONCE(t->task);
-		unsigned int depth = READ_ONCE(t->depth);
-
-		if (!owner || owner == NG_TOMBSTONE)
-			continue;
-		held++;
-		if (depth) {
-			frames += depth;
-			n++;
+	rcu_read_lock_sched();
+	for (b = 0; b < NG_BUCKETS; b++) {
+		hlist_for_each_entry_rcu(s, &ng_buckets[b], node) {
+			held++;
+			live = ng_stack_live(s);
+			frames += live;
+			n += !!live;
 		}
 	}
+	for_each_possible_cpu(cpu) {
+		s = per_cpu(ng_idle_stacks, cpu);
+		live = s ? ng_stack_live(s) : 0;
+		frames += live;
+		n += !!live;
+	}
+	rcu_read_unlock_sched();
 	if (tasks)
 		*tasks = n;
 	if (owners)
@@ -308,67 +511,82 @@ unsigned long ng_live_frames(unsigned int *tasks, unsigned int *owners)
 	return frames;
 }
 
-/* Recorded entries that will never have an exit event: see ng_task_freed(). */
+/* Recorded entries that will never have an exit event. */
 unsigned long ng_abandoned_frames(void)
 {
 	return atomic_long_read(&ng_abandoned);
 }
 
-/* The slot table's size: allocated at load. */
 static size_t ng_table_bytes(void)
 {
-	return sizeof(struct ng_task) << ng_task_bits;
+	return NG_BUCKETS * sizeof(struct hlist_head);
 }
 
 /* Memory the shadow stacks take: the table, and every stack allocated. */
 size_t ng_retstack_bytes(void)
 {
-	return ng_table_bytes() + atomic_long_read(&ng_stacks) * NG_STACK_BYTES;
+	return ng_table_bytes() + atomic_long_read(&ng_nstacks) * sizeof(struct ng_stack);
 }
 
-static void ng_find_tp(struct tracepoint *tp, void *priv)
+static void ng_find_tps(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_process_free"))
 		ng_tp_free = tp;
+	else if (!strcmp(tp->name, "task_newtask"))
+		ng_tp_newtask = tp;
 }
 
 /*
- * Allocate the table and hook task release.  The tracepoint is not
- * exported as a symbol; for_each_kernel_tracepoint() finds it by name.
+ * Allocate the table and hook task creation and release.  The
+ * tracepoints are not exported as symbols; for_each_kernel_tracepoint()
+ * finds them by name.
  */
 int ng_retstack_init(void)
 {
 	int ret;
 
-	ng_tasks = vzalloc(ng_table_bytes());
-	if (!ng_tasks)
+	ng_buckets = vzalloc(ng_table_bytes());
+	if (!ng_buckets)
 		return -ENOMEM;
-	for_each_kernel_tracepoint(ng_find_tp, NULL);
-	if (!ng_tp_free) {
-		pr_err("no sched_process_free tracepoint\n");
+	for_each_kernel_tracepoint(ng_find_tps, NULL);
+	if (!ng_tp_free || !ng_tp_newtask) {
+		pr_err("no sched_process_free or task_newtask tracepoint\n");
 		ret = -ENOENT;
 		goto err;
 	}
 	ret = tracepoint_probe_register(ng_tp_free, ng_task_freed, NULL);
 	if (ret)
 		goto err;
+	ret = tracepoint_probe_register(ng_tp_newtask, ng_task_new, NULL);
+	if (ret)
+		goto err_free;
+	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "nanograph:prepare",
+					ng_cpu_prepare, NULL);
+	if (ret < 0)
+		goto err_new;
+	ng_cpuhp_state = ret;
 	return 0;
+err_new:
+	tracepoint_probe_unregister(ng_tp_newtask, ng_task_new, NULL);
+err_free:
+	tracepoint_probe_unregister(ng_tp_free, ng_task_freed, NULL);
+	tracepoint_synchronize_unregister();
 err:
-	vfree(ng_tasks);
-	ng_tasks = NULL;
+	vfree(ng_buckets);
+	ng_buckets = NULL;
 	return ret;
 }
 
 /* Called once no frame is live and no hook can run any more. */
 void ng_retstack_exit(void)
 {
-	unsigned int i;
-
+	cpuhp_remove_state_nocalls(ng_cpuhp_state);
+	tracepoint_probe_unregister(ng_tp_newtask, ng_task_new, NULL);
 	tracepoint_probe_unregister(ng_tp_free, ng_task_freed, NULL);
 	tracepoint_synchronize_unregister();
-	ng_retstack_trim();
-	for (i = 0; i < (1U << ng_task_bits); i++)
-		ng_stack_free(ng_tasks[i].frames);
-	vfree(ng_tasks);
-	ng_tasks = NULL;
+	ng_stacks_release();
+	/* kfree_rcu() calls nothing of ours, but let the memory go first. */
+	synchronize_rcu();
+	vfree(ng_buckets);
+	ng_buckets = NULL;
 }

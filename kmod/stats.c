@@ -20,6 +20,7 @@ DEFINE_PER_CPU(struct ng_cpu_stats, ng_cpu_stats);
 void ng_stats_render(struct seq_buf *s)
 {
 	struct ng_cpu_stats sum = {};
+	u64 nested = 0;
 	unsigned long frames;
 	unsigned int tasks, owners;
 	int cpu;
@@ -34,6 +35,7 @@ void ng_stats_render(struct seq_buf *s)
 			.skipped = READ_ONCE(st->skipped),
 		};
 
+		nested += READ_ONCE(st->nested);
 		if (!cpu_online(cpu) && !(c.entries | c.exits | c.dropped | c.skipped))
 			continue;
 		seq_buf_printf(s, "cpu%d %llu %llu %llu %llu\n", cpu,
@@ -45,6 +47,11 @@ void ng_stats_render(struct seq_buf *s)
 	}
 	seq_buf_printf(s, "total %llu %llu %llu %llu\n",
 		       sum.entries, sum.exits, sum.dropped, sum.skipped);
+	/*
+	 * Calls not hooked because they ran inside a tracer callback (the
+	 * ring buffer's wakeup, a BPF program), as function_graph skips them.
+	 */
+	seq_buf_printf(s, "nested %llu\n", nested);
 	/* Tasks holding hooked frames keep the module in use. */
 	frames = ng_live_frames(&tasks, &owners);
 	seq_buf_printf(s, "traced_tasks %u\n", owners);

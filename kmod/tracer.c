@@ -85,6 +85,16 @@ static bool ng_graph_listed, ng_notrace_listed;
 /* ng_graph_ops, ng_notrace_ops registered */
 static bool ng_graph_registered, ng_notrace_registered;
 
+/*
+ * The drain after tracing_on=0: polled every NG_DRAIN_POLL_MS; frames
+ * get NG_DRAIN_GRACE_MS to return by themselves before they are
+ * abandoned.  ng_generation counts tracing_on=1s, so that a drain that
+ * waited with the lock dropped knows whether recording restarted.
+ */
+#define NG_DRAIN_POLL_MS	10
+#define NG_DRAIN_GRACE_MS	100
+static unsigned long ng_drain_since;
+static unsigned int ng_generation;
 static void ng_drain_work(struct work_struct *work);
 static DECLARE_DELAYED_WORK(ng_drain, ng_drain_work);
 
@@ -130,33 +140,37 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	unsigned long *slot, key;
 	unsigned int depth, max;
 	struct ng_frame *f;
-	struct ng_task *t;
+	struct ng_stack *t;
 	int bit;
 
-	/* Suspend and hibernation pause graph tracing, as for fgraph. */
-	if (unlikely(atomic_read(&current->tracing_graph_pause)))
+	/* Before anything that needs RCU: see ng_arch_hook_ok(). */
+	if (unlikely(!ng_arch_hook_ok()))
 		return;
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0)
+	if (bit < 0) {
+		/* Inside a tracer callback: as for fgraph, not hooked. */
+		this_cpu_inc(ng_cpu_stats.nested);
 		return;
+	}
+	/* Suspend and hibernation pause graph tracing, as for fgraph. */
+	if (unlikely(atomic_read(&current->tracing_graph_pause))) {
+		this_cpu_inc(ng_cpu_stats.skipped);
+		goto out;
+	}
 	if (!ng_pid_wanted())
 		goto out;
 
-	t = ng_task_find(current);
-	if (!t) {
+	t = ng_stack_of(current);
+	if (unlikely(!t)) {
 		/*
-		 * No slot, no frames: outside every root's subtree.  Claim a
-		 * slot only when this call will be recorded, so that the
-		 * table holds the tasks that are traced, not every task that
-		 * runs a hooked function.
+		 * No stack (retstack.c: none could be allocated for this
+		 * task): the call is lost, unless it would not have been
+		 * recorded anyway, outside every root's subtree.
 		 */
-		if (mode == NG_HOOK_TRACE && READ_ONCE(ng_graph_listed))
-			goto out;
-		t = ng_task_claim();
-		if (unlikely(!t)) {
+		if (mode != NG_HOOK_NOTRACE &&
+		    (mode == NG_HOOK_ROOT || !READ_ONCE(ng_graph_listed)))
 			this_cpu_inc(ng_cpu_stats.skipped);
-			goto out;
-		}
+		goto out;
 	}
 	/* Below a notrace root nothing is recorded; with roots, only below them. */
 	if (mode != NG_HOOK_NOTRACE && READ_ONCE(t->notrace_depth))
@@ -219,7 +233,7 @@ static void notrace ng_entry_notrace(unsigned long ip, unsigned long parent_ip,
 }
 
 /* Nothing can be done without the real return address: stop here. */
-static void __noreturn ng_lost(struct ng_task *t, unsigned long key)
+static void __noreturn ng_lost(struct ng_stack *t, unsigned long key)
 {
 	panic("nanograph: no hooked frame for return key %lx (task %d, depth %u)\n",
 	      key, current->pid, t ? t->depth : 0);
@@ -231,16 +245,20 @@ static void __noreturn ng_lost(struct ng_task *t, unsigned long key)
  * a call in between then sits one frame deeper, after this exit in the
  * buffer, instead of at this frame's depth before it, where it would
  * look like the start of a sibling whose predecessor's exit was lost.
+ * An abandoned frame (the drain put its address back, and this task was
+ * already on its way out through the trampoline) was counted then.
  */
-static __always_inline unsigned long ng_pop(struct ng_task *t, u64 now, int bit)
+static __always_inline unsigned long ng_pop(struct ng_stack *t, u64 now, int bit)
 {
 	unsigned int top = t->depth - 1;
 	struct ng_frame *f = &t->frames[top];
 	unsigned long ret = f->ret, ip = f->ip, flags = f->flags;
 
-	if (!(flags & NG_FRAME_NOTRACE)) {
-		if (bit >= 0)
+	if (!(flags & (NG_FRAME_NOTRACE | NG_FRAME_GONE))) {
+		if (likely(bit >= 0))
 			ng_emit(ip, ng_tsd(now, top), true);
+		else
+			this_cpu_inc(ng_cpu_stats.dropped);
 		this_cpu_inc(ng_cpu_stats.exits);
 	}
 	barrier();
@@ -260,16 +278,19 @@ static __always_inline unsigned long ng_pop(struct ng_task *t, u64 now, int bit)
  * Frames above the one that matches that key belong to functions that
  * were left without returning through us (none should be); they are
  * popped and reported as exits at the same time, so that the trace stays
- * balanced.
+ * balanced.  Preemption is off throughout: the stack table is read
+ * under RCU-sched, and the events are per-CPU.  An exit that comes while
+ * ftrace's recursion guard is held is not written, and counted dropped.
  */
 unsigned long notrace ng_return_handler(unsigned long sp)
 {
 	u64 now = ng_counter_read();
 	unsigned long key = ng_arch_exit_key(sp);
-	struct ng_task *t;
+	struct ng_stack *t;
 	int depth, bit;
 
-	t = ng_task_find(current);
+	preempt_disable_notrace();
+	t = ng_stack_of(current);
 	if (unlikely(!t))
 		ng_lost(t, key);
 	depth = READ_ONCE(t->depth) - 1;
@@ -284,6 +305,7 @@ unsigned long notrace ng_return_handler(unsigned long sp)
 	sp = ng_pop(t, now, bit);
 	if (bit >= 0)
 		ftrace_test_recursion_unlock(bit);
+	preempt_enable_notrace();
 	return sp;
 }
 
@@ -332,21 +354,24 @@ bool ng_tracer_busy(void)
 }
 
 /*
- * tracing_on=1: pin the module, register the ops: the plain one first,
- * so that the root ones come first at shared sites (see ng_ops).
+ * tracing_on=1: pin the module, give the traced tasks their stacks,
+ * register the ops: the plain one first, so that the root ones come
+ * first at shared sites (see ng_ops).
  */
 int ng_tracer_start(void)
 {
 	int ret;
 
+	lockdep_assert_held(&ng_control_lock);
 	if (ng_registered)
 		return 0;
 	cancel_delayed_work(&ng_drain);
+	ng_generation++;
 	if (!ng_pinned) {
 		__module_get(THIS_MODULE);
 		ng_pinned = true;
 	}
-	ret = ng_retstack_prefill();
+	ret = ng_stacks_start();
 	if (ret)
 		goto err;
 	ng_events_on();
@@ -371,42 +396,98 @@ err:
 /* tracing_on=0: no new frames from now on; the drain does the rest. */
 void ng_tracer_stop(void)
 {
+	lockdep_assert_held(&ng_control_lock);
 	ng_ops_set(&ng_notrace_ops, &ng_notrace_registered, false);
 	ng_ops_set(&ng_graph_ops, &ng_graph_registered, false);
 	if (!ng_registered)
 		return;
 	unregister_ftrace_function(&ng_ops);
 	ng_registered = false;
+	ng_stacks_stop();
 	ng_clock_emit();
+	ng_drain_since = jiffies;
 	mod_delayed_work(system_wq, &ng_drain, 0);
 }
 
 /*
- * Wait for the hooked frames to return, then let the module go.  Polls:
- * a task asleep in a hooked function can hold its frame for any time.
+ * One step of the drain: are all frames gone?  Frames get
+ * NG_DRAIN_GRACE_MS to return by themselves (@patient), so that calls in
+ * progress at tracing_on=0 end with their exit events; then whatever is
+ * still hooked (a task asleep in a pipe read, a kthread that never leaves
+ * its loop, the idle task of an offline CPU) is abandoned: the real
+ * return addresses are put back (retstack.c).  Only a task preempted in
+ * the middle of a return is left for a later step.
+ */
+static bool ng_drain_frames(bool patient)
+{
+	lockdep_assert_held(&ng_control_lock);
+	if (!ng_live_frames(NULL, NULL))
+		return true;
+	if (patient && time_before(jiffies, ng_drain_since +
+				   msecs_to_jiffies(NG_DRAIN_GRACE_MS)))
+		return false;
+	return !ng_stacks_abandon() && !ng_live_frames(NULL, NULL);
+}
+
+/*
+ * No frame is hooked any more, but a task may still be in the
+ * trampoline's last lines (preempted there), and on architectures that
+ * trace code where RCU is not watching, an idle CPU too: wait for both,
+ * as ftrace_shutdown() waits before it frees a trampoline.  Never with
+ * the control lock held: this takes up to a second.
+ */
+static void ng_drain_grace(void)
+{
+	synchronize_rcu_tasks();
+	ng_synchronize_rcu_tasks_rude();
+}
+
+/* Everything is quiet: the last of the drain, control lock held. */
+static void ng_drain_finish(void)
+{
+	lockdep_assert_held(&ng_control_lock);
+	ng_events_off();
+	ng_stacks_release();
+	ng_pinned = false;
+}
+
+/*
+ * The drain, a work item polling every NG_DRAIN_POLL_MS until every frame
+ * is gone, then waiting out the grace periods with the control lock
+ * dropped, so that tracing_on, buffer_mode and the lists answer at once
+ * (EBUSY where they must) instead of blocking.  A tracing_on=1 in between
+ * (a new generation) cancels it; the next tracing_on=0 starts another.
  */
 static void ng_drain_work(struct work_struct *work)
 {
+	unsigned int gen;
+
 	if (!mutex_trylock(&ng_control_lock))
 		goto again;
 	if (ng_registered || !ng_pinned) {
 		mutex_unlock(&ng_control_lock);
 		return;
 	}
-	if (ng_live_frames(NULL, NULL)) {
+	if (!ng_drain_frames(true)) {
 		mutex_unlock(&ng_control_lock);
 		goto again;
 	}
-	/* No frame left; tasks may still be in the trampoline's last lines. */
-	synchronize_rcu_tasks();
-	ng_events_off();
-	ng_retstack_trim();
-	ng_pinned = false;
+	gen = ng_generation;
+	mutex_unlock(&ng_control_lock);
+
+	ng_drain_grace();
+
+	mutex_lock(&ng_control_lock);
+	if (gen != ng_generation || ng_registered || !ng_pinned) {
+		mutex_unlock(&ng_control_lock);
+		return;
+	}
+	ng_drain_finish();
 	mutex_unlock(&ng_control_lock);
 	module_put(THIS_MODULE);
 	return;
 again:
-	schedule_delayed_work(&ng_drain, HZ / 10);
+	schedule_delayed_work(&ng_drain, msecs_to_jiffies(NG_DRAIN_POLL_MS));
 }
 
 /*
@@ -500,27 +581,34 @@ int ng_tracer_init(void)
 }
 
 /*
- * Module exit: reached with no reference held, or by rmmod -f at any
- * time.  Stop, then wait for every frame, however long that takes.
+ * Module exit: reached with no reference held (the drain is over), or by
+ * rmmod -f at any time.  Stop, then drain without the grace for frames
+ * to return: abandon them at once.  Only a task preempted inside a
+ * return, again and again, makes this wait.
  */
 void ng_tracer_exit(void)
 {
-	unsigned long frames;
-	unsigned int tasks, waited = 0;
+	unsigned int waited = 0;
+	bool done;
 
 	mutex_lock(&ng_control_lock);
 	ng_tracer_stop();
 	mutex_unlock(&ng_control_lock);
 	cancel_delayed_work_sync(&ng_drain);
-	while ((frames = ng_live_frames(&tasks, NULL))) {
-		if (waited % 100 == 0)
-			pr_warn("unload waits for %lu hooked frames in %u tasks\n",
-				frames, tasks);
-		msleep(100);
-		waited++;
+	for (;;) {
+		mutex_lock(&ng_control_lock);
+		done = ng_drain_frames(false);
+		mutex_unlock(&ng_control_lock);
+		if (done)
+			break;
+		if (waited++ % 1000 == 0)
+			pr_warn("unload waits for tasks returning through the trampoline\n");
+		msleep(NG_DRAIN_POLL_MS);
 	}
-	synchronize_rcu_tasks();
+	ng_drain_grace();
+	mutex_lock(&ng_control_lock);
 	ng_events_off();
+	mutex_unlock(&ng_control_lock);
 	ftrace_free_filter(&ng_ops);
 	ftrace_free_filter(&ng_graph_ops);
 	ftrace_free_filter(&ng_notrace_ops);

@@ -19,6 +19,7 @@
 #include <asm/stacktrace.h>
 
 #include "compat.h"
+#include "nanograph.h"
 #include "ng_arch.h"
 
 struct ng_unwind {
@@ -67,4 +68,65 @@ bool ng_arm_hook_site(struct ftrace_regs *fregs, unsigned long ip,
 	*slot = u.frame.lr != ip ? u.frame.lr_addr : &regs->ARM_lr;
 	*key = u.frame.sp;
 	return true;
+}
+
+/*
+ * Abandoning a sleeping task's hooked frames (retstack.c): unwind the
+ * task from where it last switched out.  Each step that unwinds a hooked
+ * function yields the trampoline as the return address, read from the
+ * slot at lr_addr, with the caller's SP: the frame's key.  The walk goes
+ * on from the real return address (the trampoline itself cannot be
+ * unwound).  Everything else is stopped (stop_machine()).
+ */
+struct ng_unhook_walk {
+	struct stackframe frame;
+	struct ng_slot_group *g;
+	unsigned int n, found;
+	bool bad;
+};
+
+static NG_WALK_CB(ng_unhook_cb)
+{
+	struct ng_unhook_walk *w = data;
+	struct stackframe *f = &w->frame;
+	struct ng_slot_group *g = &w->g[w->found];
+
+	if (f->pc != (unsigned long)ng_return_hooker)
+		return NG_WALK_GO_ON(true);
+	if (w->found >= w->n || f->sp != g->key || !f->lr_addr ||
+	    READ_ONCE_NOCHECK(*f->lr_addr) != (unsigned long)ng_return_hooker) {
+		w->bad = true;
+		return NG_WALK_GO_ON(false);
+	}
+	g->slot = f->lr_addr;
+	f->pc = g->ret;
+	w->found++;
+	return NG_WALK_GO_ON(w->found < w->n);
+}
+
+bool ng_arch_find_slots(struct task_struct *tsk, struct ng_slot_group *g,
+			unsigned int n)
+{
+	struct ng_unhook_walk w = {
+		.frame = {
+			.fp = thread_saved_fp(tsk),
+			.sp = thread_saved_sp(tsk),
+			.lr = 0,
+			.pc = thread_saved_pc(tsk),
+#ifdef CONFIG_KRETPROBES
+			.tsk = tsk,
+#endif
+		},
+		.g = g,
+		.n = n,
+	};
+
+	walk_stackframe(&w.frame, ng_unhook_cb, &w);
+	return !w.bad && w.found == n;
+}
+
+void ng_arch_put_ret(struct task_struct *tsk, unsigned long *slot,
+		     unsigned long ret, unsigned long key)
+{
+	WRITE_ONCE(*slot, ret);
 }

@@ -25,18 +25,23 @@
 bool ng_arm_hook_site(struct ftrace_regs *fregs, unsigned long ip,
 		      unsigned long **slot, unsigned long *key);
 
+/*
+ * Can the hook run here at all?  arm kernels are not ARCH_WANTS_NO_INSTR:
+ * traceable code runs in idle while RCU is not watching, where the pid
+ * map may be freed under the reader and events cannot be sent.  Checked
+ * before anything else the hook does.
+ */
+static __always_inline bool ng_arch_hook_ok(void)
+{
+	return rcu_is_watching();
+}
+
 /* See hook.c: the unwinder finds where the return address is. */
 static __always_inline bool ng_arch_hook_site(struct ftrace_regs *fregs,
 					      unsigned long ip,
 					      unsigned long **slot,
 					      unsigned long *key)
 {
-	/*
-	 * arm kernels are not ARCH_WANTS_NO_INSTR: traceable code runs
-	 * in idle while RCU is not watching, where events cannot be sent.
-	 */
-	if (!rcu_is_watching())
-		return false;
 	return ng_arm_hook_site(fregs, ip, slot, key);
 }
 

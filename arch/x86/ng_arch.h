@@ -48,6 +48,15 @@ static __always_inline unsigned long ng_arch_exit_key(unsigned long sp)
 	return sp - sizeof(unsigned long);
 }
 
+/*
+ * Can the hook run here at all?  Code ftrace patches always runs with
+ * RCU watching on this architecture (idle and entry code are noinstr).
+ */
+static __always_inline bool ng_arch_hook_ok(void)
+{
+	return true;
+}
+
 #define NG_COUNTER_NAME "tsc"
 
 /*

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * arm64: abandoning a sleeping task's hooked frames (retstack.c).
+ *
+ * The hook changed the LR saved by ftrace_caller; the function's prologue
+ * then signed it (paciasp, modifier: the SP at entry, which is the
+ * frame's key) and stored it in its frame record.  So the slot is found
+ * by walking the task's frame records (the kernel is built with frame
+ * pointers) from the FP saved at its last context switch, and the real
+ * address goes in signed the same way: with the task's own kernel key.
+ *
+ * Frame F's record lies in F's frame, between its callee's entry SP and
+ * its own (F's key): the records holding the trampoline, innermost first,
+ * must fall one in each group's range.  A record missing (a task
+ * preempted before its prologue stored LR, whose trampoline address is in
+ * the saved registers) fails the search.
+ */
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <asm/pointer_auth.h>
+
+#include "compat.h"
+#include "nanograph.h"
+
+bool ng_arch_find_slots(struct task_struct *tsk, struct ng_slot_group *g,
+			unsigned int n)
+{
+	unsigned long lo = (unsigned long)task_stack_page(tsk);
+	unsigned long hi = lo + THREAD_SIZE;
+	unsigned long fp = tsk->thread.cpu_context.fp, next;
+	unsigned int i = 0;
+
+	while (fp >= lo && fp <= hi - 16 && IS_ALIGNED(fp, 8)) {
+		unsigned long *lr = (unsigned long *)(fp + 8);
+
+		if (ng_strip_pac(READ_ONCE_NOCHECK(*lr)) ==
+		    (unsigned long)ng_return_hooker) {
+			if (i >= n || (unsigned long)lr >= g[i].key)
+				return false;	/* group i's record was missed */
+			g[i++].slot = lr;
+		}
+		next = READ_ONCE_NOCHECK(*(unsigned long *)fp);
+		if (next <= fp)
+			break;
+		fp = next;
+	}
+	return i == n;
+}
+
+#ifdef CONFIG_ARM64_PTR_AUTH_KERNEL
+/*
+ * Sign @ptr as @tsk's paciasp would with SP = @modifier: load @tsk's
+ * kernel APIA key, PACIA1716 (a hint: a NOP on CPUs without pointer
+ * authentication, where nothing was signed), load ours back.  Runs
+ * under stop_machine() with interrupts off, and calls nothing in
+ * between, so no code of ours signs or authenticates with the wrong key.
+ */
+static noinline unsigned long ng_pac_sign(struct task_struct *tsk,
+					  unsigned long ptr,
+					  unsigned long modifier)
+{
+	register unsigned long x17 asm("x17") = ptr;
+	register unsigned long x16 asm("x16") = modifier;
+
+	ptrauth_keys_switch_kernel(&tsk->thread.keys_kernel);
+	asm volatile("hint #8" : "+r" (x17) : "r" (x16));	/* pacia1716 */
+	ptrauth_keys_switch_kernel(&current->thread.keys_kernel);
+	return x17;
+}
+#else
+static unsigned long ng_pac_sign(struct task_struct *tsk, unsigned long ptr,
+				 unsigned long modifier)
+{
+	return ptr;
+}
+#endif
+
+void ng_arch_put_ret(struct task_struct *tsk, unsigned long *slot,
+		     unsigned long ret, unsigned long key)
+{
+	/* Signed trampoline address in the record: sign the real one too. */
+	if (READ_ONCE_NOCHECK(*slot) != (unsigned long)ng_return_hooker)
+		ret = ng_pac_sign(tsk, ret, key);
+	WRITE_ONCE(*slot, ret);
+}
