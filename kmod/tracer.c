@@ -143,9 +143,15 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	struct ng_stack *t;
 	int bit;
 
-	/* Before anything that needs RCU: see ng_arch_hook_ok(). */
-	if (unlikely(!ng_arch_hook_ok()))
+	/*
+	 * Before anything that needs RCU (the pid map, the stack table, the
+	 * events): see ng_arch_hook_ok().  Counted with the calls a tracer
+	 * callback makes: neither can be recorded.
+	 */
+	if (unlikely(!ng_arch_hook_ok())) {
+		this_cpu_inc(ng_cpu_stats.nested);
 		return;
+	}
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0) {
 		/* Inside a tracer callback: as for fgraph, not hooked. */
