@@ -52,7 +52,7 @@
 
 /* 16384 buckets: with pids below pid_max's default, one task per bucket. */
 #define NG_BUCKET_BITS	14
-#define NG_BUCKETS	(1U << NG_BUCKET_BITS)
+#define NG_BUCKETS	BIT(NG_BUCKET_BITS)
 
 static struct hlist_head *ng_buckets;
 /* Insertions and removals; never taken by the hook or the trampoline. */
@@ -297,6 +297,7 @@ int ng_stacks_start(void)
 	raw_spin_lock_irqsave(&ng_table_lock, flags);
 	WRITE_ONCE(ng_assigning, true);
 	raw_spin_unlock_irqrestore(&ng_table_lock, flags);
+	/* Pairs with ng_task_new(): set the flag, then walk the task list. */
 	smp_mb();
 	return ng_stacks_assign();
 }
