@@ -341,9 +341,10 @@ static bool ng_task_stack_alive(struct task_struct *tsk)
  * stop_machine(): @tsk is not running.  Frames sharing a key share the
  * slot (a hooked tail call); the slot gets the lowest one's address.
  * All or nothing: returns false, changing nothing, if a slot cannot be
- * found, unless the task is asleep: a sleeping task's hooked frames all
- * have their slot in a frame record, so a frame whose slot is not there
- * is one the task left without returning (stale), harmless to drop.
+ * found, unless the task switched out by itself (asleep, or idle): then
+ * every hooked frame has its slot in a frame record, so a frame whose
+ * slot is not there is one the task left without returning (stale),
+ * harmless to drop.
  */
 static bool ng_stack_unhook(struct task_struct *tsk, struct ng_stack *s,
 			    unsigned long *recorded)
@@ -372,8 +373,12 @@ static bool ng_stack_unhook(struct task_struct *tsk, struct ng_stack *s,
 		n++;
 	}
 	if (!ng_arch_find_slots(tsk, g, n)) {
-		if (task_is_running(tsk))
-			return false;		/* preempted: try again later */
+		/*
+		 * Preempted (an idle task never is: it switches out in
+		 * schedule_idle() with preemption off): try again later.
+		 */
+		if (task_is_running(tsk) && tsk->pid)
+			return false;
 		goto drop;
 	}
 	for (i = 0; i < n; i++)
