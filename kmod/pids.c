@@ -37,6 +37,12 @@ bool ng_pid_in(struct ng_pid_map *map, pid_t pid)
 	return test_bit(pid, map->bits);
 }
 
+/* Does @map admit @task?  No map: every task. */
+bool ng_pid_map_wants(struct ng_pid_map *map, struct task_struct *task)
+{
+	return !map || ng_pid_in(map, task->pid);
+}
+
 /*
  * Is @task to be recorded?  @parent, when @task is being created, counts
  * as event-fork will when the fork completes.  An RCU reader of any kind.
@@ -45,14 +51,35 @@ bool ng_pid_wants(struct task_struct *task, struct task_struct *parent)
 {
 	struct ng_pid_map *map = rcu_dereference_check(ng_pids, rcu_read_lock_any_held());
 
-	if (!map || ng_pid_in(map, task->pid))
+	if (ng_pid_map_wants(map, task))
 		return true;
 	return parent && READ_ONCE(ng_event_fork) && ng_pid_in(map, parent->pid);
 }
 
+/* A map of @tokens (parsed already), plus @base's pids if given. */
+static struct ng_pid_map *ng_pids_build(char **tokens, unsigned int n,
+					struct ng_pid_map *base)
+{
+	struct ng_pid_map *map = vzalloc(sizeof(*map));
+	unsigned int i, pid;
+
+	if (!map)
+		return NULL;
+	if (base)
+		bitmap_copy(map->bits, base->bits, PID_MAX_LIMIT);
+	for (i = 0; i < n; i++) {
+		WARN_ON(kstrtouint(tokens[i], 10, &pid));
+		set_bit(pid, map->bits);
+	}
+	return map;
+}
+
 /*
  * Parse every token before changing anything; with @reset the tokens
- * replace the set (none clears it), else they are added to it.
+ * replace the set (none clears it), else they are added to it.  While
+ * recording, the tasks let in get their shadow stacks before the new
+ * set takes effect, so that none of their calls is skipped for want of
+ * one (a task that gets none, for want of memory, is counted skipped).
  */
 int ng_pids_apply(char **tokens, unsigned int n, bool reset)
 {
@@ -68,35 +95,34 @@ int ng_pids_apply(char **tokens, unsigned int n, bool reset)
 			return -EINVAL;
 	}
 	old = rcu_dereference_protected(ng_pids, lockdep_is_held(&ng_control_lock));
+	map = NULL;
+	if (n || !reset) {
+		map = ng_pids_build(tokens, n, reset ? NULL : old);
+		if (!map)
+			return -ENOMEM;
+	}
+	ng_stacks_assign(map);
 	if (!reset && old) {
+		/* Added in place: the fork probe may be adding a child. */
 		for (i = 0; i < n; i++) {
 			WARN_ON(kstrtouint(tokens[i], 10, &pid));
 			set_bit(pid, old->bits);
 		}
-		ng_stacks_assign();
+		vfree(map);
 		return 0;
-	}
-	map = NULL;
-	if (n || !reset) {
-		map = vzalloc(sizeof(*map));
-		if (!map)
-			return -ENOMEM;
-		for (i = 0; i < n; i++) {
-			WARN_ON(kstrtouint(tokens[i], 10, &pid));
-			set_bit(pid, map->bits);
-		}
 	}
 	rcu_assign_pointer(ng_pids, map);
 	if (old) {
 		synchronize_rcu();
 		vfree(old);
 	}
-	/*
-	 * While recording, the tasks let in now need their stacks; one that
-	 * gets none (no memory) is counted as skipped when it runs.
-	 */
-	ng_stacks_assign();
 	return 0;
+}
+
+/* The set now, for the control lock's holder. */
+struct ng_pid_map *ng_pids_current(void)
+{
+	return rcu_dereference_protected(ng_pids, lockdep_is_held(&ng_control_lock));
 }
 
 /* The set as ftrace lists it: one pid a line, in order. */

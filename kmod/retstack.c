@@ -197,15 +197,15 @@ static void ng_task_freed(void *data, struct task_struct *p)
 	ng_stack_free_rcu(s);
 }
 
-/* Tasks the filter wants that have no stack yet, as of now. */
-static unsigned int ng_count_unassigned(void)
+/* Tasks @map admits that have no stack yet, as of now. */
+static unsigned int ng_count_unassigned(struct ng_pid_map *map)
 {
 	struct task_struct *g, *t;
 	unsigned int n = 0;
 
 	rcu_read_lock();
 	for_each_process_thread(g, t) {
-		if (!ng_pid_wants(t, NULL))
+		if (!ng_pid_map_wants(map, t))
 			continue;
 		preempt_disable();
 		n += !ng_stack_of(t);
@@ -216,12 +216,13 @@ static unsigned int ng_count_unassigned(void)
 }
 
 /*
- * Give a stack to every existing task the pid filter wants.  Stacks are
+ * Give a stack to every existing task @map (a pid filter, NULL: all)
+ * admits, if recording.  Stacks are
  * allocated first (GFP_KERNEL, outside the task list walk), then handed
  * out; tasks that appeared in between got theirs from ng_task_new(), and
  * if any are still missing, go round again.
  */
-int ng_stacks_assign(void)
+int ng_stacks_assign(struct ng_pid_map *map)
 {
 	struct ng_stack *spare = NULL, *s;
 	struct task_struct *g, *t;
@@ -232,7 +233,7 @@ int ng_stacks_assign(void)
 	if (!READ_ONCE(ng_assigning))
 		return 0;	/* not recording: stacks come at the start */
 	for (tries = 0; tries < 8; tries++) {
-		n = ng_count_unassigned();
+		n = ng_count_unassigned(map);
 		if (!n)
 			break;
 		/* Spares are chained through their task field. */
@@ -249,7 +250,7 @@ int ng_stacks_assign(void)
 		for_each_process_thread(g, t) {
 			if (!spare)
 				break;
-			if (!ng_pid_wants(t, NULL))
+			if (!ng_pid_map_wants(map, t))
 				continue;
 			s = spare;
 			spare = (struct ng_stack *)s->task;
@@ -299,7 +300,7 @@ int ng_stacks_start(void)
 	raw_spin_unlock_irqrestore(&ng_table_lock, flags);
 	/* Pairs with ng_task_new(): set the flag, then walk the task list. */
 	smp_mb();
-	return ng_stacks_assign();
+	return ng_stacks_assign(ng_pids_current());
 }
 
 /* Recording stops: no hook will push a frame; new tasks need no stack. */
