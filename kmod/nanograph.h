@@ -100,6 +100,9 @@ extern struct ng_pid_map __rcu *ng_pids;
 bool ng_pid_in(struct ng_pid_map *map, pid_t pid);
 int ng_pids_apply(char **tokens, unsigned int n, bool reset);
 void ng_pids_render(struct seq_buf *s);
+int ng_pids_save(struct ng_pid_map **saved);
+void ng_pids_restore(struct ng_pid_map *saved);
+void ng_pids_drop(struct ng_pid_map *saved);
 int ng_pids_init(void);
 void ng_pids_exit(void);
 
