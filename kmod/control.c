@@ -52,25 +52,19 @@ static void ng_listing_render(const struct ng_listing *l, struct seq_buf *s)
 }
 
 /*
- * Render a file's text into a temporary buffer, growing it until the text
- * fits, and copy out the window [off, off + count) the reader asked for.
- * Binary attributes have no seq_file; this gives them unbounded listings.
+ * Render a file's text into a buffer, growing it until the text fits.
  * The lock keeps writers from changing a list while it is rendered.
  */
-static ssize_t ng_listing_read(struct file *filp, struct kobject *kobj,
-			       struct bin_attribute *attr, char *buf,
-			       loff_t off, size_t count)
+static char *ng_listing_text(const struct ng_listing *l, size_t *len)
 {
-	const struct ng_listing *l = attr->private;
 	size_t size = PAGE_SIZE;
 	struct seq_buf s;
-	ssize_t ret = 0;
 	char *text;
 
 	for (;;) {
 		text = kvmalloc(size, GFP_KERNEL);
 		if (!text)
-			return -ENOMEM;
+			return ERR_PTR(-ENOMEM);
 		seq_buf_init(&s, text, size);
 		mutex_lock(&ng_control_lock);
 		ng_listing_render(l, &s);
@@ -79,14 +73,96 @@ static ssize_t ng_listing_read(struct file *filp, struct kobject *kobj,
 			break;
 		kvfree(text);
 		if (size >= NG_LISTING_MAX)
-			return -EFBIG;
+			return ERR_PTR(-EFBIG);
 		size *= 2;
 	}
-	if (off < seq_buf_used(&s)) {
-		ret = min_t(size_t, count, seq_buf_used(&s) - off);
-		memcpy(buf, text + off, ret);
+	*len = seq_buf_used(&s);
+	return text;
+}
+
+/*
+ * A reader's text of a listing, as seq_file keeps one per open file:
+ * rendered when a read starts at offset 0 (or anywhere the previous read
+ * of that open file did not end), then served to that file's following
+ * reads, so that one pass over a listing is rendered once and is one
+ * consistent picture, whatever the chunk size.  Binary attributes have
+ * no open or release callback, so texts are kept by open file here, in
+ * a few slots: dropped when their reader reads past the end, or, least
+ * recently used first, when a new reader needs the slot (that reader's
+ * next read then renders afresh).
+ */
+#define NG_SNAPS	8
+
+struct ng_snap {
+	const struct file *filp;
+	const struct bin_attribute *attr;
+	loff_t next;		/* where that file's next read starts */
+	size_t len;
+	char *text;		/* NULL: a free slot */
+	unsigned long used;	/* for least recently used */
+};
+
+static struct ng_snap ng_snaps[NG_SNAPS];
+static unsigned long ng_snap_clock;
+static DEFINE_MUTEX(ng_snap_lock);
+
+static void ng_snap_drop(struct ng_snap *sn)
+{
+	kvfree(sn->text);
+	memset(sn, 0, sizeof(*sn));
+}
+
+/* The slot holding @filp's text, else a free or least recently used one. */
+static struct ng_snap *ng_snap_slot(const struct file *filp,
+				    const struct bin_attribute *attr)
+{
+	struct ng_snap *sn, *lru = &ng_snaps[0];
+
+	for (sn = ng_snaps; sn < ng_snaps + NG_SNAPS; sn++) {
+		if (sn->text && sn->filp == filp && sn->attr == attr)
+			return sn;
+		if (!sn->text)
+			lru = sn;
+		else if (lru->text && sn->used < lru->used)
+			lru = sn;
 	}
-	kvfree(text);
+	return lru;
+}
+
+/* The listing files' read: the window [off, off + count) of the text. */
+static ssize_t ng_listing_read(struct file *filp, struct kobject *kobj,
+			       struct bin_attribute *attr, char *buf,
+			       loff_t off, size_t count)
+{
+	struct ng_snap *sn;
+	ssize_t ret = 0;
+	size_t len;
+	char *text;
+
+	mutex_lock(&ng_snap_lock);
+	sn = ng_snap_slot(filp, attr);
+	if (!sn->text || sn->filp != filp || sn->attr != attr || sn->next != off ||
+	    !off) {
+		text = ng_listing_text(attr->private, &len);
+		if (IS_ERR(text)) {
+			mutex_unlock(&ng_snap_lock);
+			return PTR_ERR(text);
+		}
+		ng_snap_drop(sn);
+		sn->filp = filp;
+		sn->attr = attr;
+		sn->text = text;
+		sn->len = len;
+	}
+	if (off < sn->len) {
+		ret = min_t(size_t, count, sn->len - off);
+		memcpy(buf, sn->text + off, ret);
+	}
+	sn->next = off + ret;
+	sn->used = ++ng_snap_clock;
+	if (!ret)
+		ng_snap_drop(sn);	/* read to the end */
+	mutex_unlock(&ng_snap_lock);
 	return ret;
 }
 
@@ -368,8 +444,12 @@ int ng_control_init(void)
  */
 void ng_control_exit(void)
 {
+	int i;
+
 	ng_raw_files_exit();
 	sysfs_remove_groups(ng_kobj, ng_groups);
 	kobject_put(ng_kobj);
 	ng_kobj = NULL;
+	for (i = 0; i < NG_SNAPS; i++)
+		ng_snap_drop(&ng_snaps[i]);
 }

@@ -15,10 +15,16 @@
  * hash of matched functions is private to kernel/trace); and sysfs hands a
  * long write over a page at a time, each page a write(2) of its own, so a
  * glob cut by a page boundary is held back until the next page of the
- * same open file arrives.
+ * same open file arrives, and the list as it was before the first page is
+ * kept until the write ends, to go back to if a later page is refused.
+ *
+ * A root list (set_graph_function, set_graph_notrace) that selects no
+ * function, say "!vfs_read" alone, is no root list: its ops would have an
+ * empty filter, which ftrace takes for "every function".
  */
 #include <linux/ctype.h>
 #include <linux/fs.h>
+#include <linux/ftrace.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -32,11 +38,20 @@
 struct ng_list_state {
 	char **tokens;
 	unsigned int n;
-	/* A glob cut at the end of a full page, waiting for its rest. */
-	const struct file *cut_filp;
-	loff_t cut_off;
+	/*
+	 * A write whose last page was full may go on: its next page comes
+	 * from the same open file at cont_off.  A glob cut at the end of
+	 * that page waits in cut for its rest.
+	 */
+	const struct file *cont_filp;
+	loff_t cont_off;
 	size_t cut_len;
 	char cut[NG_TOKEN_MAX];
+	/* The list before that write's first page, to go back to. */
+	bool saved;
+	char **saved_tokens;
+	unsigned int saved_n;
+	struct ng_pid_map *saved_pids;
 };
 
 static struct ng_list_state ng_lists[NG_NR_LISTS];
@@ -99,34 +114,175 @@ static int ng_apply(enum ng_list list, char **tokens, unsigned int n, bool reset
 }
 
 /*
+ * Whether a root list selects any function at all.  ftrace's hash of
+ * matched functions is private, but every filter that ends up empty is
+ * given ftrace's one shared empty hash (EMPTY_HASH in
+ * kernel/trace/ftrace.c, "if the new source is empty, just return the
+ * empty_hash"), a pointer in the public struct ftrace_ops_hash.  So the
+ * globs are applied to a scratch ops that is never registered, and its
+ * filter compared, never dereferenced, with that of an ops whose filter
+ * was reset.  Should a kernel ever give each ops an empty hash of its
+ * own (the two resets below then differ), a list of "!glob" tokens alone
+ * is taken as empty, and nothing else.
+ */
+static struct ftrace_ops ng_scratch_ops, ng_empty_ops;
+static int ng_empty_known;	/* 0: not yet looked, 1: shared, -1: not */
+
+static bool ng_filter_empty(struct ftrace_ops *ops)
+{
+	return rcu_access_pointer(ops->func_hash->filter_hash) ==
+	       rcu_access_pointer(ng_empty_ops.func_hash->filter_hash);
+}
+
+static bool ng_globs_select_nothing(char **tokens, unsigned int n, int *err)
+{
+	unsigned int i;
+	bool empty;
+
+	*err = 0;
+	if (!ng_empty_known) {
+		*err = ftrace_set_filter(&ng_empty_ops, NULL, 0, 1) ?:
+		       ftrace_set_filter(&ng_scratch_ops, NULL, 0, 1);
+		if (*err)
+			return false;
+		ng_empty_known = ng_filter_empty(&ng_scratch_ops) &&
+				 rcu_access_pointer(ng_empty_ops.func_hash->filter_hash) ? 1 : -1;
+	}
+	if (ng_empty_known < 0) {
+		for (i = 0; i < n; i++)
+			if (tokens[i][0] != '!')
+				return false;
+		return true;
+	}
+	for (i = 0; i < n && !*err; i++) {
+		/* ftrace's matcher edits the glob in place: give it a copy. */
+		char *glob = kstrdup(tokens[i], GFP_KERNEL);
+
+		*err = glob ? ftrace_set_filter(&ng_scratch_ops, glob, strlen(glob), i == 0) :
+			      -ENOMEM;
+		kfree(glob);
+	}
+	empty = !*err && ng_filter_empty(&ng_scratch_ops);
+	ftrace_set_filter(&ng_scratch_ops, NULL, 0, 1);
+	return empty;
+}
+
+/*
+ * A root list written with "!glob" tokens may select nothing; then it is
+ * cleared (no roots: every hooked call is recorded), as ftrace's
+ * set_graph_function is when emptied, and reads back as empty.  A list
+ * without "!" tokens cannot: a glob that matches nothing is refused.
+ */
+static int ng_roots_normalise(enum ng_list list, char ***tokens, unsigned int *n,
+			      unsigned int first_new)
+{
+	unsigned int i;
+	int err;
+
+	if (list != NG_GRAPH_FUNCTION && list != NG_GRAPH_NOTRACE)
+		return 0;
+	for (i = first_new; i < *n; i++)
+		if ((*tokens)[i][0] == '!')
+			break;
+	if (i == *n)
+		return 0;
+	if (!ng_globs_select_nothing(*tokens, *n, &err))
+		return err;
+	ng_tokens_free(*tokens, *n);
+	*tokens = NULL;
+	*n = 0;
+	return 0;
+}
+
+/*
+ * Keep the list as it is before the first page of a write that may go on,
+ * to put back if a later page is refused.  The pid set is kept as a set:
+ * it is what the tracer uses (event-fork adds to it, exits take away).
+ */
+static int ng_list_save(enum ng_list list, struct ng_list_state *st)
+{
+	unsigned int n = 0, i;
+	char **tokens = NULL;
+	int ret = 0;
+
+	for (i = 0; i < st->n && !ret; i++)
+		ret = ng_token_add(&tokens, &n, st->tokens[i]);
+	if (!ret && list == NG_EVENT_PID)
+		ret = ng_pids_save(&st->saved_pids);
+	if (ret) {
+		ng_tokens_free(tokens, n);
+		return ret;
+	}
+	st->saved_tokens = tokens;
+	st->saved_n = n;
+	st->saved = true;
+	return 0;
+}
+
+static void ng_list_unsave(struct ng_list_state *st)
+{
+	ng_tokens_free(st->saved_tokens, st->saved_n);
+	ng_pids_drop(st->saved_pids);
+	st->saved_tokens = NULL;
+	st->saved_n = 0;
+	st->saved_pids = NULL;
+	st->saved = false;
+}
+
+/* A later page was refused: back to the list before the write's first. */
+static void ng_list_restore(enum ng_list list, struct ng_list_state *st)
+{
+	if (list == NG_EVENT_PID) {
+		ng_pids_restore(st->saved_pids);
+		st->saved_pids = NULL;
+	} else {
+		ng_apply(list, st->saved_tokens, st->saved_n, true);
+	}
+	swap(st->tokens, st->saved_tokens);
+	swap(st->n, st->saved_n);
+	ng_list_unsave(st);
+}
+
+/*
  * One write(2) to a list file, already serialised by ng_control_lock.
  * Parses everything, applies it to the tracer, and only then replaces the
- * list; on any error the tracer gets the old list back.
+ * list; on any error the tracer gets the old list back: the list before
+ * the write's first page when this page continues a longer write.
  */
 ssize_t ng_list_write(enum ng_list list, struct file *filp, const char *buf,
 		      loff_t off, size_t count)
 {
 	struct ng_list_state *st = &ng_lists[list];
 	bool append = (filp->f_flags & O_APPEND) || off > 0;
-	size_t prefix = 0, len = count;
+	bool cont = st->saved && st->cont_filp == filp && st->cont_off == off;
+	size_t prefix = cont ? st->cut_len : 0, len = count;
 	unsigned int n = 0, i;
 	char **tokens = NULL;
 	char *text;
 	int ret;
 
-	if (st->cut_filp == filp && st->cut_off == off)
-		prefix = st->cut_len;
-	st->cut_filp = NULL;
+	st->cont_filp = NULL;
+	if (!cont && st->saved)
+		ng_list_unsave(st);	/* that write ended a page early */
 
 	text = kmalloc(prefix + count + 1, GFP_KERNEL);
-	if (!text)
-		return -ENOMEM;
+	if (!text) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	memcpy(text, st->cut, prefix);
 	memcpy(text + prefix, buf, count);
 	len = prefix + count;
 	text[len] = '\0';
 
+	/* A full page: the write may go on; keep what to go back to. */
+	if (count == PAGE_SIZE && !st->saved) {
+		ret = ng_list_save(list, st);
+		if (ret)
+			goto out;
+	}
 	/* A full page that ends inside a glob: the rest comes next. */
+	st->cut_len = 0;
 	if (count == PAGE_SIZE && !isspace(text[len - 1])) {
 		size_t start = len;
 
@@ -138,8 +294,6 @@ ssize_t ng_list_write(enum ng_list list, struct file *filp, const char *buf,
 		}
 		st->cut_len = len - start;
 		memcpy(st->cut, text + start, st->cut_len);
-		st->cut_filp = filp;
-		st->cut_off = off + count;
 		text[start] = '\0';
 	}
 
@@ -157,18 +311,22 @@ ssize_t ng_list_write(enum ng_list list, struct file *filp, const char *buf,
 		ret = 0;			/* nothing new */
 		goto out_tokens;
 	}
+	ret = ng_roots_normalise(list, &tokens, &n, append ? st->n : 0);
+	if (ret)
+		goto out_tokens;
 
 	/*
-	 * Appending applies only the new tokens; replacing applies all.  A
-	 * glob list can fail half-way and gets the old list back; the pid
-	 * set changes all at once or not at all.
+	 * Appending applies only the new tokens; replacing applies all (an
+	 * emptied root list is a replace by nothing).  A glob list can fail
+	 * half-way and gets the old list back; the pid set changes all at
+	 * once or not at all.
 	 */
-	if (append)
+	if (append && n)
 		ret = ng_apply(list, tokens + st->n, n - st->n, false);
 	else
 		ret = ng_apply(list, tokens, n, true);
 	if (ret) {
-		if (list != NG_EVENT_PID)
+		if (list != NG_EVENT_PID && !cont)
 			ng_apply(list, st->tokens, st->n, true);
 		goto out_tokens;
 	}
@@ -176,11 +334,23 @@ ssize_t ng_list_write(enum ng_list list, struct file *filp, const char *buf,
 	swap(st->n, n);
 out_tokens:
 	ng_tokens_free(tokens, n);
-	if (ret)
-		st->cut_filp = NULL;
 out:
 	kfree(text);
-	return ret ?: count;
+	if (ret) {
+		/* Earlier pages of this write took effect: undo them too. */
+		if (cont)
+			ng_list_restore(list, st);
+		else if (st->saved)
+			ng_list_unsave(st);
+		return ret;
+	}
+	if (count == PAGE_SIZE) {
+		st->cont_filp = filp;
+		st->cont_off = off + count;
+	} else if (st->saved) {
+		ng_list_unsave(st);	/* the write is complete */
+	}
+	return count;
 }
 
 /*
@@ -207,8 +377,11 @@ void ng_lists_free(void)
 	int i;
 
 	for (i = 0; i < NG_NR_LISTS; i++) {
+		ng_list_unsave(&ng_lists[i]);
 		ng_tokens_free(ng_lists[i].tokens, ng_lists[i].n);
 		ng_lists[i].tokens = NULL;
 		ng_lists[i].n = 0;
 	}
+	ftrace_free_filter(&ng_scratch_ops);
+	ftrace_free_filter(&ng_empty_ops);
 }

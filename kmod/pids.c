@@ -2,7 +2,10 @@
 /*
  * set_event_pid: record only these tasks (empty: every task), and with
  * options/event-fork their children too, as ftrace's file and option of
- * the same names.
+ * the same names.  With event-fork a task also leaves the set when it is
+ * freed, as in ftrace (event_filter_pid_sched_process_exit()), so that a
+ * new task given its pid later is not recorded; a set that loses its
+ * last task that way records no task, and says so when read.
  *
  * The set is a bitmap over every possible pid, so that the hot path tests
  * one bit and the fork probe adds a child without allocating.  A replace
@@ -29,7 +32,7 @@ struct ng_pid_map {
 
 struct ng_pid_map __rcu *ng_pids;
 unsigned int ng_event_fork;	/* options/event-fork */
-static struct tracepoint *ng_tp_fork;
+static struct tracepoint *ng_tp_fork, *ng_tp_free;
 
 /* The hot path's test, out of line only because the map is private. */
 bool ng_pid_in(struct ng_pid_map *map, pid_t pid)
@@ -125,17 +128,63 @@ struct ng_pid_map *ng_pids_current(void)
 	return rcu_dereference_protected(ng_pids, lockdep_is_held(&ng_control_lock));
 }
 
-/* The set as ftrace lists it: one pid a line, in order. */
+/*
+ * The set as ftrace lists it: one pid a line, in order.  A set emptied by
+ * its tasks' exits records nothing, unlike an empty one: say so (a "#"
+ * line, as ftrace's "#### all functions enabled ####").
+ */
 void ng_pids_render(struct seq_buf *s)
 {
 	struct ng_pid_map *map;
 	unsigned int pid;
+	bool any = false;
 
 	map = rcu_dereference_protected(ng_pids, lockdep_is_held(&ng_control_lock));
 	if (!map)
 		return;
-	for_each_set_bit(pid, map->bits, PID_MAX_LIMIT)
+	for_each_set_bit(pid, map->bits, PID_MAX_LIMIT) {
 		seq_buf_printf(s, "%u\n", pid);
+		any = true;
+	}
+	if (!any)
+		seq_buf_printf(s, "#### all listed tasks exited: no task is recorded ####\n");
+}
+
+/*
+ * A copy of the set (NULL: every task), for a write of several pages to
+ * put back if a later page is refused (filter.c).
+ */
+int ng_pids_save(struct ng_pid_map **saved)
+{
+	struct ng_pid_map *map;
+
+	map = rcu_dereference_protected(ng_pids, lockdep_is_held(&ng_control_lock));
+	*saved = NULL;
+	if (!map)
+		return 0;
+	*saved = vmalloc(sizeof(**saved));
+	if (!*saved)
+		return -ENOMEM;
+	bitmap_copy((*saved)->bits, map->bits, PID_MAX_LIMIT);
+	return 0;
+}
+
+/* Make a copy from ng_pids_save() the set again; it is the set's now. */
+void ng_pids_restore(struct ng_pid_map *saved)
+{
+	struct ng_pid_map *old;
+
+	old = rcu_dereference_protected(ng_pids, lockdep_is_held(&ng_control_lock));
+	rcu_assign_pointer(ng_pids, saved);
+	if (old) {
+		synchronize_rcu();
+		vfree(old);
+	}
+}
+
+void ng_pids_drop(struct ng_pid_map *saved)
+{
+	vfree(saved);
 }
 
 /* sched_process_fork: a child of a recorded task is recorded too. */
@@ -153,24 +202,58 @@ static void ng_pids_fork(void *data, struct task_struct *parent,
 	rcu_read_unlock();
 }
 
-static void ng_find_fork_tp(struct tracepoint *tp, void *priv)
+/*
+ * sched_process_free: with event-fork, a task that is gone leaves the
+ * set, as ftrace's event_filter_pid_sched_process_exit() does.  It runs
+ * after the task's last context switch and an RCU grace period, so the
+ * task's last calls are still recorded.  Its pid was released a grace
+ * period before: a new task given it in between (the pid space wrapped)
+ * is taken out too if a task in the set forked it, as in ftrace.
+ */
+static void ng_pids_free(void *data, struct task_struct *task)
+{
+	struct ng_pid_map *map;
+
+	if (!READ_ONCE(ng_event_fork))
+		return;
+	rcu_read_lock();
+	map = rcu_dereference(ng_pids);
+	if (map)
+		clear_bit(task->pid, map->bits);
+	rcu_read_unlock();
+}
+
+static void ng_find_tps(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_process_fork"))
 		ng_tp_fork = tp;
+	else if (!strcmp(tp->name, "sched_process_free"))
+		ng_tp_free = tp;
 }
 
 int ng_pids_init(void)
 {
-	for_each_kernel_tracepoint(ng_find_fork_tp, NULL);
-	if (!ng_tp_fork) {
-		pr_err("no sched_process_fork tracepoint\n");
+	int ret;
+
+	for_each_kernel_tracepoint(ng_find_tps, NULL);
+	if (!ng_tp_fork || !ng_tp_free) {
+		pr_err("no sched_process_fork or sched_process_free tracepoint\n");
 		return -ENOENT;
 	}
-	return tracepoint_probe_register(ng_tp_fork, ng_pids_fork, NULL);
+	ret = tracepoint_probe_register(ng_tp_fork, ng_pids_fork, NULL);
+	if (ret)
+		return ret;
+	ret = tracepoint_probe_register(ng_tp_free, ng_pids_free, NULL);
+	if (ret) {
+		tracepoint_probe_unregister(ng_tp_fork, ng_pids_fork, NULL);
+		tracepoint_synchronize_unregister();
+	}
+	return ret;
 }
 
 void ng_pids_exit(void)
 {
+	tracepoint_probe_unregister(ng_tp_free, ng_pids_free, NULL);
 	tracepoint_probe_unregister(ng_tp_fork, ng_pids_fork, NULL);
 	tracepoint_synchronize_unregister();
 	vfree(rcu_dereference_protected(ng_pids, true));

@@ -18,12 +18,24 @@
  * writer can be running.  Each CPU's buffer is read, consuming, from
  * /sys/kernel/nanograph/per_cpu/cpuN/raw: a binary sysfs file, so read(2)
  * and splice(2) both work.  A read never blocks; 0 bytes means "nothing
- * now".  A full buffer drops new records and counts them in the stats
- * file's dropped column; nothing is overwritten.
+ * now"; a read too small for one record is refused (EINVAL).  A full
+ * buffer drops new records and counts them in the stats file's dropped
+ * column; nothing is overwritten.
+ *
+ * sysfs copies what a read callback returns to user space after the
+ * callback, and moves the file position only when that copy succeeded.
+ * So the records a read is handed are not consumed at once: they stay
+ * "handed" (ng_raw_handed) until the same open file reads again at a
+ * later position (the copy succeeded), or any other open file reads this
+ * CPU (they count as read).  A read at the same position again means the
+ * copy failed (EFAULT): the same records are handed again.  The open file
+ * is held meanwhile, so that its address cannot name another one.
  */
 #define pr_fmt(fmt) "nanograph: " fmt
 
 #include <linux/cpumask.h>
+#include <linux/file.h>
+#include <linux/fs.h>
 #include <linux/kobject.h>
 #include <linux/log2.h>
 #include <linux/mutex.h>
@@ -42,6 +54,15 @@ unsigned int ng_raw_size_kb = 4096;
 
 /* Readers against allocation and release of the buffers. */
 static DEFINE_MUTEX(ng_raw_lock);
+
+/* What the last read of a CPU's raw file was handed, not yet consumed. */
+struct ng_raw_handed {
+	struct file *file;	/* NULL: nothing handed */
+	loff_t pos;		/* where that read started */
+	unsigned long n;	/* records */
+};
+
+static DEFINE_PER_CPU(struct ng_raw_handed, ng_raw_handed);
 
 static struct kobject *ng_percpu_kobj;
 static struct kobject **ng_cpu_kobjs;
@@ -77,6 +98,11 @@ static void ng_raw_free(void)
 
 	for_each_possible_cpu(cpu) {
 		struct ng_raw_cpu *c = per_cpu_ptr(&ng_raw_cpus, cpu);
+		struct ng_raw_handed *h = per_cpu_ptr(&ng_raw_handed, cpu);
+
+		if (h->file)
+			fput(h->file);
+		h->file = NULL;
 
 		vfree(c->data);
 		memset(c, 0, sizeof(*c));
@@ -161,29 +187,48 @@ int ng_raw_resize(unsigned long *kb)
 
 /*
  * per_cpu/cpuN/raw: move whole records out, oldest first; sysfs hands us
- * at most a page per call.  The offset is ignored: reading consumes.
+ * at most a page per call.  Reading consumes, once the copy to user space
+ * is known to have succeeded (see the top of this file); the offset says
+ * only that.
  */
 static ssize_t ng_raw_read(struct file *filp, struct kobject *kobj,
 			   struct bin_attribute *attr, char *buf, loff_t off,
 			   size_t count)
 {
-	struct ng_raw_cpu *c = per_cpu_ptr(&ng_raw_cpus, (long)attr->private);
+	long cpu = (long)attr->private;
+	struct ng_raw_cpu *c = per_cpu_ptr(&ng_raw_cpus, cpu);
+	struct ng_raw_handed *h = per_cpu_ptr(&ng_raw_handed, cpu);
 	unsigned long tail, n, first;
 	size_t rs = sizeof(struct ng_raw_record);
 
+	if (count < rs)
+		return -EINVAL;		/* never "empty" while records wait */
 	mutex_lock(&ng_raw_lock);
 	if (!c->data) {
 		mutex_unlock(&ng_raw_lock);
 		return 0;
 	}
 	tail = c->tail;
+	if (h->file) {
+		/* Unless this is the failed read again, they were read. */
+		if (h->file != filp || h->pos != off) {
+			tail += h->n;
+			/* Pairs with ng_raw_reserve(): copied out before they are reused. */
+			smp_store_release(&c->tail, tail);
+		}
+		fput(h->file);
+		h->file = NULL;
+	}
 	/* Pairs with ng_raw_commit(): the records below commit are whole. */
 	n = min_t(unsigned long, smp_load_acquire(&c->commit) - tail, count / rs);
 	first = min(n, c->mask + 1 - (tail & c->mask));
 	memcpy(buf, &c->data[tail & c->mask], first * rs);
 	memcpy(buf + first * rs, c->data, (n - first) * rs);
-	/* Pairs with ng_raw_reserve(): copied out before they are reused. */
-	smp_store_release(&c->tail, tail + n);
+	if (n) {
+		h->file = get_file(filp);
+		h->pos = off;
+		h->n = n;
+	}
 	mutex_unlock(&ng_raw_lock);
 	return n * rs;
 }

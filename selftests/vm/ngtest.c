@@ -10,6 +10,14 @@
  *   ngtest append FILE DATA       the same with O_APPEND
  *   ngtest write-big FILE SIZE    one write of SIZE bytes of 'a'
  *   ngtest read FILE CHUNK        read FILE CHUNK bytes at a time to stdout
+ *   ngtest write-file FILE SRC    SRC's bytes written whole, as cat does: write(2)
+ *                                 again after a short write; ok or the first ERRNO
+ *   ngtest append-file FILE SRC   the same with O_APPEND
+ *   ngtest read-size FILE N       one read(2) of N bytes; prints the count or ERRNO
+ *   ngtest read-fault FILE        one read(2) of a page into a PROT_NONE buffer
+ *                                 (result on stderr), then FILE to stdout as cat does
+ *   ngtest read-split FILE N CMD  read N bytes of FILE, run CMD, read the rest with
+ *                                 the same open file; all of FILE to stdout
  *   ngtest rmmod NAME             delete_module(NAME, O_NONBLOCK); ok or ERRNO
  *   ngtest asuser UID CMD ARGS... run CMD with uid and gid UID (not root)
  */
@@ -20,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <grp.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -82,6 +91,135 @@ static int do_read(const char *path, size_t chunk)
 	close(fd);
 	free(buf);
 	return 0;
+}
+
+/*
+ * The whole of SRC to FILE with as many write(2) calls as it takes, as
+ * cat and echo do: sysfs takes a long write a page per call and returns
+ * short.  Prints ok, or the errno of the first failed call.
+ */
+static int write_file(const char *path, const char *src, int flags)
+{
+	char *buf = NULL;
+	size_t len = 0, done = 0;
+	FILE *in = fopen(src, "r");
+	ssize_t n;
+	int fd;
+
+	if (!in || getdelim(&buf, &len, '\0', in) < 0)
+		return report(-1);
+	len = strlen(buf);
+	fclose(in);
+	fd = open(path, O_WRONLY | flags);
+	if (fd < 0)
+		return report(-1);
+	while (done < len) {
+		n = write(fd, buf + done, len - done);
+		if (n <= 0) {
+			if (!n)
+				errno = EIO;
+			break;
+		}
+		done += n;
+	}
+	report(done < len ? -1 : 0);
+	close(fd);
+	free(buf);
+	return 0;
+}
+
+/* One read(2) of N bytes: prints the count, or the errno's name. */
+static int read_size(const char *path, size_t n)
+{
+	char *buf = malloc(n ? n : 1);
+	ssize_t got;
+	int fd;
+
+	if (!buf)
+		return 2;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return report(-1);
+	got = read(fd, buf, n);
+	if (got < 0)
+		report(-1);
+	else
+		printf("%zd\n", got);
+	close(fd);
+	free(buf);
+	return 0;
+}
+
+/* What is left of an open file, to stdout. */
+static int copy_rest(int fd)
+{
+	char buf[4096];
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		if (write(1, buf, n) != n)
+			return 1;
+	if (n < 0) {
+		fprintf(stderr, "read: %s\n", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * A read(2) whose copy to user space faults (into a PROT_NONE page),
+ * then the file read to the end with the same open file: what the failed
+ * read was handed must not be lost.  The failed read's outcome goes to
+ * stderr: EFAULT, or the byte count if it did not fail.
+ */
+static int read_fault(const char *path)
+{
+	void *bad = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0 || bad == MAP_FAILED)
+		return report(-1);
+	n = read(fd, bad, 4096);
+	if (n < 0)
+		fprintf(stderr, "%s\n", strerrorname_np(errno) ?: "E?");
+	else
+		fprintf(stderr, "%zd\n", n);
+	n = copy_rest(fd);
+	close(fd);
+	return n;
+}
+
+/*
+ * N bytes of FILE, then CMD (which may change what FILE lists), then the
+ * rest of FILE through the same open file: one reader's view.
+ */
+static int read_split(const char *path, size_t n, const char *cmd)
+{
+	char *buf = malloc(n ? n : 1);
+	size_t done = 0;
+	ssize_t got;
+	int fd, ret;
+
+	if (!buf)
+		return 2;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return report(-1);
+	while (done < n && (got = read(fd, buf + done, n - done)) > 0)
+		done += got;
+	if (write(1, buf, done) != (ssize_t)done)
+		return 1;
+	fflush(stdout);
+	ret = system(cmd);
+	if (ret) {
+		fprintf(stderr, "%s: status %d\n", cmd, ret);
+		return 1;
+	}
+	ret = copy_rest(fd);
+	close(fd);
+	free(buf);
+	return ret;
 }
 
 /*
@@ -186,7 +324,7 @@ static int do_splice(const char *path, size_t n)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | read FILE CHUNK | loop-read FILE N | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD...\n");
+	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-size FILE N | read-fault FILE | read-split FILE N CMD | loop-read FILE N | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD...\n");
 	return 2;
 }
 
@@ -204,8 +342,18 @@ int main(int argc, char **argv)
 		execvp(argv[3], argv + 3);
 		return report(-1);
 	}
+	if (argc == 3 && !strcmp(argv[1], "read-fault"))
+		return read_fault(argv[2]);
 	if (argc < 4)
 		return usage();
+	if (argc == 5 && !strcmp(argv[1], "read-split"))
+		return read_split(argv[2], strtoul(argv[3], NULL, 0), argv[4]);
+	if (!strcmp(argv[1], "write-file"))
+		return write_file(argv[2], argv[3], O_TRUNC);
+	if (!strcmp(argv[1], "append-file"))
+		return write_file(argv[2], argv[3], O_APPEND);
+	if (!strcmp(argv[1], "read-size"))
+		return read_size(argv[2], strtoul(argv[3], NULL, 0));
 	if (!strcmp(argv[1], "write"))
 		return do_write(argv[2], argv[3], strlen(argv[3]), O_TRUNC);
 	if (!strcmp(argv[1], "append"))
