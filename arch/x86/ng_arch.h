@@ -48,7 +48,20 @@ static __always_inline unsigned long ng_arch_exit_key(unsigned long sp)
 	return sp - sizeof(unsigned long);
 }
 
-#define NG_COUNTER_NAME "tsc"
+/* Nothing to choose: x86_64 CPUs all have the TSC. */
+static inline int ng_arch_counter_init(void)
+{
+	return 0;
+}
+
+static inline void ng_arch_counter_exit(void)
+{
+}
+
+static inline const char *ng_counter_name(void)
+{
+	return "tsc";
+}
 
 /*
  * Plain RDTSC, not RDTSCP or LFENCE;RDTSC: an event's timestamp only has
