@@ -38,7 +38,7 @@ void ng_clock_render(struct seq_buf *s)
 	u64 counter, ns, unc;
 
 	ng_clock_sync(&counter, &ns, &unc);
-	seq_buf_printf(s, "counter: %s\n", NG_COUNTER_NAME);
+	seq_buf_printf(s, "counter: %s\n", ng_counter_name());
 	seq_buf_printf(s, "frequency: %llu\n", ng_counter_freq());
 	seq_buf_printf(s, "sync: %llu %llu\n", counter, ns);
 	seq_buf_printf(s, "sync_uncertainty: %llu\n", unc);

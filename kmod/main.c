@@ -11,22 +11,34 @@
 #include <linux/module.h>
 
 #include "nanograph.h"
+#include "ng_arch.h"
 
-/* Create the control directory last: once it exists, users can act. */
+/*
+ * Choose how the counter is read first: nothing may read it before (on
+ * 32-bit arm the default read is an undefined instruction on some CPUs).
+ * Create the control directory last: once it exists, users can act.
+ */
 static int __init nanograph_init(void)
 {
 	int ret;
 
-	ret = ng_tracer_init();
+	ret = ng_arch_counter_init();
 	if (ret)
 		return ret;
+	ret = ng_tracer_init();
+	if (ret)
+		goto out_counter;
 	ret = ng_control_init();
-	if (ret) {
-		ng_tracer_exit();
-		return ret;
-	}
+	if (ret)
+		goto out_tracer;
 	pr_info("loaded; control files in /sys/kernel/nanograph\n");
 	return 0;
+
+out_tracer:
+	ng_tracer_exit();
+out_counter:
+	ng_arch_counter_exit();
+	return ret;
 }
 
 /*
@@ -38,6 +50,7 @@ static void __exit nanograph_exit(void)
 	ng_control_exit();
 	ng_tracer_exit();
 	ng_lists_free();
+	ng_arch_counter_exit();
 	pr_info("unloaded\n");
 }
 

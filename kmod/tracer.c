@@ -136,12 +136,12 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 				    struct ftrace_regs *fregs,
 				    enum ng_hook_mode mode)
 {
-	u64 now = ng_counter_read();
 	unsigned long *slot, key;
 	unsigned int depth, max;
 	struct ng_frame *f;
 	struct ng_stack *t;
 	int bit;
+	u64 now;
 
 	/*
 	 * Before anything that needs RCU (the pid map, the stack table, the
@@ -158,6 +158,12 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 		this_cpu_inc(ng_cpu_stats.nested);
 		return;
 	}
+	/*
+	 * The counter is read under the recursion lock: a fallback
+	 * counter may call traceable code (arch/arm/counter.c), and the
+	 * erratum read on arm64 wants preemption off.
+	 */
+	now = ng_counter_read();
 	/* Suspend and hibernation pause graph tracing, as for fgraph. */
 	if (unlikely(atomic_read(&current->tracing_graph_pause))) {
 		this_cpu_inc(ng_cpu_stats.skipped);
@@ -290,10 +296,10 @@ static __always_inline unsigned long ng_pop(struct ng_stack *t, u64 now, int bit
  */
 unsigned long notrace ng_return_handler(unsigned long sp)
 {
-	u64 now = ng_counter_read();
 	unsigned long key = ng_arch_exit_key(sp);
 	struct ng_stack *t;
 	int depth, bit;
+	u64 now = 0;
 
 	preempt_disable_notrace();
 	t = ng_stack_of(current);
@@ -305,7 +311,10 @@ unsigned long notrace ng_return_handler(unsigned long sp)
 	if (unlikely(depth < 0))
 		ng_lost(t, key);
 
+	/* Under the lock, as in ng_hook(); without it no event is sent. */
 	bit = ftrace_test_recursion_trylock(t->frames[depth].ip, 0);
+	if (bit >= 0)
+		now = ng_counter_read();
 	while ((int)READ_ONCE(t->depth) - 1 > depth)
 		ng_pop(t, now, bit);
 	sp = ng_pop(t, now, bit);

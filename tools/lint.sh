@@ -31,11 +31,19 @@ fi
 kdir=$(tools/vmtest.sh -a x86_64 -k 6.1 headers) || { echo "not ok - lint: no headers"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-tar -cf - Kbuild Makefile kmod arch | tar -C "$tmp" -xf -
+tar -cf - Kbuild Makefile kmod arch include | tar -C "$tmp" -xf -
+# refuses [-k KDIR MAKEVARS...] WANT SYMBOLS...: the build against KDIR
+# (default: x86_64's) with SYMBOLS overridden fails saying WANT.
 refuses() {
-	local want=$1 log
+	local want log k=$kdir kvars=()
+	if [ "$1" = -k ]; then
+		k=$2
+		kvars=("${@:3:2}")
+		shift 4
+	fi
+	want=$1
 	shift
-	if log=$(make -s -C "$tmp" module KDIR="$kdir" "$@" 2>&1); then
+	if log=$(make -s -C "$tmp" module KDIR="$k" "${kvars[@]}" "$@" 2>&1); then
 		echo "not ok - build refuses a kernel with $*: it built"
 		rc=1
 	elif ! echo "$log" | grep -q "nanograph: kernel .* $want"; then
@@ -51,4 +59,8 @@ refuses "lacks CONFIG_DYNAMIC_FTRACE" CONFIG_DYNAMIC_FTRACE=
 refuses "has neither CONFIG_DYNAMIC_FTRACE_WITH_REGS" \
 	CONFIG_DYNAMIC_FTRACE_WITH_REGS= CONFIG_DYNAMIC_FTRACE_WITH_ARGS=
 refuses "lacks CONFIG_TRACING" CONFIG_TRACING=
+# A Thumb-2 arm kernel: the arm trampoline is ARM-mode, frames use r11.
+armkdir=$(tools/vmtest.sh -a arm -k 6.1 headers) || { echo "not ok - lint: no arm headers"; exit 1; }
+refuses -k "$armkdir" ARCH=arm CROSS_COMPILE=arm-linux-gnueabihf- \
+	"is built with CONFIG_THUMB2_KERNEL" CONFIG_THUMB2_KERNEL=y
 exit $rc

@@ -34,6 +34,7 @@ LISTS_MAX_AGE=${NANOGRAPH_LISTS_MAX_AGE:-21600}
 
 ARCH=x86_64
 LINE=6.1
+MACHINE=""
 VERBOSE=0
 FORCE_UPDATE=0
 SHELL_MODE=0
@@ -58,6 +59,9 @@ Commands:
 Options:
   -a ARCH    x86_64 (default), arm64 or arm
   -k LINE    kernel line: 6.1 (bookworm, default) or 6.12 (bookworm-backports)
+  -m MACHINE the QEMU machine, if ARCH has more than one (see "list"):
+             arm: virt (default; Cortex-A15) or vexpress-a9 (Cortex-A9, no
+             generic timer).  Results go to build/vm/ARCH-MACHINE-LINE.
   -t GLOB    run only the selftests whose file name matches GLOB
   -u         refresh the package lists now
   -v         show QEMU's console on stdout while it runs
@@ -70,6 +74,8 @@ Environment:
   NANOGRAPH_MIRROR     Debian archive URI (default: taken from the host's
                        apt sources)
   NANOGRAPH_VM_TIMEOUT seconds before a boot is killed (default: $VM_TIMEOUT)
+  NANOGRAPH_VM_MEM     guest memory in MiB (default: $VM_MEM)
+  NANOGRAPH_VM_SMP     guest CPUs (default: $VM_SMP)
 EOF
 }
 
@@ -93,7 +99,7 @@ arch_setup() {
 		# the patched site; 6.1 then dies in an INT3 storm about one
 		# function_graph enable in three.  Still 2 vCPUs, same speed.
 		QEMU_ARGS=(-M pc -cpu max -accel tcg,thread=single)
-		CONSOLE=ttyS0
+		CONSOLE=ttyS0 MACHINES="pc"
 		;;
 	arm64)
 		DEB=arm64 FLAVOUR=arm64 KARCH=arm64 TRIPLET=aarch64-linux-gnu
@@ -101,16 +107,20 @@ arch_setup() {
 		# Plain "-cpu max" emulates pointer authentication's QARMA
 		# cipher slowly (a 6 s boot becomes 85 s); impdef is cheap.
 		QEMU_ARGS=(-M virt -cpu max,pauth-impdef=on)
-		CONSOLE=ttyAMA0
+		CONSOLE=ttyAMA0 MACHINES="virt"
 		;;
 	arm)
 		DEB=armhf FLAVOUR=armmp KARCH=arm TRIPLET=arm-linux-gnueabihf
 		QEMU=qemu-system-arm
 		QEMU_ARGS=(-M virt,highmem=off -cpu cortex-a15)
-		CONSOLE=ttyAMA0
+		CONSOLE=ttyAMA0 MACHINES="virt vexpress-a9"
 		;;
 	*) die "unknown architecture '$ARCH' (x86_64, arm64, arm)" ;;
 	esac
+	# Device trees the image package must keep for this architecture's
+	# machines (machine_setup); the machines above need none.
+	DTBS=""
+	[ "$ARCH" != arm ] || DTBS="vexpress-v2p-ca9.dtb"
 	local host
 	host=$(dpkg --print-architecture 2>/dev/null || echo unknown)
 	if [ "$host" = "$DEB" ]; then
@@ -118,6 +128,42 @@ arch_setup() {
 	else
 		CROSS="$TRIPLET-"
 	fi
+}
+
+# A machine other than the architecture's first (default) one: its QEMU
+# arguments and device tree.  TAG names the run (output directory, result
+# lines): ARCH-LINE, or ARCH-MACHINE-LINE for the extra machines.
+machine_setup() {
+	local m
+	DTB=""
+	MACHINE=${MACHINE:-${MACHINES%% *}}
+	for m in $MACHINES; do
+		[ "$m" = "$MACHINE" ] && break
+	done
+	[ "$m" = "$MACHINE" ] || die "unknown machine '$MACHINE' for $ARCH ($MACHINES)"
+	TAG=$ARCH-$MACHINE-$LINE
+	case "$ARCH/$MACHINE" in
+	arm/vexpress-a9)
+		# Versatile Express with a Cortex-A9 tile: the CPU of the
+		# BeagleBone-class boards Debian's armmp kernel also runs on,
+		# without the generic timer (ID_PFR1.GenTimer = 0).  At most
+		# 1 GiB of RAM at 0x60000000; the kernel finds the board in
+		# the device tree from the image package.  The PL041 sound
+		# device gets the "none" audio backend, quietly.  The tree
+		# lists the tile's four CPUs, so QEMU starts four: with
+		# fewer, the others stay possible but never come up (their
+		# per_cpu trace files fail with ENODEV), and nr_cpus= warns.
+		QEMU_ARGS=(-M vexpress-a9 -cpu cortex-a9
+			-audiodev none,id=snd0 -global pl041.audiodev=snd0)
+		DTB=vexpress-v2p-ca9.dtb
+		VM_SMP=4
+		if [ "$VM_MEM" -gt 1024 ]; then
+			log "vexpress-a9 takes at most 1024 MiB; using that"
+			VM_MEM=1024
+		fi
+		;;
+	*) TAG=$ARCH-$LINE ;;
+	esac
 }
 
 # Map a kernel line to the apt target release that carries it.
@@ -286,6 +332,7 @@ kbuild_package() {
 kernel_fetch() {
 	local root=$KDIR_ROOT hdr common kbuild kbver hostarch f
 	if [ -f "$root/.complete" ]; then
+		kernel_dtbs
 		return 0
 	fi
 	[ "$OFFLINE" = 1 ] && die "offline and kernel $KREL is not cached"
@@ -304,11 +351,13 @@ kernel_fetch() {
 	fi
 	rm -rf "$root"
 	mkdir -p "$root"
-	# Only /boot of the image is needed: the VM runs from an initramfs
+	# Only /boot of the image is needed (and the device trees some
+	# machines boot with, kernel_dtbs): the VM runs from an initramfs
 	# without the distribution's modules.
 	f=$(apt_fetch "linux-image-$KREL" "$DEB" "$KVER")
 	dpkg-deb --fsys-tarfile "$f" 2>/dev/null | tar -x -C "$root" ./boot 2>/dev/null || true
 	ls "$root"/boot/vmlinuz-* >/dev/null 2>&1 || die "no vmlinuz in $f"
+	kernel_dtbs
 	for f in "$(apt_fetch "$hdr" "$DEB" "$KVER")" \
 		 "$(apt_fetch "$common" all "$KVER")" \
 		 "$(apt_fetch "$kbuild" "$hostarch" "$kbver")"; do
@@ -319,6 +368,23 @@ kernel_fetch() {
 	sed -i "s|^include /usr/src/|include $root/usr/src/|" \
 		"$root/usr/src/linux-headers-$KREL/Makefile"
 	touch "$root/.complete"
+}
+
+# The device trees of $DTBS from the image package, into the same place
+# under the unpacked kernel (usr/lib/linux-image-KREL/).  Also run on a
+# cache unpacked before a machine needed one: the .deb is still cached.
+# Each is written under a temporary name and renamed, for concurrent runs.
+kernel_dtbs() {
+	local d=$KDIR_ROOT/usr/lib/linux-image-$KREL dtb f
+	for dtb in $DTBS; do
+		[ -s "$d/$dtb" ] && continue
+		f=$(apt_fetch "linux-image-$KREL" "$DEB" "$KVER")
+		mkdir -p "$d"
+		dpkg-deb --fsys-tarfile "$f" |
+			tar -xO "./usr/lib/linux-image-$KREL/$dtb" >"$d/$dtb.new.$$" 2>/dev/null
+		[ -s "$d/$dtb.new.$$" ] || { rm -f "$d/$dtb.new.$$"; die "no $dtb in $f"; }
+		mv "$d/$dtb.new.$$" "$d/$dtb"
+	done
 }
 
 # -------------------------------------------------------------------------
@@ -432,7 +498,7 @@ module_sources() {
 }
 
 build_all() {
-	local out=$OUTBASE/$ARCH-$LINE kdir ushared
+	local out=$OUTBASE/$TAG kdir ushared
 	kdir=$KDIR_ROOT/usr/src/linux-headers-$KREL
 	mkdir -p "$out"
 
@@ -443,11 +509,11 @@ build_all() {
 	(cd "$ROOT" && tar -cf - $(module_sources)) | tar -C "$out/src" -xf -
 	make -s -C "$out/src" module KDIR="$kdir" ARCH="$KARCH" \
 		CROSS_COMPILE="$CROSS" W=1 C=1 >"$out/build.log" 2>&1 ||
-		{ cat "$out/build.log" >&2; die "module build failed for $ARCH-$LINE"; }
+		{ cat "$out/build.log" >&2; die "module build failed for $TAG"; }
 	# Any compiler (W=1), sparse (C=1), objtool or modpost warning
 	# fails the rig.
 	if grep -E 'warning:|WARNING:' "$out/build.log" | grep -v 'the compiler differs' >&2; then
-		die "module build for $ARCH-$LINE has warnings"
+		die "module build for $TAG has warnings"
 	fi
 
 	# The collector and the test helper depend only on the architecture.
@@ -495,19 +561,20 @@ initramfs_pack() {
 # kernel command line.  In test and demo mode the console goes to
 # console.log (and to stdout with -v).
 boot() {
-	local mode=$1 out=$OUTBASE/$ARCH-$LINE vmlinuz append rc=0
+	local mode=$1 out=$OUTBASE/$TAG vmlinuz append rc=0 dtb=()
 	vmlinuz=$(ls "$KDIR_ROOT"/boot/vmlinuz-* | head -n 1)
+	[ -z "$DTB" ] || dtb=(-dtb "$KDIR_ROOT/usr/lib/linux-image-$KREL/$DTB")
 	append="console=$CONSOLE panic=-1 loglevel=5 ngvm.mode=$mode"
 	[ -z "$TESTS" ] || append="$append ngvm.tests=$TESTS"
 	[ -z "${NANOGRAPH_BENCH:-}" ] || append="$append ngvm.bench=$NANOGRAPH_BENCH"
 	local cmd=("$QEMU" "${QEMU_ARGS[@]}" -m "$VM_MEM" -smp "$VM_SMP"
-		-nographic -no-reboot -kernel "$vmlinuz"
+		-nographic -no-reboot -kernel "$vmlinuz" "${dtb[@]}"
 		-initrd "$out/initramfs.cpio" -append "$append")
 	if [ "$mode" = shell ]; then
 		"${cmd[@]}"
 		return
 	fi
-	log "booting $ARCH $KREL (log: $out/console.log)"
+	log "booting $ARCH $KREL on $MACHINE (log: $out/console.log)"
 	if [ "$VERBOSE" = 1 ]; then
 		timeout --foreground "$VM_TIMEOUT" "${cmd[@]}" </dev/null 2>&1 |
 			tee "$out/console.log" || rc=$?
@@ -530,7 +597,7 @@ SPLATS='WARNING:|BUG:|Oops|Kernel panic|rcu_.*detected stall|RCU Stall|soft lock
 # Turn the guest's KTAP and the console check into this run's results:
 # one "ok"/"not ok" line per test, prefixed with ARCH-LINE, a count line.
 results() {
-	local out=$OUTBASE/$ARCH-$LINE tag=$ARCH-$LINE pass=0 fail=0 skip=0 line
+	local out=$OUTBASE/$TAG tag=$TAG pass=0 fail=0 skip=0 line
 	between NANOGRAPH-KTAP-BEGIN NANOGRAPH-KTAP-END "$out/console.log" >"$out/results.ktap"
 	between NANOGRAPH-DMESG-BEGIN NANOGRAPH-DMESG-END "$out/console.log" >"$out/dmesg.txt"
 	if ! grep -q '^1\.\.[0-9]' "$out/results.ktap"; then
@@ -570,10 +637,11 @@ results() {
 
 main() {
 	local opt cmd
-	while getopts "a:k:t:uvh" opt; do
+	while getopts "a:k:m:t:uvh" opt; do
 		case "$opt" in
 		a) ARCH=$OPTARG ;;
 		k) LINE=$OPTARG ;;
+		m) MACHINE=$OPTARG ;;
 		t) TESTS=$OPTARG ;;
 		u) FORCE_UPDATE=1 ;;
 		v) VERBOSE=1 ;;
@@ -586,9 +654,11 @@ main() {
 	if [ "$cmd" = list ]; then
 		echo "architectures: x86_64 arm64 arm"
 		echo "kernel lines:  6.1 (bookworm) 6.12 (bookworm-backports)"
+		echo "machines:      arm: virt (default), vexpress-a9"
 		exit 0
 	fi
 	arch_setup
+	machine_setup
 	line_setup
 	apt_setup
 	apt_cache_opts

@@ -3,8 +3,11 @@
  * 32-bit arm: the generic timer's virtual counter, through CP15, and where
  * a traced function keeps its return address (hook.c).
  *
- * The armmp kernels this project targets run on ARMv7 cores with the
- * generic timer (Cortex-A7/A15 and QEMU's virt machine).
+ * Debian's armmp kernels also run on ARMv7 cores without the generic
+ * timer (Cortex-A5/A8/A9: BeagleBone, i.MX6, OMAP4), where reading
+ * CNTVCT is an undefined instruction.  counter.c probes for it at load
+ * and otherwise switches a static key to the kernel's NMI-safe
+ * monotonic clock (ktime_get_mono_fast_ns(), 1 GHz).
  */
 #ifndef NG_ARCH_H
 #define NG_ARCH_H
@@ -12,7 +15,9 @@
 #include <linux/types.h>
 
 #include <linux/ftrace.h>
+#include <linux/jump_label.h>
 #include <linux/rcupdate.h>
+#include <linux/time64.h>
 
 #include "compat.h"
 
@@ -51,24 +56,52 @@ static __always_inline unsigned long ng_arch_exit_key(unsigned long sp)
 	return sp;
 }
 
-#define NG_COUNTER_NAME "cntvct"
+/* No generic timer here: counter.c reads the fallback clock. */
+DECLARE_STATIC_KEY_FALSE(ng_counter_fallback);
 
-/* CNTVCT is 64 bits wide: MRRC returns the low word in %Q, high in %R. */
+int ng_arch_counter_init(void);
+u64 ng_counter_fallback_read(void);
+
+static inline void ng_arch_counter_exit(void)
+{
+}
+
+static inline const char *ng_counter_name(void)
+{
+	if (static_branch_unlikely(&ng_counter_fallback))
+		return "ktime_get_mono_fast_ns";
+	return "cntvct";
+}
+
+/*
+ * CNTVCT is 64 bits wide: MRRC returns the low word in %Q, high in %R.
+ * With the generic timer the static key is a nop and this is the whole
+ * read; without it the key jumps to the fallback before the MRRC.
+ */
 static __always_inline u64 ng_counter_read(void)
 {
 	u64 cnt;
 
+	if (static_branch_unlikely(&ng_counter_fallback))
+		return ng_counter_fallback_read();
 	asm volatile("mrrc p15, 1, %Q0, %R0, c14" : "=r" (cnt));
 	return cnt;
 }
 
 /* CNTFRQ: counter frequency in Hz, programmed by firmware. */
-static inline u64 ng_counter_freq(void)
+static inline u64 ng_cntfrq(void)
 {
 	u32 freq;
 
 	asm volatile("mrc p15, 0, %0, c14, c0, 0" : "=r" (freq));
 	return freq;
+}
+
+static inline u64 ng_counter_freq(void)
+{
+	if (static_branch_unlikely(&ng_counter_fallback))
+		return NSEC_PER_SEC;
+	return ng_cntfrq();
 }
 
 #endif /* NG_ARCH_H */

@@ -4,12 +4,16 @@
  * keeps its return address.
  *
  * CNTVCT_EL0 is what the kernel's arch_timer clocksource and the vDSO
- * read; CNTFRQ_EL0 holds its frequency, programmed by firmware.
+ * read; CNTFRQ_EL0 holds its frequency, programmed by firmware.  On CPUs
+ * with a counter erratum (counter.c) it is read the way the kernel reads
+ * it there, through the erratum's own accessor.
  */
 #ifndef NG_ARCH_H
 #define NG_ARCH_H
 
+#include <linux/jump_label.h>
 #include <linux/types.h>
+#include <asm/arch_timer.h>
 
 #include "compat.h"
 
@@ -54,17 +58,36 @@ static __always_inline bool ng_arch_hook_ok(void)
 	return true;
 }
 
-#define NG_COUNTER_NAME "cntvct_el0"
+/* Some CPU has a counter erratum: read through its workaround. */
+DECLARE_STATIC_KEY_FALSE(ng_counter_erratum);
+
+int ng_arch_counter_init(void);
+void ng_arch_counter_exit(void);
+
+static inline const char *ng_counter_name(void)
+{
+	return "cntvct_el0";
+}
 
 /*
  * No ISB before the read: like the vDSO's fast path, an event only needs
  * to be ordered against the same task's other events, and the counter
  * read is not allowed to go backwards on one CPU.
+ *
+ * Unless a CPU has a counter erratum (Freescale A-008585, HiSilicon
+ * 161010101, Cortex-A73 858921, Allwinner A64 UNKNOWN1: reads that can
+ * return a wrong value): then, as the kernel's own clocksource does,
+ * __arch_counter_get_cntvct_stable(), which applies this CPU's
+ * workaround, if any.  It reads a per-CPU pointer: every caller runs
+ * with preemption off (the hooks under the recursion lock, the clock
+ * pair with interrupts off).
  */
 static __always_inline u64 ng_counter_read(void)
 {
 	u64 cnt;
 
+	if (static_branch_unlikely(&ng_counter_erratum))
+		return __arch_counter_get_cntvct_stable();
 	asm volatile("mrs %0, cntvct_el0" : "=r" (cnt));
 	return cnt;
 }

@@ -57,7 +57,20 @@ static __always_inline bool ng_arch_hook_ok(void)
 	return true;
 }
 
-#define NG_COUNTER_NAME "tsc"
+/* Nothing to choose: x86_64 CPUs all have the TSC. */
+static inline int ng_arch_counter_init(void)
+{
+	return 0;
+}
+
+static inline void ng_arch_counter_exit(void)
+{
+}
+
+static inline const char *ng_counter_name(void)
+{
+	return "tsc";
+}
 
 /*
  * Plain RDTSC, not RDTSCP or LFENCE;RDTSC: an event's timestamp only has

@@ -7,11 +7,13 @@
 # kernel's ftracetest: a "# description:" line, an optional
 # "# requires:" line naming tracefs files or tracers the test needs, and
 # a body run with "sh -e" after lib.sh.  Exit status: 0 pass, 4 skip
-# (unsupported here), anything else fail.  Usage: run.sh [GLOB]
+# (unsupported here), anything else fail.  Usage: run.sh [GLOB[,GLOB...]]
 
 here=$(cd "$(dirname "$0")" && pwd)
-glob=${1:-*}
-tests=$(ls "$here"/tests/$glob.tc 2>/dev/null)
+# Each comma-separated glob selects tests by file name; in name order.
+tests=$(set -f; IFS=,; for g in ${1:-*}; do
+	(set +f; ls "$here"/tests/$g.tc 2>/dev/null)
+done | sort -u)
 n=$(echo "$tests" | grep -c .)
 
 # A test's requirements: tracefs files (relative to the tracing dir) or
