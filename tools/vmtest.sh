@@ -407,7 +407,11 @@ arch/arm/kernel/perf_callchain.c arch/arm/kernel/process.c arch/arm/include/asm/
 kernel/livepatch kernel/events/callchain.c kernel/bpf/stackmap.c kernel/stacktrace.c
 kernel/locking/lockdep.c kernel/sched/core.c kernel/kprobes.c fs/proc/base.c
 drivers/tty/sysrq.c lib/dump_stack.c mm/kmemleak.c include/linux/stacktrace.h
-include/linux/instruction_pointer.h include/linux/livepatch.h"
+include/linux/instruction_pointer.h include/linux/livepatch.h
+arch/x86/kernel/process.c include/linux/perf_event.h arch/x86/include/asm/perf_event.h
+arch/arm64/include/asm/perf_event.h arch/arm/include/asm/perf_event.h
+kernel/entry/common.c include/linux/entry-common.h kernel/sched/idle.c
+include/trace/events/kmem.h mm/slab_common.c mm/slub.c"
 
 # Unpack those paths of linux-source-$LINE into the cache; print the dir.
 # Paths added to the list later are unpacked into a complete dir on the
