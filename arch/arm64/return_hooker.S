@@ -17,12 +17,21 @@
  * with ret (not br): ret is the return-predictor hint and needs no BTI
  * landing pad at the return site.  No PAC instructions here: the address
  * we return to was never signed.
+ *
+ * The one instruction before the label, under a symbol of its own, is
+ * for stack traces: the kernel's unwinder reports ng_return_hooker as
+ * the return address of a hooked frame, and printers of return addresses
+ * (%pB: /proc/PID/stack, ...) look up the address minus one.  Without
+ * the pad that lands in whatever function the linker put before us;
+ * with it, in ng_return_hooker_pad (Documentation/stack-traces.md).
  */
 #include <linux/linkage.h>
 #include <asm/assembler.h>
 
 	.text
-SYM_CODE_START(ng_return_hooker)
+SYM_CODE_START(ng_return_hooker_pad)
+	udf	#0			/* pad: never executed, see above */
+SYM_INNER_LABEL(ng_return_hooker, SYM_L_GLOBAL)
 	sub	sp, sp, #64		/* 16-byte aligned save area */
 	stp	x0, x1, [sp]		/* the return value ... */
 	stp	x2, x3, [sp, #16]
@@ -37,4 +46,4 @@ SYM_CODE_START(ng_return_hooker)
 	ldp	x6, x7, [sp, #48]
 	add	sp, sp, #64		/* sp back to what the caller expects */
 	ret
-SYM_CODE_END(ng_return_hooker)
+SYM_CODE_END(ng_return_hooker_pad)

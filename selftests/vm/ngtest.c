@@ -20,6 +20,12 @@
  *                                 the same open file; all of FILE to stdout
  *   ngtest rmmod NAME             delete_module(NAME, O_NONBLOCK); ok or ERRNO
  *   ngtest asuser UID CMD ARGS... run CMD with uid and gid UID (not root)
+ *   ngtest nanosleep PIDFILE      write the pid to PIDFILE, sleep until SIGUSR1;
+ *                                 exit 0 if the sleep ended with EINTR
+ *   ngtest perf-stack ID PID CMD...  perf callchains (kernel part) of the
+ *                                 tracepoint ID in task PID while CMD runs
+ *   ngtest bpf-stack ID PID CMD...   the same through a BPF program's
+ *                                 bpf_get_stackid() on the tracepoint
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,6 +34,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <linux/bpf.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -322,9 +333,314 @@ static int do_splice(const char *path, size_t n)
 	return 0;
 }
 
+/* SIGUSR1 only interrupts the sleep below: no SA_RESTART. */
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * A task asleep in nanosleep until SIGUSR1: the sleep must end with
+ * EINTR, through every kernel frame it slept in.
+ */
+static int do_nanosleep(const char *pidfile)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };
+	struct timespec ts = { .tv_sec = 100000 };
+	FILE *f;
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGUSR1, &sa, NULL))
+		return report(-1);
+	f = fopen(pidfile, "w");
+	if (!f)
+		return report(-1);
+	fprintf(f, "%d\n", getpid());
+	fclose(f);
+	if (nanosleep(&ts, &ts) == 0 || errno != EINTR) {
+		printf("nanosleep did not end with EINTR\n");
+		return 1;
+	}
+	return 0;
+}
+
+/* /proc/kallsyms, sorted by address, to print kernel stacks readably. */
+struct ksym {
+	unsigned long long addr;
+	char *name;		/* "name" or "name [module]" */
+};
+static struct ksym *ksyms;
+static size_t nksyms;
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void ksyms_load(void)
+{
+	char line[512], name[256], mod[256], full[520];
+	unsigned long long addr;
+	size_t cap = 0;
+	char type;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		int n = sscanf(line, "%llx %c %255s %255s", &addr, &type, name, mod);
+
+		if (n < 3 || !addr || (type != 't' && type != 'T' &&
+				       type != 'w' && type != 'W'))
+			continue;
+		if (nksyms == cap) {
+			cap = cap ? 2 * cap : 65536;
+			ksyms = realloc(ksyms, cap * sizeof(*ksyms));
+			if (!ksyms)
+				exit(2);
+		}
+		ksyms[nksyms].addr = addr;
+		snprintf(full, sizeof(full), "%s%s%s", name, n == 4 ? " " : "",
+			 n == 4 ? mod : "");
+		ksyms[nksyms++].name = strdup(full);
+	}
+	fclose(f);
+	qsort(ksyms, nksyms, sizeof(*ksyms), ksym_cmp);
+}
+
+/* "name+0xoff [module]", or the bare address. */
+static void ksym_print(unsigned long long addr)
+{
+	size_t lo = 0, hi = nksyms;
+
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+
+		if (ksyms[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (!nksyms || ksyms[lo].addr > addr) {
+		printf(" %#llx\n", addr);
+		return;
+	}
+	{
+		const char *sp = strchr(ksyms[lo].name, ' ');
+		int len = sp ? (int)(sp - ksyms[lo].name) : (int)strlen(ksyms[lo].name);
+
+		printf(" %.*s+0x%llx%s\n", len, ksyms[lo].name, addr - ksyms[lo].addr,
+		       sp ? sp : "");
+	}
+}
+
+/* Run argv as a child and wait for it. */
+static int run_wait(char **argv)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/*
+ * perf's view: a sampling event on the tracepoint in task PID, one sample
+ * per hit, with the kernel callchain (perf_callchain_kernel(), from the
+ * regs the tracepoint's perf probe fetched).  Each sample printed as
+ * "callchain" and one frame a line.
+ */
+static int perf_stack(unsigned long id, pid_t pid, char **cmd)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(attr),
+		.config = id,
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_CALLCHAIN,
+		.exclude_callchain_user = 1,
+		.wakeup_events = 1,
+	};
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len = 17 * page, size = 16 * page;
+	struct perf_event_mmap_page *meta;
+	unsigned long long head, tail;
+	struct pollfd pfd;
+	unsigned char *data;
+	int fd, samples = 0;
+
+	fd = syscall(SYS_perf_event_open, &attr, pid, -1, -1, 0);
+	if (fd < 0)
+		return report(-1);
+	meta = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (meta == MAP_FAILED)
+		return report(-1);
+	data = (unsigned char *)meta + page;
+	if (run_wait(cmd))
+		fprintf(stderr, "perf-stack: the command failed\n");
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	poll(&pfd, 1, 5000);
+	usleep(300000);
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	ksyms_load();
+	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+	tail = meta->data_tail;
+	while (tail < head) {
+		struct perf_event_header h;
+		unsigned char rec[8192];
+		size_t i;
+
+		for (i = 0; i < sizeof(h); i++)
+			((unsigned char *)&h)[i] = data[(tail + i) % size];
+		if (h.size < sizeof(h) || h.size > sizeof(rec))
+			break;
+		for (i = 0; i < h.size; i++)
+			rec[i] = data[(tail + i) % size];
+		tail += h.size;
+		if (h.type == PERF_RECORD_SAMPLE) {
+			unsigned long long nr, ip;
+
+			memcpy(&nr, rec + sizeof(h), sizeof(nr));
+			printf("callchain\n");
+			for (i = 0; i < nr && sizeof(h) + 8 * (i + 2) <= h.size; i++) {
+				memcpy(&ip, rec + sizeof(h) + 8 * (i + 1), sizeof(ip));
+				if (ip >= (unsigned long long)PERF_CONTEXT_MAX)
+					continue;	/* a context marker */
+				ksym_print(ip);
+			}
+			samples++;
+		} else if (h.type == PERF_RECORD_LOST) {
+			printf("lost\n");
+		}
+	}
+	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+	printf("samples %d\n", samples);
+	return samples ? 0 : 1;
+}
+
+static long sys_bpf(int cmd, union bpf_attr *attr)
+{
+	return syscall(SYS_bpf, cmd, attr, sizeof(*attr));
+}
+
+#define NG_BPF_DEPTH	127	/* PERF_MAX_STACK_DEPTH */
+
+/*
+ * BPF's view: a tracepoint program calling bpf_get_stackid(ctx, map, 0)
+ * for task PID (its tid compared in the program: a tracepoint's programs
+ * run for every task), then every stack the map holds, printed as
+ * "stackid" and one frame a line.  Hand-assembled: the guest has no
+ * compiler or libbpf.
+ */
+static int bpf_stack(unsigned long id, pid_t pid, char **cmd)
+{
+	struct bpf_insn prog[] = {
+		/* r6 = ctx */
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = 6, .src_reg = 1 },
+		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_get_current_pid_tgid },
+		/* w0 = tid */
+		{ .code = BPF_ALU | BPF_MOV | BPF_X, .dst_reg = 0, .src_reg = 0 },
+		{ .code = BPF_JMP | BPF_JNE | BPF_K, .dst_reg = 0, .off = 5, .imm = pid },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = 1, .src_reg = 6 },
+		/* r2 = the map (two instructions), r3 = 0 */
+		{ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = 2, .src_reg = BPF_PSEUDO_MAP_FD },
+		{ .code = 0 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 3, .imm = 0 },
+		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_get_stackid },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	struct perf_event_attr pattr = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(pattr),
+		.config = id,
+		.sample_period = 1,
+	};
+	static unsigned long long ips[NG_BPF_DEPTH];
+	static char log[65536];
+	union bpf_attr attr;
+	unsigned int key, next;
+	int map, fd, pfd, stacks = 0, first = 1;
+	size_t i;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_type = BPF_MAP_TYPE_STACK_TRACE;
+	attr.key_size = sizeof(unsigned int);
+	attr.value_size = sizeof(ips);
+	attr.max_entries = 64;
+	map = sys_bpf(BPF_MAP_CREATE, &attr);
+	if (map < 0)
+		return report(-1);
+	prog[5].imm = map;
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_TRACEPOINT;
+	attr.insns = (unsigned long)prog;
+	attr.insn_cnt = sizeof(prog) / sizeof(prog[0]);
+	attr.license = (unsigned long)"GPL";
+	attr.log_buf = (unsigned long)log;
+	attr.log_size = sizeof(log);
+	attr.log_level = 1;
+	fd = sys_bpf(BPF_PROG_LOAD, &attr);
+	if (fd < 0) {
+		fprintf(stderr, "%s", log);
+		return report(-1);
+	}
+	/* One CPU is enough to attach: the program runs on all of them. */
+	pfd = syscall(SYS_perf_event_open, &pattr, -1, 0, -1, 0);
+	if (pfd < 0 || ioctl(pfd, PERF_EVENT_IOC_SET_BPF, fd) ||
+	    ioctl(pfd, PERF_EVENT_IOC_ENABLE, 0))
+		return report(-1);
+	if (run_wait(cmd))
+		fprintf(stderr, "bpf-stack: the command failed\n");
+	/* Until the map holds a stack (5 s at most), and a little more. */
+	for (i = 0; i < 50; i++) {
+		memset(&attr, 0, sizeof(attr));
+		attr.map_fd = map;
+		attr.next_key = (unsigned long)&next;
+		if (!sys_bpf(BPF_MAP_GET_NEXT_KEY, &attr))
+			break;
+		usleep(100000);
+	}
+	usleep(300000);
+	ioctl(pfd, PERF_EVENT_IOC_DISABLE, 0);
+	ksyms_load();
+	for (;;) {
+		memset(&attr, 0, sizeof(attr));
+		attr.map_fd = map;
+		attr.key = first ? 0 : (unsigned long)&key;
+		attr.next_key = (unsigned long)&next;
+		if (sys_bpf(BPF_MAP_GET_NEXT_KEY, &attr))
+			break;
+		first = 0;
+		key = next;
+		memset(&attr, 0, sizeof(attr));
+		attr.map_fd = map;
+		attr.key = (unsigned long)&key;
+		attr.value = (unsigned long)ips;
+		if (sys_bpf(BPF_MAP_LOOKUP_ELEM, &attr))
+			continue;
+		printf("stackid %u\n", key);
+		for (i = 0; i < NG_BPF_DEPTH && ips[i]; i++)
+			ksym_print(ips[i]);
+		stacks++;
+	}
+	printf("stacks %d\n", stacks);
+	return stacks ? 0 : 1;
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-size FILE N | read-fault FILE | read-split FILE N CMD | loop-read FILE N | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD...\n");
+	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-size FILE N | read-fault FILE | read-split FILE N CMD | loop-read FILE N | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | nanosleep PIDFILE | perf-stack|bpf-stack ID PID CMD...\n");
 	return 2;
 }
 
@@ -344,6 +660,12 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && !strcmp(argv[1], "read-fault"))
 		return read_fault(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "nanosleep"))
+		return do_nanosleep(argv[2]);
+	if (argc >= 5 && !strcmp(argv[1], "perf-stack"))
+		return perf_stack(strtoul(argv[2], NULL, 0), atoi(argv[3]), argv + 4);
+	if (argc >= 5 && !strcmp(argv[1], "bpf-stack"))
+		return bpf_stack(strtoul(argv[2], NULL, 0), atoi(argv[3]), argv + 4);
 	if (argc < 4)
 		return usage();
 	if (argc == 5 && !strcmp(argv[1], "read-split"))

@@ -52,7 +52,11 @@ for t in $tests; do
 	"$here/lib.sh" reset >>"$log" 2>&1
 	echo "# $name: $desc ($(awk "BEGIN { printf \"%.1f\", $end - $start }")s)"
 	case $rc in
-	0) echo "ok $i $name" ;;
+	0)
+		echo "ok $i $name"
+		# A passing test's notes ("# " lines) are worth keeping too.
+		grep '^# ' "$log" | sed 's/^/# /' || :
+		;;
 	4) echo "ok $i $name # SKIP $(tail -n 1 "$log")" ;;
 	*)
 		echo "not ok $i $name"
