@@ -226,6 +226,16 @@ int ng_rec_drain(struct ng_recorder *r)
 			r->bytes += n;
 			total += n;
 		}
+		/*
+		 * A possible CPU that never came online has no ring buffer
+		 * (ENODEV): nothing to record there, ever.  Its spill file
+		 * stays empty.
+		 */
+		if (n < 0 && errno == ENODEV) {
+			tracefs_cpu_close(c->tcpu);
+			c->tcpu = NULL;
+			continue;
+		}
 		if (n < 0 && errno != EAGAIN && errno != EINTR)
 			return -errno;
 	}
