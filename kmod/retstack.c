@@ -149,7 +149,7 @@ static bool ng_stack_insert(struct task_struct *task, struct ng_stack *s)
 /*
  * task_newtask: @task is being created by current (copy_process(), not
  * yet runnable).  Give it a stack now if it is to be traced.  The probe
- * runs with preemption off, hence GFP_NOWAIT; a failure leaves the task
+ * may run with preemption off, hence GFP_NOWAIT; a failure leaves the task
  * untraced (its calls counted as skipped), as fgraph's does.
  */
 static void ng_task_new(void *data, struct task_struct *task,
@@ -157,10 +157,17 @@ static void ng_task_new(void *data, struct task_struct *task,
 {
 	struct ng_stack *s;
 	unsigned long flags;
+	bool wanted;
 
 	/* Pairs with ng_stacks_start(): see it there. */
 	smp_mb();
-	if (!READ_ONCE(ng_assigning) || !ng_pid_wants(task, current))
+	if (!READ_ONCE(ng_assigning))
+		return;
+	/* Probes are preemptible from 7.0 on (SRCU): the map needs RCU. */
+	rcu_read_lock();
+	wanted = ng_pid_wants(task, current);
+	rcu_read_unlock();
+	if (!wanted)
 		return;
 	s = ng_stack_alloc(GFP_NOWAIT | __GFP_NOWARN);
 	if (!s)
