@@ -329,6 +329,8 @@ static int fuzz_tame_ok(const char *path, const char *buf, size_t len, int appen
 		return 1;
 	for (page = 0; page < len || (!len && !page); page += 4096) {
 		size_t end = len - page < 4096 ? len : page + 4096;
+		/* A full page ending in a glob holds it back for the next. */
+		int cut = end - page == 4096 && end < len && !strchr(" \t\r\f\v\n", buf[end - 1]);
 		int comment = 0;
 
 		for (i = page; i < end && buf[i]; ) {
@@ -349,7 +351,8 @@ static int fuzz_tame_ok(const char *path, const char *buf, size_t len, int appen
 				comment = 1;
 				continue;
 			}
-			tokens++;
+			if (!(cut && i == end))
+				tokens++;
 			if (everything && buf[t] == '!')
 				return 0;
 			for (lit = t; lit < i && !strchr("*?[\\", buf[lit]); lit++)
@@ -359,6 +362,10 @@ static int fuzz_tame_ok(const char *path, const char *buf, size_t len, int appen
 		}
 		if (!len)
 			break;
+		/* Each page of a long write is a write(2) of its own. */
+		if (!tokens && everything && !append && end < len)
+			return 0;
+		append = 1;
 	}
 	return append || tokens || !everything;
 }
