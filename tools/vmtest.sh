@@ -74,6 +74,9 @@ Environment:
   NANOGRAPH_VM_TIMEOUT seconds before a boot is killed (default: $VM_TIMEOUT)
   NANOGRAPH_SEED       seed of the randomised selftests (28-fuzz), to replay
                        a run; each run prints the seed it used
+  NANOGRAPH_PARAMS     "NAME=VALUE ..." knobs of the selftests (ngvm.NAME=
+                       on the kernel command line), e.g. "cycles=20
+                       tasks=5000"; see Documentation/testing.md
 EOF
 }
 
@@ -505,6 +508,8 @@ boot() {
 	[ -z "$TESTS" ] || append="$append ngvm.tests=$TESTS"
 	[ -z "${NANOGRAPH_BENCH:-}" ] || append="$append ngvm.bench=$NANOGRAPH_BENCH"
 	[ -z "${NANOGRAPH_SEED:-}" ] || append="$append ngvm.seed=$NANOGRAPH_SEED"
+	local p
+	for p in ${NANOGRAPH_PARAMS:-}; do append="$append ngvm.$p"; done
 	[ -z "${NANOGRAPH_SOAK_MINUTES:-}" ] || append="$append ngvm.soak=$NANOGRAPH_SOAK_MINUTES"
 	local cmd=("$QEMU" "${QEMU_ARGS[@]}" -m "$VM_MEM" -smp "$VM_SMP"
 		-nographic -no-reboot -kernel "$vmlinuz"

@@ -19,6 +19,9 @@
  *   ngtest readcheck FILE SIZE CHUNK
  *                                 a child reads FILE CHUNK bytes at a time and
  *                                 checks every return value and byte
+ *   ngtest rmmod-within MS T0|now STATS
+ *                                 rmmod must succeed by MS after T0 (see
+ *                                 rmmod_within())
  *   ngtest drain DIR              read DIR/per_cpu/cpuN/raw until SIGTERM;
  *                                 count the records (see drain())
  *   ngtest threads N CMD1 CMD2    N threads (16 KiB stacks) each make one
@@ -910,9 +913,81 @@ static int threads(unsigned long n, const char *cmd1, const char *cmd2)
 	return ret;
 }
 
+/* Milliseconds of CLOCK_BOOTTIME: what /proc/uptime counts (lib.sh ng_now_ms). */
+static long long boot_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_BOOTTIME, &t);
+	return t.tv_sec * 1000LL + t.tv_nsec / 1000000;
+}
+
+/* Copy a file (the stats) to another; errors ignored. */
+static void copy_file(const char *from, const char *to)
+{
+	size_t n = 0;
+	char *b = slurp(from, &n);
+	int fd;
+
+	if (!b)
+		return;
+	fd = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd >= 0) {
+		if (write(fd, b, n) != (ssize_t)n)
+			n = 0;
+		close(fd);
+	}
+	free(b);
+}
+
+/*
+ * ngtest rmmod-within LIMIT_MS T0 STATS: the unload contract.  T0 is when
+ * tracing_on=0 was written (ms of CLOCK_BOOTTIME, /proc/uptime's clock),
+ * or "now": write it here first.  Then try delete_module(O_NONBLOCK)
+ * every 10 ms, keeping the last stats read before each try in STATS,
+ * until it succeeds or LIMIT_MS have passed since T0.  Prints "ok MS" or
+ * "ERRNO MS" (the last refusal); exits 0 only on success in time.
+ */
+static int rmmod_within(long long limit, const char *t0s, const char *stats)
+{
+	static const char ng[] = "/sys/kernel/nanograph";
+	char path[256];
+	long long t0;
+
+	if (!strcmp(t0s, "now")) {
+		snprintf(path, sizeof(path), "%s/tracing_on", ng);
+		int fd = open(path, O_WRONLY);
+
+		t0 = boot_ms();
+		if (fd < 0 || write(fd, "0", 1) != 1) {
+			printf("%s 0\n", strerrorname_np(errno) ?: "?");
+			return 1;
+		}
+		close(fd);
+	} else {
+		t0 = strtoll(t0s, NULL, 0);
+	}
+	snprintf(path, sizeof(path), "%s/stats", ng);
+	for (;;) {
+		long long el;
+
+		copy_file(path, stats);
+		if (!syscall(SYS_delete_module, "nanograph", O_NONBLOCK)) {
+			printf("ok %lld\n", boot_ms() - t0);
+			return 0;
+		}
+		el = boot_ms() - t0;
+		if (el > limit) {
+			printf("%s %lld\n", strerrorname_np(errno) ?: "?", el);
+			return 1;
+		}
+		usleep(10000);
+	}
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | read FILE CHUNK | loop-read FILE N | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | fuzz [-c] [-q] [-t] SEED COUNT FILE... | forkload SECONDS [exec] | readcheck FILE SIZE CHUNK | threads N CMD1 CMD2 | drain DIR\n");
+	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | read FILE CHUNK | loop-read FILE N | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | fuzz [-c] [-q] [-t] SEED COUNT FILE... | forkload SECONDS [exec] | readcheck FILE SIZE CHUNK | threads N CMD1 CMD2 | drain DIR | rmmod-within MS T0|now STATS\n");
 	return 2;
 }
 
@@ -940,6 +1015,8 @@ int main(int argc, char **argv)
 		return usage();
 	if (argc == 5 && !strcmp(argv[1], "readcheck"))
 		return readcheck(argv[2], strtoul(argv[3], NULL, 0), strtoul(argv[4], NULL, 0));
+	if (argc == 5 && !strcmp(argv[1], "rmmod-within"))
+		return rmmod_within(strtoll(argv[2], NULL, 0), argv[3], argv[4]);
 	if (argc == 5 && !strcmp(argv[1], "threads"))
 		return threads(strtoul(argv[2], NULL, 0), argv[3], argv[4]);
 	if (!strcmp(argv[1], "write"))
