@@ -51,6 +51,8 @@ Commands:
   shell      build and boot into an interactive shell in the VM
   demo       build and boot, run tools/demo-guest.sh, copy its output out
   bench      build and boot, run tools/bench-guest.sh (NANOGRAPH_BENCH=ITER:ROUNDS)
+  soak       build and boot, run the soak test selftests/vm/soak (for
+             NANOGRAPH_SOAK_MINUTES, default 10), check the console
   resolve    print the resolved kernel package version and exit
   source     unpack checkpatch and the ftrace sources of LINE; print where
   headers    fetch the kernel; print its headers (KDIR) directory
@@ -76,6 +78,11 @@ Environment:
   NANOGRAPH_VM_TIMEOUT seconds before a boot is killed (default: $VM_TIMEOUT)
   NANOGRAPH_VM_MEM     guest memory in MiB (default: $VM_MEM)
   NANOGRAPH_VM_SMP     guest CPUs (default: $VM_SMP)
+  NANOGRAPH_SEED       seed of the randomised selftests (28-fuzz), to replay
+                       a run; each run prints the seed it used
+  NANOGRAPH_PARAMS     "NAME=VALUE ..." knobs of the selftests (ngvm.NAME=
+                       on the kernel command line), e.g. "cycles=20
+                       tasks=5000"; see Documentation/testing.md
 EOF
 }
 
@@ -586,8 +593,8 @@ initramfs_pack() {
 # Boot and results
 # -------------------------------------------------------------------------
 
-# Boot the VM.  MODE is "test", "shell", "demo" or "bench"; /init reads it from the
-# kernel command line.  In test and demo mode the console goes to
+# Boot the VM.  MODE is "test", "shell", "demo", "bench" or "soak"; /init reads it
+# from the kernel command line.  In test and demo mode the console goes to
 # console.log (and to stdout with -v).
 boot() {
 	local mode=$1 out=$OUTBASE/$TAG vmlinuz append rc=0 dtb=()
@@ -596,6 +603,10 @@ boot() {
 	append="console=$CONSOLE panic=-1 loglevel=5 ngvm.mode=$mode"
 	[ -z "$TESTS" ] || append="$append ngvm.tests=$TESTS"
 	[ -z "${NANOGRAPH_BENCH:-}" ] || append="$append ngvm.bench=$NANOGRAPH_BENCH"
+	[ -z "${NANOGRAPH_SEED:-}" ] || append="$append ngvm.seed=$NANOGRAPH_SEED"
+	local p
+	for p in ${NANOGRAPH_PARAMS:-}; do append="$append ngvm.$p"; done
+	[ -z "${NANOGRAPH_SOAK_MINUTES:-}" ] || append="$append ngvm.soak=$NANOGRAPH_SOAK_MINUTES"
 	local cmd=("$QEMU" "${QEMU_ARGS[@]}" -m "$VM_MEM" -smp "$VM_SMP"
 		-nographic -no-reboot -kernel "$vmlinuz" "${dtb[@]}"
 		-initrd "$out/initramfs.cpio" -append "$append")
@@ -703,6 +714,11 @@ main() {
 	shell) kernel_fetch; userland_fetch; build_all; boot shell ;;
 	demo) kernel_fetch; userland_fetch; build_all; boot demo ;;
 	bench) kernel_fetch; userland_fetch; build_all; boot bench ;;
+	soak)
+		# The soak's own length, plus the boot and the unload.
+		[ -n "${NANOGRAPH_VM_TIMEOUT:-}" ] ||
+			VM_TIMEOUT=$(( ${NANOGRAPH_SOAK_MINUTES:-10} * 60 + 900 ))
+		kernel_fetch; userland_fetch; build_all; boot soak; results ;;
 	*) usage >&2; exit 2 ;;
 	esac
 }

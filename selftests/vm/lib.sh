@@ -89,6 +89,141 @@ ng_stop_and_drain() {
 	done
 }
 
+# Milliseconds since boot (/proc/uptime: 10 ms steps).
+ng_now_ms() {
+	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime
+}
+
+# ng_note TEXT: a line for the test's log and for the kernel log
+# (dmesg.txt on the host), where figures of a passing test are kept.
+ng_note() {
+	echo "$*"
+	echo "<6>nanograph-selftest: ${NG_TEST:-}: $*" >/dev/kmsg 2>/dev/null || :
+}
+
+# A seed for a randomised test: ngvm.seed= from the kernel command line
+# (NANOGRAPH_SEED on the host) to replay a run, else a fresh one.
+ng_seed() {
+	s=$(sed -n 's/.*ngvm\.seed=\([0-9]*\).*/\1/p' /proc/cmdline)
+	[ -n "$s" ] || s=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+	echo "$s"
+}
+
+# ng_has_func NAME: NAME is a traceable function on this kernel.
+ng_has_func() {
+	grep -qx "$1" "$TRACING/available_filter_functions"
+}
+
+# ng_wait_bounded SECONDS PID [LOG]: wait for the background job PID; if
+# it is still running after SECONDS, show LOG's tail, kill the job and
+# fail (a hang becomes a failure line, not a stuck VM).  Otherwise
+# returns the job's status.  Not to be redirected: fail must reach the
+# test's own output.
+ng_wait_bounded() {
+	b_limit=$(($1 * 10))
+	b_i=0
+	while kill -0 "$2" 2>/dev/null; do
+		b_i=$((b_i + 1))
+		if [ "$b_i" -gt "$b_limit" ]; then
+			[ -z "${3:-}" ] || tail -n 20 "$3"
+			kill -9 "$2" 2>/dev/null
+			fail "job $2 still running after $1 s"
+		fi
+		sleep 0.1
+	done
+	wait "$2"
+}
+
+# ng_stats_settled FILE: a stats snapshot that two reads in a row agree
+# on (nothing returned or exited in between), into FILE; the last read
+# if it does not settle within about 2 s.
+ng_stats_settled() {
+	cat "$NG/stats" >"$1.a"
+	s_i=0
+	while [ $s_i -lt 20 ]; do
+		sleep 0.1
+		cat "$NG/stats" >"$1"
+		cmp -s "$1" "$1.a" && break
+		mv "$1" "$1.a"
+		s_i=$((s_i + 1))
+	done
+	[ -s "$1" ] || mv "$1.a" "$1"
+	rm -f "$1.a"
+}
+
+# ng_balance FILE: print the figures of a stats snapshot and check that
+# every recorded entry is accounted for: entries = exits +
+# abandoned_frames + live_frames (frames still hooked).  Skipped calls
+# never made an entry.
+ng_balance() {
+	awk '/^# cpu/ { for (i = 3; i <= NF; i++) col[$i] = i - 1 }
+	     $1 == "total" { e = $(col["entries"]); x = $(col["exits"])
+			     d = $(col["dropped"]); s = $(col["skipped"]) }
+	     $1 == "abandoned_frames" { a = $2 } $1 == "live_frames" { l = $2 }
+	     $1 == "live_tasks" { lt = $2 } $1 == "traced_tasks" { t = $2 }
+	     END { printf "entries %d exits %d abandoned %d live_frames %d (in %d tasks) skipped %d dropped %d traced_tasks %d\n",
+			  e, x, a, l, lt, s, d, t
+		   if (e != x + a + l) {
+			   printf "unbalanced: entries - exits - abandoned - live = %d\n", e - x - a - l
+			   exit 1
+		   } }' "$1"
+}
+
+# ng_rmmod_within SECONDS T0: rmmod (the non-blocking delete_module(2),
+# tried every 10 ms) must succeed by SECONDS after T0 (ng_now_ms when
+# tracing_on=0 was written, or "now": write it first): the contract,
+# whatever sleeps in hooked functions.  Leaves the last stats read before
+# the module went in /tmp/ng-last-stats, the time from T0 in
+# NG_UNLOAD_MS.  Quiet with NG_QUIET=1.
+ng_rmmod_within() {
+	# To a file, not through a pipe: a shell reading a command
+	# substitution sleeps in pipe_read, which a test may well hook.
+	"$NGTEST" rmmod-within $(($1 * 1000)) "$2" /tmp/ng-last-stats >/tmp/ng-rmmod || {
+		cat /tmp/ng-last-stats
+		r_got=$(cat /tmp/ng-rmmod)
+		fail "rmmod still refused (${r_got% *}) ${r_got#* } ms after tracing_on=0"
+	}
+	r_got=$(cat /tmp/ng-rmmod)
+	NG_UNLOAD_MS=${r_got#* }
+	[ ! -e "$NG" ] || fail "$NG still there after rmmod"
+	[ -n "${NG_QUIET:-}" ] || echo "rmmod succeeded $NG_UNLOAD_MS ms after tracing_on=0"
+}
+
+# ng_stop_rmmod [SECONDS]: tracing_on=0, then ng_rmmod_within SECONDS
+# (default 2).
+ng_stop_rmmod() {
+	ng_rmmod_within "${1:-2}" now
+}
+
+# ng_param NAME DEFAULT: a test's knob, ngvm.NAME= on the kernel command
+# line (NANOGRAPH_PARAMS="NAME=VALUE ..." on the host), else DEFAULT.
+ng_param() {
+	p_v=$(sed -n "s/.*ngvm\.$1=\([^ ]*\).*/\1/p" /proc/cmdline)
+	echo "${p_v:-$2}"
+}
+
+# ng_count_entries_of FUNC: from now on the top-level buffer takes only
+# nanograph:func_entry events of FUNC (an event filter on the ip field:
+# from FUNC's address to the next symbol's, where its ftrace call site
+# is), so that "grep -c 'func_entry: FUNC '" on the trace counts FUNC's
+# recorded calls however many other functions are hooked.  The module
+# leaves events that someone enabled already alone.
+ng_count_entries_of() {
+	c_range=$(awk -v f="$1" 'lo && $1 != lo { print "0x" lo, "0x" $1; exit }
+		$3 == f && !lo { lo = $1 }' /proc/kallsyms)
+	case "$c_range" in
+	"0x0000"*" "* | "") fail "no address range for $1 in /proc/kallsyms: '$c_range'" ;;
+	esac
+	echo "ip >= ${c_range% *} && ip < ${c_range#* }" >"$TRACING/events/nanograph/func_entry/filter"
+	echo 1 >"$TRACING/events/nanograph/func_entry/enable"
+}
+
+# Undo ng_count_entries_of.
+ng_count_entries_done() {
+	echo 0 >"$TRACING/events/nanograph/func_entry/enable"
+	echo 0 >"$TRACING/events/nanograph/func_entry/filter"
+}
+
 # Put ftrace and the module back to defaults.
 ng_reset() {
 	echo 0 >"$TRACING/tracing_on"

@@ -12,6 +12,20 @@
  *   ngtest read FILE CHUNK        read FILE CHUNK bytes at a time to stdout
  *   ngtest write-file FILE SRC    SRC's bytes written whole, as cat does: write(2)
  *                                 again after a short write; ok or the first ERRNO
+ *   ngtest fuzz [-c] [-q] [-t] SEED COUNT FILE...
+ *                                 COUNT random writes to each FILE (see fuzz())
+ *   ngtest forkload SECONDS [exec] fork short-lived children doing file and
+ *                                 pipe IO (and exec) until SECONDS or SIGTERM
+ *   ngtest readcheck FILE SIZE CHUNK
+ *                                 a child reads FILE CHUNK bytes at a time and
+ *                                 checks every return value and byte
+ *   ngtest rmmod-within MS T0|now STATS
+ *                                 rmmod must succeed by MS after T0 (see
+ *                                 rmmod_within())
+ *   ngtest drain DIR              read DIR/per_cpu/cpuN/raw until SIGTERM;
+ *                                 count the records (see drain())
+ *   ngtest threads N CMD1 CMD2    N threads (16 KiB stacks) each make one
+ *                                 read, then block in a pipe read; see threads()
  *   ngtest append-file FILE SRC   the same with O_APPEND
  *   ngtest read-size FILE N       one read(2) of N bytes; prints the count or ERRNO
  *   ngtest read-fault FILE        one read(2) of a page into a PROT_NONE buffer
@@ -34,9 +48,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <grp.h>
+#include <sys/stat.h>
+#include <stdint.h>
+#include <sched.h>
 #include <poll.h>
 #include <signal.h>
 #include <linux/bpf.h>
+#include <linux/futex.h>
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -638,9 +656,790 @@ static int bpf_stack(unsigned long id, pid_t pid, char **cmd)
 	return stacks ? 0 : 1;
 }
 
+/* Milliseconds of CLOCK_MONOTONIC. */
+static long long now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000LL + t.tv_nsec / 1000000;
+}
+
+/* splitmix64: a small deterministic generator; the seed is the run. */
+static uint64_t rng_state;
+
+static uint64_t rng(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [lo, hi]. */
+static size_t rng_in(size_t lo, size_t hi)
+{
+	return lo + rng() % (hi - lo + 1);
+}
+
+/*
+ * Words the control files understand, and their edges: globs that match
+ * a few, many, all or no functions, negations, module globs, comments,
+ * numbers at and over every limit, pids, the buffer modes.  "$PID" is the
+ * fuzzer's own pid (so that it traces itself when listed).
+ */
+static const char *const fuzz_words[] = {
+	"vfs_read", "vfs_write", "ksys_read", "ksys_write", "rw_verify_area",
+	"pipe_read", "pipe_write", "vfs_*", "*_raw_spin_lock*", "kmem_cache_*",
+	"!vfs_read", "!ksys_*", "!*", "*", "*read*", ":mod:nanograph", ":mod:*",
+	"vfs_read:mod:*", "no_such_function", "\\\\*", "[a-z]*", "?", "#", "####",
+	"#### all functions enabled ####", "do_exit", "__fdget_pos",
+	"0", "1", "2", "3", "4", "5", "64", "255", "4096", "65536", "1048576",
+	"1048577", "2147483647", "4294967295", "4294967296",
+	"18446744073709551615", "99999999999999999999", "-1", "+1", "0x10",
+	"1x", "010", " 1", "1 ", "1\n", "$PID", "4194303", "4194304", "32768",
+	"raw", "events", "[events]", "events [raw]", "raw\n", "RAW", "",
+};
+
+/*
+ * One write's content: random bytes of a random length (nothing, a few,
+ * up to three pages, or huge), or words from fuzz_words with random
+ * separators, sometimes mutated, sometimes padded so that a word is cut
+ * at a page boundary.  Returns the length; @buf holds at least 1 MiB.
+ */
+static size_t fuzz_content(char *buf, size_t cap)
+{
+	size_t len = 0, n, i;
+	unsigned int r = rng() % 100;
+
+	if (rng() % 2) {
+		if (r < 5)
+			len = 0;
+		else if (r < 40)
+			len = rng_in(1, 16);
+		else if (r < 75)
+			len = rng_in(17, 4096);
+		else if (r < 92)
+			len = rng_in(4097, 3 * 4096);
+		else
+			len = rng_in(65536, cap);
+		for (i = 0; i < len; i += 8) {
+			uint64_t v = rng();
+
+			memcpy(buf + i, &v, len - i < 8 ? len - i : 8);
+		}
+		return len;
+	}
+	if (r < 10) {			/* cut the first word at the page end */
+		len = 4096 - rng_in(1, 12);
+		memset(buf, rng() % 2 ? ' ' : '\n', len);
+	}
+	n = rng_in(1, 6);
+	for (i = 0; i < n && len < cap - 1024; i++) {
+		const char *w = fuzz_words[rng() % (sizeof(fuzz_words) / sizeof(fuzz_words[0]))];
+		static const char *const seps[] = { " ", "\n", "\t", "  ", "\n# c\n", "\r\n", "" };
+		char num[32];
+		size_t wl;
+
+		if (!strcmp(w, "$PID")) {
+			snprintf(num, sizeof(num), "%d", (int)getpid());
+			w = num;
+		}
+		wl = strlen(w);
+		memcpy(buf + len, w, wl);
+		if (wl && rng() % 10 == 0)		/* a byte changed */
+			buf[len + rng() % wl] = (char)rng();
+		len += wl;
+		if (rng() % 20 == 0)			/* a byte added */
+			buf[len++] = (char)rng();
+		w = seps[rng() % (sizeof(seps) / sizeof(seps[0]))];
+		memcpy(buf + len, w, strlen(w));
+		len += strlen(w);
+	}
+	if (rng() % 10 < 7)
+		buf[len++] = '\n';
+	return len;
+}
+
+/*
+ * Tame mode (-t): no write that would hook every function, or a great
+ * many, for every task: under emulation the system then crawls (the soak
+ * test does exactly that, on purpose).  As the module would parse it
+ * (each page up to its first NUL, lines, whitespace, "#" comments), a
+ * write to set_ftrace_filter or set_graph_function must not replace the
+ * list by nothing nor remove globs ("!..."), and no glob in those two or
+ * set_graph_notrace may have a wildcard within its first four characters.
+ */
+static int fuzz_tame_ok(const char *path, const char *buf, size_t len, int append)
+{
+	const char *base = strrchr(path, '/');
+	int everything, broad_ok, tokens = 0;
+	size_t page, i;
+
+	base = base ? base + 1 : path;
+	everything = !strcmp(base, "set_ftrace_filter") || !strcmp(base, "set_graph_function");
+	broad_ok = !everything && strcmp(base, "set_graph_notrace");
+	if (broad_ok)
+		return 1;
+	for (page = 0; page < len || (!len && !page); page += 4096) {
+		size_t end = len - page < 4096 ? len : page + 4096;
+		/* A full page ending in a glob holds it back for the next. */
+		int cut = end - page == 4096 && end < len && !strchr(" \t\r\f\v\n", buf[end - 1]);
+		int comment = 0;
+
+		for (i = page; i < end && buf[i]; ) {
+			size_t t = i, lit;
+
+			if (buf[i] == '\n') {
+				comment = 0;
+				i++;
+				continue;
+			}
+			if (strchr(" \t\r\f\v", buf[i])) {
+				i++;
+				continue;
+			}
+			while (i < end && buf[i] && !strchr(" \t\r\f\v\n", buf[i]))
+				i++;
+			if (comment || buf[t] == '#') {
+				comment = 1;
+				continue;
+			}
+			if (!(cut && i == end))
+				tokens++;
+			if (everything && buf[t] == '!')
+				return 0;
+			for (lit = t; lit < i && !strchr("*?[\\", buf[lit]); lit++)
+				;
+			if (lit < i && lit - t < 4)
+				return 0;
+		}
+		if (!len)
+			break;
+		/* Each page of a long write is a write(2) of its own. */
+		if (!tokens && everything && !append && end < len)
+			return 0;
+		append = 1;
+	}
+	return append || tokens || !everything;
+}
+
+/* Errnos a control file may answer bad input with (control-files.md). */
+static int fuzz_errno_ok(int e)
+{
+	return e == EINVAL || e == E2BIG || e == ERANGE || e == EBUSY || e == ENOMEM;
+}
+
+/* A file's whole content, for the no-change-on-error check; NULL if unreadable. */
+static char *slurp(const char *path, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *b = malloc(cap);
+	ssize_t got;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || !b) {
+		if (fd >= 0)
+			close(fd);
+		free(b);
+		return NULL;
+	}
+	while ((got = read(fd, b + n, cap - n)) > 0) {
+		n += got;
+		if (n == cap) {
+			char *g = realloc(b, cap *= 2);
+
+			if (!g)
+				break;
+			b = g;
+		}
+	}
+	close(fd);
+	*len = n;
+	return b;
+}
+
+/*
+ * Whether a file can only change by being written: set_event_pid also
+ * grows by itself while options/event-fork is 1 (listed tasks fork).
+ */
+static int fuzz_stable(const char *path)
+{
+	size_t len = strlen(path), n = 0;
+	char opt[4096], *v;
+	int stable;
+
+	if (len < 13 || strcmp(path + len - 13, "set_event_pid") || len > 4000)
+		return 1;
+	snprintf(opt, sizeof(opt), "%.*soptions/event-fork", (int)(len - 13), path);
+	v = slurp(opt, &n);
+	stable = !v || !n || v[0] != '1';
+	free(v);
+	return stable;
+}
+
+struct fuzz_file {
+	const char *path;
+	unsigned long writes, ok, errs[134], bad, changed;
+	long long ms;			/* time spent writing to it */
+	long long slow_ms;		/* its slowest write(2)... */
+	char slow[160];			/* ...described */
+};
+
+/* Describe a write for the report: where, how long, how it began. */
+static void fuzz_describe(char *out, size_t size, unsigned long k, const char *buf,
+			  size_t len, int append, const char *result)
+{
+	size_t i, o;
+
+	o = snprintf(out, size, "#%lu %s %zu bytes -> %s: \"", k,
+		     append ? "append" : "replace", len, result);
+	for (i = 0; i < len && i < 24 && o + 5 < size; i++) {
+		unsigned char c = buf[i];
+
+		o += snprintf(out + o, size - o, c >= 32 && c < 127 && c != '"' &&
+			      c != '\\' ? "%c" : "\\x%02x", c);
+	}
+	snprintf(out + o, size - o, "%s\"", i < len ? "..." : "");
+}
+
+/*
+ * ngtest fuzz [-c] [-q] SEED COUNT FILE...: COUNT writes to each FILE in a
+ * random order, each with content from fuzz_content(), opened for
+ * replacing (O_TRUNC) or appending (O_APPEND), written with one write(2)
+ * or until all of it is written (as cat does, a page at a time for sysfs
+ * binary files), sometimes two writes on one open file.  Every write(2)
+ * must succeed (a short count is a success) or fail with an errno of
+ * fuzz_errno_ok(); anything else is reported with the write that caused
+ * it.  -t: tame, see fuzz_tame_ok().  With -c, a failed write(2) must
+ * leave the file reading as before
+ * (only meaningful with no other writer).  The same SEED gives the same
+ * writes: a failure replays with the seed printed.  Prints a summary per
+ * file; exits 1 on any unexpected outcome.
+ */
+static int fuzz(int argc, char **argv)
+{
+	int check = 0, quiet = 0, tame = 0, i, nfiles, bad = 0;
+	unsigned long count, k, total;
+	struct fuzz_file *files;
+	size_t cap = 1 << 20;
+	char *buf = malloc(cap + 4096);
+	long long t0 = now_ms();
+
+	while (argc > 0 && argv[0][0] == '-') {
+		if (!strcmp(argv[0], "-c"))
+			check = 1;
+		else if (!strcmp(argv[0], "-q"))
+			quiet = 1;
+		else if (!strcmp(argv[0], "-t"))
+			tame = 1;
+		argc--;
+		argv++;
+	}
+	if (argc < 3 || !buf)
+		return 2;
+	rng_state = strtoull(argv[0], NULL, 0);
+	count = strtoul(argv[1], NULL, 0);
+	nfiles = argc - 2;
+	files = calloc(nfiles, sizeof(*files));
+	if (!files)
+		return 2;
+	for (i = 0; i < nfiles; i++)
+		files[i].path = argv[i + 2];
+	printf("fuzz: seed %s, %lu writes to each of %d files\n", argv[0], count, nfiles);
+	fflush(stdout);
+	total = count * nfiles;
+	for (k = 0; k < total; k++) {
+		struct fuzz_file *f;
+		size_t len, done = 0, blen = 0;
+		int append, all = rng() % 2, twice = rng() % 10 == 0;
+		int fd, round;
+		char *before = NULL;
+
+		/* Each file gets exactly COUNT writes, in a random order. */
+		do
+			f = &files[rng() % nfiles];
+		while (f->writes >= count);
+		do {
+			len = fuzz_content(buf, cap);
+			append = rng() % 10 < 3;
+		} while (tame && !fuzz_tame_ok(f->path, buf, len, append));
+		f->writes++;
+		fd = open(f->path, O_WRONLY | (append ? O_APPEND : O_TRUNC));
+		if (fd < 0) {
+			printf("fuzz: write %lu: open %s: %s\n", k, f->path, strerror(errno));
+			f->bad++;
+			bad = 1;
+			continue;
+		}
+		for (round = 0; round < 1 + twice; round++) {
+			if (round) {
+				do
+					len = fuzz_content(buf, cap);
+				while (tame && !fuzz_tame_ok(f->path, buf, len, 1));
+				done = 0;
+			}
+			do {
+				size_t chunk = len - done;
+				ssize_t n;
+
+				long long w0;
+
+				if (check && fuzz_stable(f->path))
+					before = slurp(f->path, &blen);
+				w0 = now_ms();
+				n = write(fd, buf + done, chunk);
+				w0 = now_ms() - w0;
+				f->ms += w0;
+				if (w0 > 2000 && !quiet) {
+					char d[160];
+
+					fuzz_describe(d, sizeof(d), k, buf + done, chunk, append,
+						      n < 0 ? strerrorname_np(errno) ?: "?" : "ok");
+					printf("fuzz: slow: %lld ms: %s: %s\n", w0, f->path, d);
+					fflush(stdout);
+				}
+				if (w0 > f->slow_ms) {
+					f->slow_ms = w0;
+					fuzz_describe(f->slow, sizeof(f->slow), k, buf + done,
+						      chunk, append, n < 0 ?
+						      strerrorname_np(errno) ?: "?" : "ok");
+				}
+				if (n < 0) {
+					int e = errno;
+
+					if (fuzz_errno_ok(e) && e < 134) {
+						f->errs[e]++;
+					} else {
+						printf("fuzz: write %lu: %zu bytes at %zu to %s (%s): %s\n",
+						       k, chunk, done, f->path,
+						       append ? "append" : "replace", strerror(e));
+						f->bad++;
+						bad = 1;
+					}
+					if (check && before) {
+						size_t alen;
+						char *after = slurp(f->path, &alen);
+
+						if (after && (alen != blen || memcmp(before, after, alen))) {
+							printf("fuzz: write %lu to %s failed (%s) but changed it:\n"
+							       "--- before\n%.*s--- after\n%.*s---\n",
+							       k, f->path, strerrorname_np(e) ?: "?",
+							       (int)(blen > 400 ? 400 : blen), before,
+							       (int)(alen > 400 ? 400 : alen), after);
+							f->changed++;
+							bad = 1;
+						}
+						free(after);
+					}
+					free(before);
+					before = NULL;
+					break;
+				}
+				free(before);
+				before = NULL;
+				f->ok++;
+				done += n;
+				if (!n)
+					break;
+			} while (all && done < len);
+		}
+		close(fd);
+		if (!quiet && k % 200 == 199) {
+			printf("fuzz: %lu writes, %lld ms\n", k + 1, now_ms() - t0);
+			fflush(stdout);
+		}
+	}
+	for (i = 0; i < nfiles; i++) {
+		struct fuzz_file *f = &files[i];
+		int e;
+
+		printf("fuzz: %s: %lu writes: %lu write(2) ok", f->path, f->writes, f->ok);
+		for (e = 0; e < 134; e++)
+			if (f->errs[e])
+				printf(", %s %lu", strerrorname_np(e) ?: "?", f->errs[e]);
+		if (f->bad)
+			printf(", %lu UNEXPECTED", f->bad);
+		if (f->changed)
+			printf(", %lu CHANGED ON ERROR", f->changed);
+		printf("; %lld ms in write(2), slowest %lld ms: %s\n", f->ms, f->slow_ms, f->slow);
+	}
+	printf("fuzz: done in %lld ms\n", now_ms() - t0);
+	free(files);
+	free(buf);
+	return bad;
+}
+
+static volatile sig_atomic_t stop_load;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop_load = 1;
+}
+
+/*
+ * A background load: fork short-lived children, one at a time, each
+ * writing and reading a pipe and a file of its own (and with "exec",
+ * every other one execs /bin/true), until SECONDS pass or SIGTERM.
+ * Prints how many children ran.
+ */
+static int forkload(unsigned long seconds, int do_exec)
+{
+	long long end = now_ms() + seconds * 1000LL;
+	unsigned long n = 0;
+	struct sigaction sa = { .sa_handler = on_term };
+
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	while (!stop_load && (!seconds || now_ms() < end)) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			usleep(10000);
+			continue;
+		}
+		if (!pid) {
+			char buf[512], name[64];
+			int p[2], fd;
+
+			memset(buf, 'x', sizeof(buf));
+			if (pipe(p) || write(p[1], buf, sizeof(buf)) != sizeof(buf) ||
+			    read(p[0], buf, sizeof(buf)) != sizeof(buf))
+				_exit(1);
+			snprintf(name, sizeof(name), "/tmp/ngload.%d", (int)getpid());
+			fd = open(name, O_RDWR | O_CREAT | O_TRUNC, 0600);
+			if (fd < 0 || write(fd, buf, sizeof(buf)) != sizeof(buf) ||
+			    pread(fd, buf, sizeof(buf), 0) != sizeof(buf))
+				_exit(1);
+			close(fd);
+			unlink(name);
+			if (do_exec && (n & 1))
+				execl("/bin/true", "true", (char *)NULL);
+			_exit(0);
+		}
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		n++;
+	}
+	printf("%lu\n", n);
+	return 0;
+}
+
+/*
+ * A child reads FILE (made by the test: byte i is 'a' + i % 26) CHUNK
+ * bytes at a time until EOF; every return value must be what the file's
+ * size says, every byte right.  Prints "pid P", then "ret N" per read
+ * (the last is 0).  Exits 1 on any wrong value.
+ */
+static int readcheck(const char *path, size_t size, size_t chunk)
+{
+	int p[2], status;
+	pid_t pid;
+
+	if (pipe(p))
+		return report(-1);
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return report(-1);
+	if (!pid) {
+		char *buf = malloc(chunk);
+		size_t off = 0, i;
+		int fd = open(path, O_RDONLY), bad = 0;
+		ssize_t n;
+
+		if (!buf || fd < 0) {
+			printf("open %s: %s\n", path, strerror(errno));
+			_exit(1);
+		}
+		printf("pid %d\n", (int)getpid());
+		do {
+			size_t want = size - off < chunk ? size - off : chunk;
+
+			n = read(fd, buf, chunk);
+			printf("ret %zd\n", n);
+			if (n < 0 || (size_t)n != want) {
+				printf("read at %zu returned %zd, expected %zu\n", off, n, want);
+				bad = 1;
+				break;
+			}
+			for (i = 0; i < (size_t)n; i++)
+				if (buf[i] != 'a' + (char)((off + i) % 26)) {
+					printf("byte %zu is %#x\n", off + i, buf[i] & 0xff);
+					bad = 1;
+					break;
+				}
+			off += n;
+		} while (n > 0 && !bad);
+		fflush(stdout);
+		_exit(bad);
+	}
+	close(p[0]);
+	close(p[1]);
+	if (waitpid(pid, &status, 0) < 0)
+		return report(-1);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+/*
+ * The soak's reader: drain DIR/per_cpu/cpuN/raw (raw buffer mode) until
+ * SIGTERM, then once more, and print what the records held: "records R
+ * entries E exits X meta M bytes B".  A record's first word is its tsd:
+ * meta (task, clock: a clock takes the next record too) when its top
+ * byte is 0x7f, an exit when the top bit is set, else an entry.
+ */
+static int drain(const char *dir)
+{
+	unsigned long long entries = 0, exits = 0, meta = 0, bytes = 0;
+	struct sigaction sa = { .sa_handler = on_term };
+	static uint64_t buf[8192];
+	int fds[256], n = 0, last = 0, i, skip[256] = { 0 };
+	char path[512];
+
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	for (i = 0; i < 256; i++) {
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/raw", dir, i);
+		fds[n] = open(path, O_RDONLY);
+		if (fds[n] >= 0)
+			n++;
+	}
+	if (!n)
+		return report(-1);
+	while (!last) {
+		int got_any = 0;
+
+		last = stop_load;	/* one more full pass after SIGTERM */
+		for (i = 0; i < n; i++) {
+			ssize_t got;
+
+			while ((got = read(fds[i], buf, sizeof(buf))) > 0) {
+				size_t r;
+
+				got_any = 1;
+				bytes += got;
+				for (r = 0; r + 1 < (size_t)got / 8; r += 2) {
+					uint64_t tsd = buf[r];
+
+					if (skip[i]) {
+						skip[i] = 0;
+						continue;
+					}
+					if ((tsd >> 56) == 0x7f) {
+						meta++;
+						skip[i] = (tsd & 0xff) == 2;
+					} else if (tsd >> 63) {
+						exits++;
+					} else {
+						entries++;
+					}
+				}
+			}
+			if (got < 0 && errno != EINTR) {
+				printf("read cpu%d: %s\n", i, strerror(errno));
+				return 1;
+			}
+		}
+		if (!got_any && !last)
+			usleep(50000);
+	}
+	printf("records %llu entries %llu exits %llu meta %llu bytes %llu\n",
+	       bytes / 16, entries, exits, meta, bytes);
+	return 0;
+}
+
+/* The threads' shared state, and the futex words they wait on. */
+static struct {
+	int go;			/* futex: 0 wait, 1 go */
+	int zero, hold;		/* /dev/zero, the read end of the hold pipe */
+	int ready, done, finished;
+} thr;
+
+static void futex_wait(int *word, int val)
+{
+	syscall(SYS_futex, word, FUTEX_WAIT, val, NULL, NULL, 0);
+}
+
+static int thread_fn(void *arg)
+{
+	char c;
+
+	(void)arg;
+	__atomic_add_fetch(&thr.ready, 1, __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(&thr.go, __ATOMIC_SEQ_CST))
+		futex_wait(&thr.go, 0);
+	/* The traced call every thread makes. */
+	if (syscall(SYS_read, thr.zero, &c, 1) == 1)
+		__atomic_add_fetch(&thr.done, 1, __ATOMIC_SEQ_CST);
+	/* Asleep inside a traced read until the pipe's writer closes it. */
+	while (syscall(SYS_read, thr.hold, &c, 1) > 0)
+		;
+	__atomic_add_fetch(&thr.finished, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+/* Wait (up to @secs) until *@word reaches @want; 0 when it did. */
+static int wait_count(int *word, int want, int secs, const char *what)
+{
+	long long end = now_ms() + secs * 1000LL, last = now_ms();
+
+	while (__atomic_load_n(word, __ATOMIC_SEQ_CST) < want) {
+		if (now_ms() > end) {
+			printf("threads: only %d of %d %s after %d s\n",
+			       __atomic_load_n(word, __ATOMIC_SEQ_CST), want, what, secs);
+			return 1;
+		}
+		if (now_ms() - last > 10000) {
+			printf("threads: %d of %d %s\n", __atomic_load_n(word, __ATOMIC_SEQ_CST),
+			       want, what);
+			fflush(stdout);
+			last = now_ms();
+		}
+		usleep(20000);
+	}
+	return 0;
+}
+
+/*
+ * N threads (clone, 16 KiB stacks: 20,000 tasks fit a small VM) wait on a
+ * futex; then CMD1 runs (it starts recording), all are woken at once,
+ * each makes one read of /dev/zero and then blocks reading a pipe; once
+ * every thread has read, CMD2 runs (the checks, while every thread is
+ * asleep in its pipe read); then the pipe's writer closes and all return
+ * and exit.  Exit status: CMD2's, or 1 if the threads did not get there.
+ */
+static int threads(unsigned long n, const char *cmd1, const char *cmd2)
+{
+	const size_t stack = 16384;
+	int hold[2], ret = 0, rc;
+	unsigned long i;
+	long long t0 = now_ms();
+	char *stacks;
+
+	if (pipe(hold))
+		return report(-1);
+	thr.hold = hold[0];
+	thr.zero = open("/dev/zero", O_RDONLY);
+	stacks = mmap(NULL, n * stack, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (thr.zero < 0 || stacks == MAP_FAILED)
+		return report(-1);
+	for (i = 0; i < n; i++) {
+		if (clone(thread_fn, stacks + (i + 1) * stack,
+			  CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+			  CLONE_THREAD | CLONE_SYSVSEM, NULL) < 0) {
+			printf("threads: clone %lu: %s\n", i, strerror(errno));
+			fflush(stdout);
+			n = i;
+			ret = 1;
+			break;
+		}
+	}
+	if (wait_count(&thr.ready, n, 600, "started"))
+		ret = 1;
+	printf("threads: %lu created in %lld ms\n", n, now_ms() - t0);
+	fflush(stdout);
+	rc = system(cmd1);
+	if (rc)
+		ret = 1;
+	t0 = now_ms();
+	__atomic_store_n(&thr.go, 1, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &thr.go, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+	if (wait_count(&thr.done, n, 600, "read"))
+		ret = 1;
+	printf("threads: %d made their read in %lld ms\n", thr.done, now_ms() - t0);
+	fflush(stdout);
+	if (!rc) {
+		rc = system(cmd2);
+		if (rc)
+			ret = WIFEXITED(rc) ? WEXITSTATUS(rc) : 1;
+	}
+	t0 = now_ms();
+	close(hold[1]);
+	if (wait_count(&thr.finished, thr.done, 600, "finished"))
+		ret = 1;
+	printf("threads: all returned in %lld ms\n", now_ms() - t0);
+	fflush(stdout);
+	return ret;
+}
+
+/* Milliseconds of CLOCK_BOOTTIME: what /proc/uptime counts (lib.sh ng_now_ms). */
+static long long boot_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_BOOTTIME, &t);
+	return t.tv_sec * 1000LL + t.tv_nsec / 1000000;
+}
+
+/* Copy a file (the stats) to another; errors ignored. */
+static void copy_file(const char *from, const char *to)
+{
+	size_t n = 0;
+	char *b = slurp(from, &n);
+	int fd;
+
+	if (!b)
+		return;
+	fd = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd >= 0) {
+		if (write(fd, b, n) != (ssize_t)n)
+			n = 0;
+		close(fd);
+	}
+	free(b);
+}
+
+/*
+ * ngtest rmmod-within LIMIT_MS T0 STATS: the unload contract.  T0 is when
+ * tracing_on=0 was written (ms of CLOCK_BOOTTIME, /proc/uptime's clock),
+ * or "now": write it here first.  Then try delete_module(O_NONBLOCK)
+ * every 10 ms, keeping the last stats read before each try in STATS,
+ * until it succeeds or LIMIT_MS have passed since T0.  Prints "ok MS" or
+ * "ERRNO MS" (the last refusal); exits 0 only on success in time.
+ */
+static int rmmod_within(long long limit, const char *t0s, const char *stats)
+{
+	static const char ng[] = "/sys/kernel/nanograph";
+	char path[256];
+	long long t0;
+
+	if (!strcmp(t0s, "now")) {
+		snprintf(path, sizeof(path), "%s/tracing_on", ng);
+		int fd = open(path, O_WRONLY);
+
+		t0 = boot_ms();
+		if (fd < 0 || write(fd, "0", 1) != 1) {
+			printf("%s 0\n", strerrorname_np(errno) ?: "?");
+			return 1;
+		}
+		close(fd);
+	} else {
+		t0 = strtoll(t0s, NULL, 0);
+	}
+	snprintf(path, sizeof(path), "%s/stats", ng);
+	for (;;) {
+		long long el;
+
+		copy_file(path, stats);
+		if (!syscall(SYS_delete_module, "nanograph", O_NONBLOCK)) {
+			printf("ok %lld\n", boot_ms() - t0);
+			return 0;
+		}
+		el = boot_ms() - t0;
+		if (el > limit) {
+			printf("%s %lld\n", strerrorname_np(errno) ?: "?", el);
+			return 1;
+		}
+		usleep(10000);
+	}
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-size FILE N | read-fault FILE | read-split FILE N CMD | loop-read FILE N | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | nanosleep PIDFILE | perf-stack|bpf-stack ID PID CMD...\n");
+	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-size FILE N | read-fault FILE | read-split FILE N CMD | loop-read FILE N | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | nanosleep PIDFILE | perf-stack|bpf-stack ID PID CMD... | fuzz [-c] [-q] [-t] SEED COUNT FILE... | forkload SECONDS [exec] | readcheck FILE SIZE CHUNK | threads N CMD1 CMD2 | drain DIR | rmmod-within MS T0|now STATS\n");
 	return 2;
 }
 
@@ -666,8 +1465,20 @@ int main(int argc, char **argv)
 		return perf_stack(strtoul(argv[2], NULL, 0), atoi(argv[3]), argv + 4);
 	if (argc >= 5 && !strcmp(argv[1], "bpf-stack"))
 		return bpf_stack(strtoul(argv[2], NULL, 0), atoi(argv[3]), argv + 4);
+	if (argc >= 5 && !strcmp(argv[1], "fuzz"))
+		return fuzz(argc - 2, argv + 2);
+	if (argc >= 3 && !strcmp(argv[1], "forkload"))
+		return forkload(strtoul(argv[2], NULL, 0), argc > 3 && !strcmp(argv[3], "exec"));
+	if (argc == 3 && !strcmp(argv[1], "drain"))
+		return drain(argv[2]);
 	if (argc < 4)
 		return usage();
+	if (argc == 5 && !strcmp(argv[1], "readcheck"))
+		return readcheck(argv[2], strtoul(argv[3], NULL, 0), strtoul(argv[4], NULL, 0));
+	if (argc == 5 && !strcmp(argv[1], "rmmod-within"))
+		return rmmod_within(strtoll(argv[2], NULL, 0), argv[3], argv[4]);
+	if (argc == 5 && !strcmp(argv[1], "threads"))
+		return threads(strtoul(argv[2], NULL, 0), argv[3], argv[4]);
 	if (argc == 5 && !strcmp(argv[1], "read-split"))
 		return read_split(argv[2], strtoul(argv[3], NULL, 0), argv[4]);
 	if (!strcmp(argv[1], "write-file"))
