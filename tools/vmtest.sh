@@ -401,19 +401,28 @@ tools/testing/selftests/ftrace"
 source_fetch() {
 	local pkg=linux-source-$LINE ver dir f p wild=()
 	ver=$(apt_version "$pkg" "$LINE.")
-	[ -n "$ver" ] || ver=$(ls -d "$CACHE/src/$LINE-"* 2>/dev/null | sort -V | tail -n 1 | sed "s|.*/$LINE-||")
+	[ -n "$ver" ] || ver=$(ls -d "$CACHE/src/$LINE-"*/.complete 2>/dev/null | sed "s|.*/$LINE-||; s|/.complete$||" | sort -V | tail -n 1)
 	[ -n "$ver" ] || die "cannot resolve $pkg"
 	dir=$CACHE/src/$LINE-$ver
 	if [ ! -f "$dir/.complete" ]; then
 		log "fetching $pkg $ver (for checkpatch and the ftrace reference)"
 		f=$(apt_fetch "$pkg" all "$ver")
-		rm -rf "$dir"
-		mkdir -p "$dir"
+		# Unpacked beside and renamed into place: several runs (make
+		# check's cells, lint, other worktrees sharing the cache) may
+		# unpack the same version at once.
+		rm -rf "$dir.new.$$"
+		mkdir -p "$dir.new.$$"
 		for p in $SOURCE_PATHS; do wild+=("$pkg/$p"); done
 		dpkg-deb --fsys-tarfile "$f" | tar -xO --wildcards "./usr/src/$pkg.tar.*" |
-			tar -xJ -C "$dir" --strip-components=1 "${wild[@]}" ||
-			die "cannot unpack $pkg"
-		touch "$dir/.complete"
+			tar -xJ -C "$dir.new.$$" --strip-components=1 "${wild[@]}" ||
+			{ rm -rf "$dir.new.$$"; die "cannot unpack $pkg"; }
+		touch "$dir.new.$$/.complete"
+		if [ ! -f "$dir/.complete" ]; then
+			rm -rf "$dir"
+			mv -T "$dir.new.$$" "$dir" 2>/dev/null || [ -f "$dir/.complete" ] ||
+				die "cannot move $dir.new.$$ into place"
+		fi
+		rm -rf "$dir.new.$$"
 	fi
 	echo "$dir"
 }
