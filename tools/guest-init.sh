@@ -34,6 +34,19 @@ test)
 	echo NANOGRAPH-KTAP-BEGIN
 	cat /tmp/results.ktap
 	echo NANOGRAPH-KTAP-END
+	# Test 34's table of ftracetest cases without and with nanograph
+	# (the host keeps it as ftracetest.txt), and the baseline if it ran
+	# one (none was cached): the host keeps it for the next boots.
+	if [ -s /tmp/ftracetest.txt ]; then
+		echo NANOGRAPH-FTRACETEST-BEGIN
+		cat /tmp/ftracetest.txt
+		echo NANOGRAPH-FTRACETEST-END
+	fi
+	if [ -s /tmp/ftracetest.base ]; then
+		echo NANOGRAPH-FTBASE-BEGIN
+		cat /tmp/ftracetest.base
+		echo NANOGRAPH-FTBASE-END
+	fi
 	;;
 bench)
 	b=$(arg bench)
