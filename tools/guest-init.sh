@@ -20,6 +20,9 @@ mount -t tmpfs tmpfs /tmp
 mount -t tracefs tracefs /sys/kernel/tracing
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 hostname nanograph-vm
+# Loopback up: ftracetest's cases ping 127.0.0.1 (its yield(), and the
+# inter-event histogram cases wait for ping's wakeups).
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up 2>/dev/null
 
 arg() {
 	sed -n "s/.*ngvm\.$1=\([^ ]*\).*/\1/p" /proc/cmdline

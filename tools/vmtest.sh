@@ -441,13 +441,16 @@ source_fetch() {
 FTRACE_ST=tools/testing/selftests/ftrace
 
 # Where the ftracetest results without nanograph are kept: they depend on
-# the kernel build, the selftests' version and the guest userland, never
-# on this project's code.  Test 34 runs that baseline only when the file
-# is missing, and the host keeps what it printed.
+# the kernel build, the selftests' version and the guest userland (its
+# packages, /init, the runner), never on the module or the collector.
+# Test 34 runs that baseline only when the file is missing, and the host
+# keeps what it printed.
 ftracetest_base_file() {
 	local u
-	u=$(grep '^rt ' "$CACHE/userland/$DEB/manifest" 2>/dev/null | md5sum | cut -c1-8)
-	echo "$CACHE/ftracetest/$ARCH-$KREL-$KVER-src$SRCVER-u$u.v2.base"
+	u=$( (grep '^rt ' "$CACHE/userland/$DEB/manifest" 2>/dev/null
+		cat "$ROOT/tools/guest-init.sh" "$ROOT/selftests/vm/ftrace-run.sh") |
+		md5sum | cut -c1-8)
+	echo "$CACHE/ftracetest/$ARCH-$KREL-$KVER-src$SRCVER-u$u.base"
 }
 
 # -------------------------------------------------------------------------
