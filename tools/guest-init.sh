@@ -20,6 +20,9 @@ mount -t tmpfs tmpfs /tmp
 mount -t tracefs tracefs /sys/kernel/tracing
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 hostname nanograph-vm
+# Loopback up: ftracetest's cases ping 127.0.0.1 (its yield(), and the
+# inter-event histogram cases wait for ping's wakeups).
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up 2>/dev/null
 
 arg() {
 	sed -n "s/.*ngvm\.$1=\([^ ]*\).*/\1/p" /proc/cmdline
@@ -34,6 +37,19 @@ test)
 	echo NANOGRAPH-KTAP-BEGIN
 	cat /tmp/results.ktap
 	echo NANOGRAPH-KTAP-END
+	# Test 34's table of ftracetest cases without and with nanograph
+	# (the host keeps it as ftracetest.txt), and the baseline if it ran
+	# one (none was cached): the host keeps it for the next boots.
+	if [ -s /tmp/ftracetest.txt ]; then
+		echo NANOGRAPH-FTRACETEST-BEGIN
+		cat /tmp/ftracetest.txt
+		echo NANOGRAPH-FTRACETEST-END
+	fi
+	if [ -s /tmp/ftracetest.base ]; then
+		echo NANOGRAPH-FTBASE-BEGIN
+		cat /tmp/ftracetest.base
+		echo NANOGRAPH-FTBASE-END
+	fi
 	;;
 bench)
 	b=$(arg bench)

@@ -26,7 +26,10 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${NANOGRAPH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/nanograph}
 OUTBASE=${NANOGRAPH_OUT:-$ROOT/build/vm}
 OFFLINE=${NANOGRAPH_OFFLINE:-0}
-VM_TIMEOUT=${NANOGRAPH_VM_TIMEOUT:-900}
+VM_TIMEOUT=${NANOGRAPH_VM_TIMEOUT:-}
+# Cells that run test 34, the kernel's ftracetest with and without
+# nanograph (minutes under emulation): "all", "none" or arch:line words.
+FTRACETEST_CELLS=${NANOGRAPH_FTRACETEST:-x86_64:6.1}
 VM_MEM=${NANOGRAPH_VM_MEM:-1024}
 VM_SMP=${NANOGRAPH_VM_SMP:-2}
 # Refresh the package lists at most this often (seconds) unless -u.
@@ -75,7 +78,8 @@ Environment:
   NANOGRAPH_OFFLINE=1  never touch the network; use what the cache has
   NANOGRAPH_MIRROR     Debian archive URI (default: taken from the host's
                        apt sources)
-  NANOGRAPH_VM_TIMEOUT seconds before a boot is killed (default: $VM_TIMEOUT)
+  NANOGRAPH_VM_TIMEOUT seconds before a boot is killed (default: 900, 1500
+                       where test 34 runs ftracetest)
   NANOGRAPH_VM_MEM     guest memory in MiB (default: $VM_MEM)
   NANOGRAPH_VM_SMP     guest CPUs (default: $VM_SMP)
   NANOGRAPH_SEED       seed of the randomised selftests (28-fuzz), to replay
@@ -83,6 +87,10 @@ Environment:
   NANOGRAPH_PARAMS     "NAME=VALUE ..." knobs of the selftests (ngvm.NAME=
                        on the kernel command line), e.g. "cycles=20
                        tasks=5000"; see Documentation/testing.md
+  NANOGRAPH_FTRACETEST cells whose boot runs test 34, the kernel's ftrace
+                       selftests without and with nanograph: "all", "none"
+                       or arch:line words (default: x86_64:6.1); a -t GLOB
+                       that matches 34-ftracetest runs it in any cell
 EOF
 }
 
@@ -492,7 +500,7 @@ include/trace/events/kmem.h mm/slab_common.c mm/slub.c"
 source_fetch() {
 	local pkg=linux-source-$LINE ver dir f p err wild=()
 	ver=$(apt_version "$pkg" "$LINE.")
-	[ -n "$ver" ] || ver=$(ls -d "$CACHE/src/$LINE-"* 2>/dev/null | sort -V | tail -n 1 | sed "s|.*/$LINE-||")
+	[ -n "$ver" ] || ver=$(ls -d "$CACHE/src/$LINE-"*/.complete 2>/dev/null | sed "s|.*/$LINE-||; s|/.complete$||" | sort -V | tail -n 1)
 	[ -n "$ver" ] || die "cannot resolve $pkg"
 	dir=$CACHE/src/$LINE-$ver
 	if [ -f "$dir/.complete" ]; then
@@ -517,7 +525,25 @@ source_fetch() {
 		printf '%s\n' "$err" | sed -n "s|^tar: $pkg/\(.*\): Not found in archive|\1|p" >>"$dir/.absent"
 		touch "$dir/.complete"
 	fi
+	SRCVER=$ver
 	echo "$dir"
+}
+
+# The kernel's ftrace selftests (ftracetest) of the line, from the
+# linux-source unpacked above: copied into the guest as /nanograph/ftrace.
+FTRACE_ST=tools/testing/selftests/ftrace
+
+# Where the ftracetest results without nanograph are kept: they depend on
+# the kernel build, the selftests' version and the guest userland (its
+# packages, /init, the runner), never on the module or the collector.
+# Test 34 runs that baseline only when the file is missing, and the host
+# keeps what it printed.
+ftracetest_base_file() {
+	local u
+	u=$( (grep '^rt ' "$CACHE/userland/$DEB/manifest" 2>/dev/null
+		cat "$ROOT/tools/guest-init.sh" "$ROOT/selftests/vm/ftrace-run.sh") |
+		md5sum | cut -c1-8)
+	echo "$CACHE/ftracetest/$ARCH-$KREL-$KVER-src$SRCVER-u$u.base"
 }
 
 # -------------------------------------------------------------------------
@@ -562,14 +588,16 @@ build_all() {
 		>>"$ushared.log" 2>&1 ||
 		{ cat "$ushared.log" >&2; die "selftest helper build failed for $ARCH"; }
 
-	initramfs_pack "$out" "$ushared"
+	# source_fetch sets SRCVER; in a subshell it would not.
+	source_fetch >"$out/source.dir"
+	initramfs_pack "$out" "$ushared" "$(cat "$out/source.dir")"
 }
 
 # Lay out the guest's root: the runtime packages (minus documentation and
 # locale data), the module, the collector and the selftests; pack it as an
 # uncompressed newc cpio (nothing to decompress under emulation).
 initramfs_pack() {
-	local out=$1 ushared=$2 rt=$CACHE/userland/$DEB/rt r
+	local out=$1 ushared=$2 src=$3 rt=$CACHE/userland/$DEB/rt r base
 	r=$out/initramfs
 	rm -rf "$r"
 	mkdir -p "$r"
@@ -584,6 +612,12 @@ initramfs_pack() {
 	cp -r "$ROOT/selftests/vm" "$r/nanograph/selftests"
 	rm -f "$r/nanograph/selftests/"*.c "$r/nanograph/selftests/Makefile"
 	cp "$ROOT/tools/demo-guest.sh" "$ROOT/tools/bench-guest.sh" "$r/nanograph/"
+	# The kernel's ftrace selftests, for test 34; without logs of
+	# earlier runs.  The baseline goes in when the host has it.
+	cp -r "$src/$FTRACE_ST" "$r/nanograph/ftrace"
+	rm -rf "$r/nanograph/ftrace/logs"
+	base=$(ftracetest_base_file)
+	[ ! -s "$base" ] || cp "$base" "$r/nanograph/ftracetest.base"
 	echo "root:x:0:0:root:/root:/bin/sh" >"$r/etc/passwd"
 	echo "root:x:0:" >"$r/etc/group"
 	(cd "$r" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$out/initramfs.cpio"
@@ -592,6 +626,23 @@ initramfs_pack() {
 # -------------------------------------------------------------------------
 # Boot and results
 # -------------------------------------------------------------------------
+
+# Does this boot run test 34 (ftracetest)?  It costs about 5.5 minutes
+# on x86_64 6.1 (3.5 more the first time, for the baseline), so by
+# default one cell of the matrix runs it (Documentation/testing.md).
+ftracetest_wanted() {
+	local w
+	if [ -n "$TESTS" ]; then
+		# shellcheck disable=SC2254
+		case 34-ftracetest in $TESTS) return 0 ;; esac
+	fi
+	for w in $FTRACETEST_CELLS; do
+		case "$w" in
+		all | "$ARCH:$LINE") return 0 ;;
+		esac
+	done
+	return 1
+}
 
 # Boot the VM.  MODE is "test", "shell", "demo", "bench" or "soak"; /init reads it
 # from the kernel command line.  In test and demo mode the console goes to
@@ -607,6 +658,11 @@ boot() {
 	local p
 	for p in ${NANOGRAPH_PARAMS:-}; do append="$append ngvm.$p"; done
 	[ -z "${NANOGRAPH_SOAK_MINUTES:-}" ] || append="$append ngvm.soak=$NANOGRAPH_SOAK_MINUTES"
+	local timeout=${VM_TIMEOUT:-900}
+	if ftracetest_wanted; then
+		append="$append ngvm.ftracetest=1"
+		timeout=${VM_TIMEOUT:-1500}
+	fi
 	local cmd=("$QEMU" "${QEMU_ARGS[@]}" -m "$VM_MEM" -smp "$VM_SMP"
 		-nographic -no-reboot -kernel "$vmlinuz" "${dtb[@]}"
 		-initrd "$out/initramfs.cpio" -append "$append")
@@ -616,12 +672,12 @@ boot() {
 	fi
 	log "booting $ARCH $KREL on $MACHINE (log: $out/console.log)"
 	if [ "$VERBOSE" = 1 ]; then
-		timeout --foreground "$VM_TIMEOUT" "${cmd[@]}" </dev/null 2>&1 |
+		timeout --foreground "$timeout" "${cmd[@]}" </dev/null 2>&1 |
 			tee "$out/console.log" || rc=$?
 	else
-		timeout "$VM_TIMEOUT" "${cmd[@]}" </dev/null >"$out/console.log" 2>&1 || rc=$?
+		timeout "$timeout" "${cmd[@]}" </dev/null >"$out/console.log" 2>&1 || rc=$?
 	fi
-	[ "$rc" = 124 ] && log "boot timed out after ${VM_TIMEOUT}s"
+	[ "$rc" = 124 ] && log "boot timed out after ${timeout}s"
 	return 0
 }
 
@@ -629,6 +685,24 @@ boot() {
 # carriage returns of the serial line removed.
 between() {
 	tr -d '\r' <"$3" | awk -v b="$1" -v e="$2" '$0 == e { on = 0 } on { print } $0 == b { on = 1 }'
+}
+
+# Test 34 prints the ftracetest baseline it ran (no cached one was in the
+# initramfs) between markers: keep it for the next boots of this kernel.
+# Only a complete one: a header line with the case count, one line each.
+ftracetest_base_keep() {
+	local out=$1 base
+	between NANOGRAPH-FTBASE-BEGIN NANOGRAPH-FTBASE-END "$out/console.log" >"$out/ftracetest.base"
+	[ -s "$out/ftracetest.base" ] || { rm -f "$out/ftracetest.base"; return 0; }
+	if ! awk 'NR == 1 { n = $2; next } NF >= 3 { c++ } END { exit !(n > 0 && c == n) }' \
+			"$out/ftracetest.base"; then
+		log "incomplete ftracetest baseline in the console; not kept"
+		return 0
+	fi
+	base=$(ftracetest_base_file)
+	mkdir -p "${base%/*}"
+	cp "$out/ftracetest.base" "$base.new.$$" && mv "$base.new.$$" "$base"
+	log "kept the ftracetest baseline: $base"
 }
 
 # Kernel splats that fail a run whatever the tests said.
@@ -640,6 +714,9 @@ results() {
 	local out=$OUTBASE/$TAG tag=$TAG pass=0 fail=0 skip=0 line
 	between NANOGRAPH-KTAP-BEGIN NANOGRAPH-KTAP-END "$out/console.log" >"$out/results.ktap"
 	between NANOGRAPH-DMESG-BEGIN NANOGRAPH-DMESG-END "$out/console.log" >"$out/dmesg.txt"
+	ftracetest_base_keep "$out"
+	between NANOGRAPH-FTRACETEST-BEGIN NANOGRAPH-FTRACETEST-END "$out/console.log" >"$out/ftracetest.txt"
+	[ -s "$out/ftracetest.txt" ] || rm -f "$out/ftracetest.txt"
 	if ! grep -q '^1\.\.[0-9]' "$out/results.ktap"; then
 		echo "not ok - $tag boot: no KTAP results (see $out/console.log)"
 		tail -n 30 "$out/console.log" | sed 's/^/# /'
