@@ -46,7 +46,7 @@ refuses() {
 	if log=$(make -s -C "$tmp" module KDIR="$k" "${kvars[@]}" "$@" 2>&1); then
 		echo "not ok - build refuses a kernel with $*: it built"
 		rc=1
-	elif ! echo "$log" | grep -q "nanograph: kernel .* $want"; then
+	elif ! grep -q "nanograph: kernel .* $want" <<<"$log"; then
 		echo "not ok - build refuses a kernel with $*: no clear message"
 		echo "$log" | tail -n 5 | sed 's/^/# /'
 		rc=1
