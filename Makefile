@@ -9,12 +9,14 @@
 #   make demo                 boot a stock kernel in QEMU and trace a command
 #   make check                host unit tests, then the VM test matrix
 #   make bench                per-call cost vs function_graph, in QEMU
+#   make soak                 every function, every task, 10 minutes of load
+#                             (SOAK_MINUTES) on x86_64 and arm64; not in check
 #
 # The kernel side is built by kbuild from the Kbuild file next to this one.
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
-.PHONY: all module userspace check unit vmcheck demo bench lint clean
+.PHONY: all module userspace check unit vmcheck demo bench soak lint clean
 
 all: module userspace
 
@@ -45,6 +47,12 @@ demo:
 # architecture (Documentation/performance.md).
 bench:
 	tools/bench.sh
+
+# Every function hooked for every task under fork/exec/pipe/file load for
+# SOAK_MINUTES (default 10) per architecture, then stop and unload
+# (Documentation/testing.md).  Not part of check.
+soak:
+	tools/soak.sh
 
 lint:
 	tools/lint.sh

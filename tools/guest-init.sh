@@ -6,6 +6,7 @@
 #   test   run the selftests, print KTAP between markers
 #   demo   run the demo script, print its output as a base64 tar
 #   bench  run the benchmark script, print its lines between markers
+#   soak   run the soak test (selftests/vm/soak), KTAP between the markers
 #   shell  an interactive shell on the console
 # and prints the kernel log between markers before powering off.
 
@@ -50,6 +51,12 @@ test)
 		cat /tmp/ftracetest.base
 		echo NANOGRAPH-FTBASE-END
 	fi
+	;;
+soak)
+	NG_TESTS_DIR=soak /nanograph/selftests/run.sh "$(arg tests)" >/tmp/results.ktap 2>/tmp/results.err
+	echo NANOGRAPH-KTAP-BEGIN
+	cat /tmp/results.ktap
+	echo NANOGRAPH-KTAP-END
 	;;
 bench)
 	b=$(arg bench)

@@ -78,7 +78,7 @@ Environment:
   NANOGRAPH_OFFLINE=1  never touch the network; use what the cache has
   NANOGRAPH_MIRROR     Debian archive URI (default: taken from the host's
                        apt sources)
-  NANOGRAPH_VM_TIMEOUT seconds before a boot is killed (default: 900, 1500
+  NANOGRAPH_VM_TIMEOUT seconds before a boot is killed (default: 1800, 2400
                        where test 34 runs ftracetest)
   NANOGRAPH_VM_MEM     guest memory in MiB (default: $VM_MEM)
   NANOGRAPH_VM_SMP     guest CPUs (default: $VM_SMP)
@@ -658,10 +658,10 @@ boot() {
 	local p
 	for p in ${NANOGRAPH_PARAMS:-}; do append="$append ngvm.$p"; done
 	[ -z "${NANOGRAPH_SOAK_MINUTES:-}" ] || append="$append ngvm.soak=$NANOGRAPH_SOAK_MINUTES"
-	local timeout=${VM_TIMEOUT:-900}
+	local timeout=${VM_TIMEOUT:-1800}
 	if ftracetest_wanted; then
 		append="$append ngvm.ftracetest=1"
-		timeout=${VM_TIMEOUT:-1500}
+		timeout=${VM_TIMEOUT:-2400}
 	fi
 	local cmd=("$QEMU" "${QEMU_ARGS[@]}" -m "$VM_MEM" -smp "$VM_SMP"
 		-nographic -no-reboot -kernel "$vmlinuz" "${dtb[@]}"

@@ -15,6 +15,15 @@ fail() {
 	exit 1
 }
 
+# The machine is wedged (a CPU locked up with interrupts off): fail, and
+# tell the runner, which then runs nothing more (resetting ftrace would
+# patch text, which waits for every CPU) and reports at once.
+NG_WEDGED=/tmp/ng-wedged
+ng_wedged() {
+	echo "$*" >"$NG_WEDGED"
+	fail "$*"
+}
+
 # Stop the test as skipped: the feature is not there on this kernel.
 skip() {
 	echo "$*"
