@@ -229,6 +229,8 @@ ng_count_entries_of() {
 
 # Undo ng_count_entries_of.
 ng_count_entries_done() {
+	# The events are gone with the module if it was unloaded already.
+	[ -d "$TRACING/events/nanograph" ] || return 0
 	echo 0 >"$TRACING/events/nanograph/func_entry/enable"
 	echo 0 >"$TRACING/events/nanograph/func_entry/filter"
 }
