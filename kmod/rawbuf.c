@@ -30,6 +30,13 @@
  * CPU (they count as read).  A read at the same position again means the
  * copy failed (EFAULT): the same records are handed again.  The open file
  * is held meanwhile, so that its address cannot name another one.
+ *
+ * Reads come in passes: the first read after a 0 notes where the records
+ * end, and the pass returns 0 once it reaches that point, even if more
+ * came in meanwhile (they are the next pass's).  A reader whose own
+ * read(2) calls are hooked (ksys_read, vfs_read: any task, or the reader's
+ * own pid, is recorded) writes a few records on its CPU with every call;
+ * without passes, reading until 0 never ended on that CPU.
  */
 #define pr_fmt(fmt) "nanograph: " fmt
 
@@ -128,6 +135,7 @@ static int ng_raw_alloc(unsigned int kb)
 		c->head = 0;
 		c->commit = 0;
 		c->tail = 0;
+		c->pass = false;
 		c->nest = 0;
 		c->last_pid = -1;
 	}
@@ -189,7 +197,8 @@ int ng_raw_resize(unsigned long *kb)
  * per_cpu/cpuN/raw: move whole records out, oldest first; sysfs hands us
  * at most a page per call.  Reading consumes, once the copy to user space
  * is known to have succeeded (see the top of this file); the offset says
- * only that.
+ * only that.  A pass (reads up to a 0) ends where the records ended
+ * when it began.
  */
 static ssize_t ng_raw_read(struct file *filp, struct kobject *kobj,
 			   struct bin_attribute *attr, char *buf, loff_t off,
@@ -219,8 +228,14 @@ static ssize_t ng_raw_read(struct file *filp, struct kobject *kobj,
 		fput(h->file);
 		h->file = NULL;
 	}
-	/* Pairs with ng_raw_commit(): the records below commit are whole. */
-	n = min_t(unsigned long, smp_load_acquire(&c->commit) - tail, count / rs);
+	if (!c->pass) {
+		/* Pairs with ng_raw_commit(): the records below commit are whole. */
+		c->pass_end = smp_load_acquire(&c->commit);
+		c->pass = true;
+	}
+	n = min_t(unsigned long, c->pass_end - tail, count / rs);
+	if (!n)
+		c->pass = false;
 	first = min(n, c->mask + 1 - (tail & c->mask));
 	memcpy(buf, &c->data[tail & c->mask], first * rs);
 	memcpy(buf + first * rs, c->data, (n - first) * rs);

@@ -38,6 +38,8 @@ struct ng_raw_cpu {
 	unsigned long head;		/* records reserved */
 	unsigned long commit;		/* records complete, for the reader */
 	unsigned long tail;		/* records read: the reader's */
+	unsigned long pass_end;		/* the reader's: where this pass ends */
+	bool pass;			/* the reader's: a pass is under way */
 	unsigned int nest;		/* writers in progress on this CPU */
 	int last_pid;			/* whose the last records are; -1: none */
 };

@@ -10,6 +10,10 @@
  *   ngtest append FILE DATA       the same with O_APPEND
  *   ngtest write-big FILE SIZE    one write of SIZE bytes of 'a'
  *   ngtest read FILE CHUNK        read FILE CHUNK bytes at a time to stdout
+ *   ngtest read-count FILE CHUNK SECONDS
+ *                                 read FILE CHUNK bytes at a time, output discarded, stopping
+ *                                 after SECONDS; prints "CALLS BYTES MS"
+ *                                 and "eof" or "cut" (time ran out)
  *   ngtest write-file FILE SRC    SRC's bytes written whole, as cat does: write(2)
  *                                 again after a short write; ok or the first ERRNO
  *   ngtest fuzz [-c] [-q] [-t] SEED COUNT FILE...
@@ -120,6 +124,40 @@ static int do_read(const char *path, size_t chunk)
 	close(fd);
 	free(buf);
 	return 0;
+}
+
+/* How long reading a trace file takes, in read(2) calls and time. */
+static int read_count(const char *path, size_t chunk, double seconds)
+{
+	struct timespec t0, t;
+	unsigned long calls = 0;
+	unsigned long long bytes = 0;
+	char *buf = malloc(chunk);
+	double ms = 0;
+	ssize_t n = 1;
+	int fd;
+
+	if (!buf)
+		return 2;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return report(-1);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (ms < seconds * 1000) {
+		n = read(fd, buf, chunk);
+		calls++;
+		if (n <= 0)
+			break;
+		bytes += n;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		ms = (t.tv_sec - t0.tv_sec) * 1e3 + (t.tv_nsec - t0.tv_nsec) / 1e6;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	ms = (t.tv_sec - t0.tv_sec) * 1e3 + (t.tv_nsec - t0.tv_nsec) / 1e6;
+	printf("%lu %llu %.0f %s\n", calls, bytes, ms, n <= 0 ? "eof" : "cut");
+	close(fd);
+	free(buf);
+	return n < 0;
 }
 
 /*
@@ -1439,7 +1477,7 @@ static int rmmod_within(long long limit, const char *t0s, const char *stats)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-size FILE N | read-fault FILE | read-split FILE N CMD | loop-read FILE N | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | nanosleep PIDFILE | perf-stack|bpf-stack ID PID CMD... | fuzz [-c] [-q] [-t] SEED COUNT FILE... | forkload SECONDS [exec] | readcheck FILE SIZE CHUNK | threads N CMD1 CMD2 | drain DIR | rmmod-within MS T0|now STATS\n");
+	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-count FILE CHUNK SECONDS | read-size FILE N | read-fault FILE | read-split FILE N CMD | loop-read FILE N | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | nanosleep PIDFILE | perf-stack|bpf-stack ID PID CMD... | fuzz [-c] [-q] [-t] SEED COUNT FILE... | forkload SECONDS [exec] | readcheck FILE SIZE CHUNK | threads N CMD1 CMD2 | drain DIR | rmmod-within MS T0|now STATS\n");
 	return 2;
 }
 
@@ -1508,6 +1546,8 @@ int main(int argc, char **argv)
 		return hold_tasks(strtoul(argv[2], NULL, 0), argv[3]);
 	if (!strcmp(argv[1], "loop-read"))
 		return loop_read(argv[2], strtoul(argv[3], NULL, 0));
+	if (argc == 5 && !strcmp(argv[1], "read-count"))
+		return read_count(argv[2], strtoul(argv[3], NULL, 0), strtod(argv[4], NULL));
 	if (!strcmp(argv[1], "read"))
 		return do_read(argv[2], strtoul(argv[3], NULL, 0));
 	return usage();
