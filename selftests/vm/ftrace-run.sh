@@ -71,6 +71,7 @@ mkdir -p "$out"
 # ftracetest numbers the cases in the order given, then the instance runs
 # of those flagged "instance" in the same order: the keys, by number.
 if [ $# = 0 ]; then
+	# shellcheck disable=SC2046 # case paths have no spaces
 	set -- $(cd "$FT/test.d" && find . -name '*.tc' | sed 's|^\./||' | sort)
 fi
 for c in "$@"; do echo "$c"; done >"$out/keys"
@@ -80,6 +81,7 @@ done >>"$out/keys"
 start=$(now)
 # Each line of ftracetest's output stamped with the time it was
 # complete: a case's line ends when its result is printed.
+# shellcheck disable=SC2046 # case paths have no spaces
 {
 	sh -c 'echo $$ >"$1"; shift; exec "$@"' sh "$out/pid" \
 		"$FT/ftracetest" -l "$out/logs" $(for c in "$@"; do echo "$FT/test.d/$c"; done) 2>&1 |
@@ -108,9 +110,11 @@ while kill -0 "$runner" 2>/dev/null; do
 	dump "$case"
 	if [ "$strikes" = 1 ]; then
 		echo "$case" >>"$out/killed"
+		# shellcheck disable=SC2046 # pids
 		kill -9 $(tree "$ftpid") 2>/dev/null
 	else
 		echo "case $case: still stuck; killing ftracetest" >>"$out/hung"
+		# shellcheck disable=SC2046 # pids
 		kill -9 $(tree "$ftpid") "$ftpid" 2>/dev/null
 		break
 	fi
@@ -119,9 +123,9 @@ wait "$runner"
 end=$(now)
 
 # One line per case; a killed case is a TIMEOUT whatever ftracetest said.
-killed=$(cat "$out/killed" 2>/dev/null)
+killed=$(tr '\n' ' ' 2>/dev/null <"$out/killed")
 sed -n 's/^\([0-9.]*\) \[\([0-9]*\)\]\(.*\)[[:space:]]\[\([A-Z]*\)\]$/\1 \2 \4 \3/p' \
-	"$out/stamped" | awk -v s="$start" -v killed=" $(echo $killed) " -v keys="$out/keys" '
+	"$out/stamped" | awk -v s="$start" -v killed=" $killed " -v keys="$out/keys" '
 	BEGIN { while ((getline k <keys) > 0) key[++n] = k }
 	{
 		t = $1; i = $2; r = $3
