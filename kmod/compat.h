@@ -7,7 +7,8 @@
 #ifndef NG_COMPAT_H
 #define NG_COMPAT_H
 
-#ifdef __ASSEMBLY__
+/* 6.16 headers test __ASSEMBLER__ (the compiler's); kbuild defines both. */
+#if defined(__ASSEMBLY__) || defined(__ASSEMBLER__)
 
 /*
  * 6.4: objtool got an "undefined" hint type of its own
@@ -39,6 +40,42 @@
 #else /* !__ASSEMBLY__ */
 
 #include <linux/ftrace.h>
+#include <linux/version.h>
+#include <linux/workqueue.h>
+
+/*
+ * 6.16: sysfs passes bin_attribute callbacks a const attribute, and
+ * attribute_group.bin_attrs is an array of const pointers.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+#define ng_bin_attr_t		const struct bin_attribute
+#define ng_bin_attr_list_t	const struct bin_attribute *const
+#else
+#define ng_bin_attr_t		struct bin_attribute
+#define ng_bin_attr_list_t	struct bin_attribute *
+#endif
+
+/*
+ * 6.18: the task_newtask tracepoint passes clone_flags as u64 (on 32-bit
+ * arm that is two registers, not one).  Kbuild sets NG_CLONE_FLAGS_U64
+ * from the header, which has no macro to test.
+ */
+#ifdef NG_CLONE_FLAGS_U64
+typedef u64 ng_clone_flags_t;
+#else
+typedef unsigned long ng_clone_flags_t;
+#endif
+
+/*
+ * 6.17 (Debian's 6.12 from 6.12.95): system_percpu_wq is system_wq's new
+ * name; 7.2 warns once when work is queued on the deprecated system_wq.
+ * Kbuild sets NG_HAVE_SYSTEM_PERCPU_WQ from the header.
+ */
+#ifdef NG_HAVE_SYSTEM_PERCPU_WQ
+#define ng_system_wq		system_percpu_wq
+#else
+#define ng_system_wq		system_wq
+#endif
 
 /*
  * 6.13 (and Debian's 6.12 from stable 6.12.75): struct ftrace_regs became

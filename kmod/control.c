@@ -22,6 +22,7 @@
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 
+#include "compat.h"
 #include "nanograph.h"
 
 /* Largest text a listing file renders: a whole kallsyms worth of globs. */
@@ -131,7 +132,7 @@ static struct ng_snap *ng_snap_slot(const struct file *filp,
 
 /* The listing files' read: the window [off, off + count) of the text. */
 static ssize_t ng_listing_read(struct file *filp, struct kobject *kobj,
-			       struct bin_attribute *attr, char *buf,
+			       ng_bin_attr_t *attr, char *buf,
 			       loff_t off, size_t count)
 {
 	struct ng_snap *sn;
@@ -168,7 +169,7 @@ static ssize_t ng_listing_read(struct file *filp, struct kobject *kobj,
 
 /* A write to one of the lists (filter.c). */
 static ssize_t ng_listing_write(struct file *filp, struct kobject *kobj,
-				struct bin_attribute *attr, char *buf,
+				ng_bin_attr_t *attr, char *buf,
 				loff_t off, size_t count)
 {
 	const struct ng_listing *l = attr->private;
@@ -386,7 +387,7 @@ static struct attribute *ng_attrs[] = {
 	NULL,
 };
 
-static struct bin_attribute *ng_bin_attrs[] = {
+static ng_bin_attr_list_t ng_bin_attrs[] = {
 	&bin_attr_set_ftrace_filter,
 	&bin_attr_set_ftrace_notrace,
 	&bin_attr_set_graph_function,

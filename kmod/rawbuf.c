@@ -50,6 +50,7 @@
 #include <linux/sysfs.h>
 #include <linux/vmalloc.h>
 
+#include "compat.h"
 #include "nanograph.h"
 #include "rawbuf.h"
 
@@ -201,7 +202,7 @@ int ng_raw_resize(unsigned long *kb)
  * when it began.
  */
 static ssize_t ng_raw_read(struct file *filp, struct kobject *kobj,
-			   struct bin_attribute *attr, char *buf, loff_t off,
+			   ng_bin_attr_t *attr, char *buf, loff_t off,
 			   size_t count)
 {
 	long cpu = (long)attr->private;

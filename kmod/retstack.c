@@ -48,6 +48,7 @@
 #include <linux/tracepoint.h>
 #include <linux/vmalloc.h>
 
+#include "compat.h"
 #include "nanograph.h"
 
 /* 16384 buckets: with pids below pid_max's default, one task per bucket. */
@@ -153,7 +154,7 @@ static bool ng_stack_insert(struct task_struct *task, struct ng_stack *s)
  * untraced (its calls counted as skipped), as fgraph's does.
  */
 static void ng_task_new(void *data, struct task_struct *task,
-			unsigned long clone_flags)
+			ng_clone_flags_t clone_flags)
 {
 	struct ng_stack *s;
 	unsigned long flags;

@@ -404,7 +404,7 @@ int ng_tracer_start(void)
 err:
 	pr_err("cannot start recording: %d\n", ret);
 	ng_tracer_stop();
-	mod_delayed_work(system_wq, &ng_drain, 0);
+	mod_delayed_work(ng_system_wq, &ng_drain, 0);
 	return ret;
 }
 
@@ -421,7 +421,7 @@ void ng_tracer_stop(void)
 	ng_stacks_stop();
 	ng_clock_emit();
 	ng_drain_since = jiffies;
-	mod_delayed_work(system_wq, &ng_drain, 0);
+	mod_delayed_work(ng_system_wq, &ng_drain, 0);
 }
 
 /*
