@@ -16,6 +16,8 @@ pkgs=(
 	libc6-dev-arm64-cross libc6-dev-armhf-cross
 	# the VM rig
 	qemu-system-x86 qemu-system-arm cpio zstd xz-utils
+	# the build roots of kernels built by a newer gcc than the host's
+	debootstrap
 	# code checks: sparse for make C=1, checkpatch's helpers
 	sparse codespell
 )

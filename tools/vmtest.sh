@@ -11,8 +11,9 @@
 #      image, headers and kbuild packages and unpacks them with dpkg -x;
 #   2. downloads busybox-static, trace-cmd and the libraries the collector
 #      links against for that architecture, likewise unpacked;
-#   3. builds the module against the unpacked headers and cross-builds the
-#      collector and the in-VM test helper;
+#   3. builds the module against the unpacked headers (inside a cached
+#      Debian build root when the kernel was built by a newer gcc than the
+#      host's) and cross-builds the collector and the in-VM test helper;
 #   4. packs an initramfs and boots it in QEMU; /init runs selftests/vm and
 #      prints KTAP between markers;
 #   5. reads the KTAP back, and fails the run on any kernel splat in the
@@ -64,7 +65,9 @@ Commands:
 
 Options:
   -a ARCH    x86_64 (default), arm64 or arm
-  -k LINE    kernel line: 6.1 (bookworm, default) or 6.12 (bookworm-backports)
+  -k LINE    kernel line: 6.1 (bookworm, default), 6.12 (bookworm-backports),
+             trixie (trixie's 6.12), trixie-backports or sid (their
+             newest); see "list"
   -m MACHINE the QEMU machine, if ARCH has more than one (see "list"):
              arm: virt (default; Cortex-A15) or vexpress-a9 (Cortex-A9, no
              generic timer).  Results go to build/vm/ARCH-MACHINE-LINE.
@@ -184,12 +187,20 @@ machine_setup() {
 	esac
 }
 
-# Map a kernel line to the apt target release that carries it.
+# Map a kernel line to where Debian publishes it: the apt family (one
+# private apt state each, apt_use) and its suites.  The bookworm lines are
+# told apart by their version prefix; the others by suite, since sid and
+# trixie-backports follow mainline (never a hard-coded version).
+LINES="6.1 6.12 trixie trixie-backports sid"
 line_setup() {
+	PREFIX="" DISTS=""
 	case "$LINE" in
-	6.1) SUITE=bookworm ;;
-	6.12) SUITE=bookworm-backports ;;
-	*) die "unknown kernel line '$LINE' (6.1, 6.12)" ;;
+	6.1) FAMILY=bookworm PREFIX=6.1. ;;
+	6.12) FAMILY=bookworm PREFIX=6.12. ;;
+	trixie) FAMILY=trixie DISTS="trixie trixie-updates trixie-security" ;;
+	trixie-backports) FAMILY=trixie DISTS="trixie-backports" ;;
+	sid) FAMILY=sid DISTS="sid" ;;
+	*) die "unknown kernel line '$LINE' ($LINES)" ;;
 	esac
 }
 
@@ -198,6 +209,7 @@ line_setup() {
 # -------------------------------------------------------------------------
 
 APTDIR=$CACHE/apt
+APT_FAMILY=""
 
 # Find the Debian archive the host already uses, so that no mirror is
 # hard-coded here.  deb822 .sources files first, then one-line lists.
@@ -211,11 +223,16 @@ host_mirror() {
 	echo "${uri%/}"
 }
 
-# Write the private apt configuration.  The host's apt.conf.d is still read
-# (proxies, validity settings), but sources, lists, cache and dpkg status
-# are ours, with all three architectures enabled.
+# Write a private apt configuration in APTDIR for the suites of FAMILY and
+# the architectures ARCHS.  The host's apt.conf.d is still read (proxies,
+# validity settings), but sources, lists, cache and dpkg status are ours.
 apt_setup() {
-	local mirror security keyring
+	local family=$1 archs=$2 mirror security keyring suites sec a
+	case "$family" in
+	bookworm) suites="bookworm bookworm-updates bookworm-backports" sec=bookworm-security ;;
+	trixie) suites="trixie trixie-updates trixie-backports" sec=trixie-security ;;
+	sid) suites="sid" sec="" ;;
+	esac
 	mkdir -p "$APTDIR"/{state/lists/partial,cache/archives/partial,sources.list.d,preferences.d}
 	touch "$APTDIR/status"
 	mirror=${NANOGRAPH_MIRROR:-$(host_mirror '/debian/?$')}
@@ -224,11 +241,11 @@ apt_setup() {
 	keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 	[ -r "$keyring" ] || die "$keyring missing: apt-get install debian-archive-keyring"
 	{
-		local s opts="[arch=amd64,arm64,armhf signed-by=$keyring]"
-		for s in bookworm bookworm-updates bookworm-backports; do
+		local s opts="[arch=${archs// /,} signed-by=$keyring]"
+		for s in $suites; do
 			echo "deb $opts $mirror $s main"
 		done
-		[ -z "$security" ] || echo "deb $opts $security bookworm-security main"
+		[ -z "$security" ] || [ -z "$sec" ] || echo "deb $opts $security $sec main"
 	} >"$APTDIR/sources.list.new.$$"
 	mv "$APTDIR/sources.list.new.$$" "$APTDIR/sources.list"
 	cat >"$APTDIR/apt.conf" <<EOF
@@ -239,12 +256,33 @@ Dir::Etc::preferencesparts "$APTDIR/preferences.d";
 Dir::State "$APTDIR/state";
 Dir::Cache "$APTDIR/cache";
 Dir::State::status "$APTDIR/status";
-APT::Architecture "amd64";
-APT::Architectures { "amd64"; "arm64"; "armhf"; };
+APT::Architecture "${archs%% *}";
+APT::Architectures { $(for a in $archs; do printf '"%s"; ' "$a"; done)};
 Acquire::Languages "none";
 APT::Sandbox::User "root";
 EOF
 	export APT_CONFIG=$APTDIR/apt.conf
+}
+
+# Switch to the private apt state of FAMILY, made and refreshed on first
+# use.  bookworm (the guest userland and the first two lines) has one state
+# for all three architectures, as ever; trixie and sid have one per
+# architecture ARCH: a mirror serving one architecture's index mid-sync
+# makes apt drop the whole suite's lists, the other architectures' too.
+apt_use() {
+	local family=$1 arch=${2:-} key
+	key=$family${arch:+-$arch}
+	[ "$APT_FAMILY" = "$key" ] && return 0
+	if [ "$family" = bookworm ]; then
+		APTDIR=$CACHE/apt
+		apt_setup bookworm "amd64 arm64 armhf"
+	else
+		APTDIR=$CACHE/apt-$key
+		apt_setup "$family" "$arch"
+	fi
+	APT_FAMILY=$key
+	apt_cache_opts
+	apt_update
 }
 
 # apt with the binary caches kept: some hosts' apt.conf.d (Docker images)
@@ -286,6 +324,19 @@ apt_version() {
 		sort -V | tail -n 1
 }
 
+# Highest version of PKG published in one of the suites DISTS, or empty.
+apt_suite_version() {
+	local pkg=$1 dists=$2
+	apt_cache madison "$pkg" 2>/dev/null |
+		awk -F'|' -v dists=" $dists " '{
+			n = split($3, w, " ")
+			for (i = 1; i <= n; i++)
+				if (w[i] ~ /\/main$/) { sub(/\/main$/, "", w[i]); break }
+			gsub(/ /, "", $2)
+			if (index(dists, " " w[i] " ")) print $2
+		}' | sort -V | tail -n 1
+}
+
 # Download PKG:ARCH=VERSION into the shared .deb cache unless present, and
 # print the path of the .deb.
 apt_fetch() {
@@ -318,13 +369,21 @@ kernel_resolve() {
 	local memo=$CACHE/kernels/$ARCH-$LINE.resolved meta ver dep
 	mkdir -p "$CACHE/kernels"
 	if [ "$OFFLINE" != 1 ]; then
+		apt_use "$FAMILY" "$DEB"
 		meta=linux-image-$FLAVOUR:$DEB
-		ver=$(apt_version "$meta" "$LINE.")
+		if [ -n "$PREFIX" ]; then
+			ver=$(apt_version "$meta" "$PREFIX")
+		else
+			ver=$(apt_suite_version "$meta" "$DISTS")
+		fi
 		if [ -n "$ver" ]; then
+			# The image of that build: linux-image-<abi>-<flavour>,
+			# the first such Depends (7.x lists linux-base-* first).
 			dep=$(apt_cache show "$meta=$ver" 2>/dev/null |
-				awk '/^Depends:/ { print $2; exit }')
-			dep=${dep%,}
-			if [[ "$dep" == linux-image-* ]]; then
+				awk '/^Depends:/ { sub(/^Depends:/, ""); print; exit }' |
+				tr ',' '\n' |
+				sed -n 's/^[ ]*\(linux-image-[0-9][^ ]*\).*/\1/p' | head -n 1)
+			if [ -n "$dep" ]; then
 				echo "KVER=$ver" >"$memo.new.$$"
 				echo "KREL=${dep#linux-image-}" >>"$memo.new.$$"
 				mv "$memo.new.$$" "$memo"
@@ -335,6 +394,8 @@ kernel_resolve() {
 	# shellcheck disable=SC1090
 	. "$memo"
 	KDIR_ROOT=$CACHE/kernels/$DEB/$KREL
+	# The upstream line of the build (7.2 of 7.2.13-1): linux-source-*.
+	KLINE=$(echo "$KVER" | sed 's/^\([0-9]*\.[0-9]*\).*/\1/')
 }
 
 # The headers package depends on a kbuild package (scripts and host tools);
@@ -348,44 +409,70 @@ kbuild_package() {
 }
 
 kernel_fetch() {
-	local root=$KDIR_ROOT hdr common kbuild kbver hostarch f
+	local root=$KDIR_ROOT hdr common kbuild kbver hostarch f bin
 	if [ -f "$root/.complete" ]; then
 		kernel_dtbs
 		return 0
 	fi
 	[ "$OFFLINE" = 1 ] && die "offline and kernel $KREL is not cached"
+	apt_use "$FAMILY" "$DEB"
 	log "fetching kernel $KREL ($KVER) for $DEB"
 	hostarch=$(dpkg --print-architecture)
 	hdr=linux-headers-$KREL
 	common=linux-headers-${KREL%-"$FLAVOUR"}-common
 	kbuild=$(kbuild_package "$hdr")
 	[ -n "$kbuild" ] || die "no kbuild dependency found for $hdr"
+	rm -rf "$root"
+	mkdir -p "$root/boot"
+	# Only the kernel image is needed (and the device trees some
+	# machines boot with, kernel_dtbs): the VM runs from an initramfs
+	# without the distribution's modules.  Up to 6.12 it is /boot of
+	# linux-image-KREL; from 7.0 that is a metapackage and the image is
+	# usr/lib/modules/KREL/vmlinuz of linux-binary-KREL.
+	f=$(apt_fetch "linux-image-$KREL" "$DEB" "$(pkg_version "linux-image-$KREL")")
+	dpkg-deb --fsys-tarfile "$f" 2>/dev/null | tar -x -C "$root" ./boot 2>/dev/null || true
+	if ! ls "$root"/boot/vmlinuz-* >/dev/null 2>&1; then
+		bin=linux-binary-$KREL
+		f=$(apt_fetch "$bin" "$DEB" "$(pkg_version "$bin")")
+		dpkg-deb --fsys-tarfile "$f" |
+			tar -xO "./usr/lib/modules/$KREL/vmlinuz" >"$root/boot/vmlinuz-$KREL" 2>/dev/null || :
+		[ -s "$root/boot/vmlinuz-$KREL" ] || die "no vmlinuz in linux-image-$KREL nor in $bin"
+	fi
+	kernel_dtbs
+	for f in "$(apt_fetch "$hdr" "$DEB" "$(pkg_version "$hdr")")" \
+		 "$(apt_fetch "$common" all "$(pkg_version "$common")")"; do
+		dpkg -x "$f" "$root"
+	done
+	# The kbuild package (scripts and host tools) must be built for the
+	# host, not the target: take the host's architecture at the same
+	# version, or the newest of the line.
+	[ "$FAMILY" = bookworm ] || apt_use "$FAMILY" "$hostarch"
 	kbver=$KVER
 	if ! apt_cache show "$kbuild:$hostarch=$kbver" >/dev/null 2>&1; then
 		# The host architecture moved on to a newer build of the line.
-		kbuild=$(apt_cache pkgnames "linux-kbuild-$LINE" | sort -V | tail -n 1)
+		kbuild=$(apt_cache pkgnames "linux-kbuild-$KLINE" | sort -V | tail -n 1)
 		kbver=$(apt_candidate "$kbuild:$hostarch")
 		log "no $hostarch kbuild at $KVER; using $kbuild $kbver"
 	fi
-	rm -rf "$root"
-	mkdir -p "$root"
-	# Only /boot of the image is needed (and the device trees some
-	# machines boot with, kernel_dtbs): the VM runs from an initramfs
-	# without the distribution's modules.
-	f=$(apt_fetch "linux-image-$KREL" "$DEB" "$KVER")
-	dpkg-deb --fsys-tarfile "$f" 2>/dev/null | tar -x -C "$root" ./boot 2>/dev/null || true
-	ls "$root"/boot/vmlinuz-* >/dev/null 2>&1 || die "no vmlinuz in $f"
-	kernel_dtbs
-	for f in "$(apt_fetch "$hdr" "$DEB" "$KVER")" \
-		 "$(apt_fetch "$common" all "$KVER")" \
-		 "$(apt_fetch "$kbuild" "$hostarch" "$kbver")"; do
-		dpkg -x "$f" "$root"
-	done
+	dpkg -x "$(apt_fetch "$kbuild" "$hostarch" "$kbver")" "$root"
 	# Debian's headers Makefile includes the -common tree by absolute
-	# path; point it into the unpacked copy.
-	sed -i "s|^include /usr/src/|include $root/usr/src/|" \
+	# path (and from 7.0 sets KBUILD_OUTPUT to its own); point both into
+	# the unpacked copy.
+	sed -i -e "s|^include /usr/src/|include $root/usr/src/|" \
+		-e "s|^KBUILD_OUTPUT=/usr/src/|KBUILD_OUTPUT=$root/usr/src/|" \
 		"$root/usr/src/linux-headers-$KREL/Makefile"
 	touch "$root/.complete"
+}
+
+# The version of binary package PKG (of $DEB) in the current apt state:
+# the one the resolved metapackage's build has.  Packages of one build
+# share the source version; a signed image may not, hence the lookup.
+pkg_version() {
+	local v
+	v=$(apt_cache show "$1:$DEB=$KVER" >/dev/null 2>&1 && echo "$KVER")
+	[ -n "$v" ] || v=$(apt_candidate "$1:$DEB")
+	[ -n "$v" ] && [ "$v" != "(none)" ] || v=$(apt_candidate "$1")
+	echo "$v"
 }
 
 # The device trees of $DTBS from the image package, into the same place
@@ -426,6 +513,9 @@ userland_closure() {
 
 userland_fetch() {
 	local dir=$CACHE/userland/$DEB manifest pkg ver arch f
+	# One guest userland per architecture, bookworm's, whatever the
+	# kernel: the collector and the tests do not depend on it.
+	apt_use bookworm
 	manifest=$dir/manifest
 	mkdir -p "$dir"
 	if [ "$OFFLINE" = 1 ]; then
@@ -501,11 +591,12 @@ include/trace/events/kmem.h mm/slab_common.c mm/slub.c"
 # Paths added to the list later are unpacked into a complete dir on the
 # next call (a path the line's tarball lacks is not an error).
 source_fetch() {
-	local pkg=linux-source-$LINE ver dir f p err wild=()
-	ver=$(apt_version "$pkg" "$LINE.")
-	[ -n "$ver" ] || ver=$(ls -d "$CACHE/src/$LINE-"*/.complete 2>/dev/null | sed "s|.*/$LINE-||; s|/.complete$||" | sort -V | tail -n 1)
+	local pkg=linux-source-$KLINE ver dir f p err wild=()
+	apt_use "$FAMILY" "$DEB"
+	ver=$(apt_version "$pkg" "$KLINE.")
+	[ -n "$ver" ] || ver=$(ls -d "$CACHE/src/$KLINE-"*/.complete 2>/dev/null | sed "s|.*/$KLINE-||; s|/.complete$||" | sort -V | tail -n 1)
 	[ -n "$ver" ] || die "cannot resolve $pkg"
-	dir=$CACHE/src/$LINE-$ver
+	dir=$CACHE/src/$KLINE-$ver
 	if [ -f "$dir/.complete" ]; then
 		for p in $SOURCE_PATHS; do
 			[ -e "$dir/$p" ] || grep -qxF "$p" "$dir/.absent" 2>/dev/null ||
@@ -569,15 +660,20 @@ build_all() {
 
 	# The module is built from a private copy of its sources so that
 	# several kernels can be built from one tree without clobbering.
-	log "building the module for $KREL"
+	local run=()
+	buildroot_ensure "$kdir"
+	[ -z "$BUILDROOT" ] || run=(buildroot_run "$BUILDROOT")
+	log "building the module for $KREL${BUILDROOT:+ in ${BUILDROOT##*/}}"
 	mkdir -p "$out/src"
 	(cd "$ROOT" && tar -cf - $(module_sources)) | tar -C "$out/src" -xf -
-	make -s -C "$out/src" module KDIR="$kdir" ARCH="$KARCH" \
+	"${run[@]}" make -s -C "$out/src" module KDIR="$kdir" ARCH="$KARCH" \
 		CROSS_COMPILE="$CROSS" W=1 C=1 >"$out/build.log" 2>&1 ||
 		{ cat "$out/build.log" >&2; die "module build failed for $TAG"; }
 	# Any compiler (W=1), sparse (C=1), objtool or modpost warning
-	# fails the rig.
-	if grep -E 'warning:|WARNING:' "$out/build.log" | grep -v 'the compiler differs' >&2; then
+	# fails the rig; not kbuild's notes that the toolchain's version is
+	# not exactly the kernel's (Debian allows it).
+	if grep -E 'warning:|WARNING:' "$out/build.log" |
+			grep -v 'the compiler differs\|pahole version differs' >&2; then
 		die "module build for $TAG has warnings"
 	fi
 
@@ -591,9 +687,82 @@ build_all() {
 		>>"$ushared.log" 2>&1 ||
 		{ cat "$ushared.log" >&2; die "selftest helper build failed for $ARCH"; }
 
-	# source_fetch sets SRCVER; in a subshell it would not.
-	source_fetch >"$out/source.dir"
+	# The kernel's ftrace selftests only where test 34 runs: the source
+	# package is large.  source_fetch sets SRCVER; in a subshell it
+	# would not.
+	: >"$out/source.dir"
+	! ftracetest_wanted || source_fetch >"$out/source.dir"
 	initramfs_pack "$out" "$ushared" "$(cat "$out/source.dir")"
+}
+
+# -------------------------------------------------------------------------
+# Build roots: the compiler a kernel was built with, when the host has not
+# -------------------------------------------------------------------------
+
+# The major version of the gcc that built the kernel of KDIR.
+kernel_gcc() {
+	sed -n 's/^CONFIG_GCC_VERSION=\([0-9]*\)[0-9][0-9][0-9][0-9]$/\1/p' "$1/.config"
+}
+
+# Set BUILDROOT to where the module for KDIR's kernel is built: empty (the
+# host) when the host has that kernel's gcc, else a Debian root that has
+# it, made once with debootstrap (minbase) into the cache and reused
+# offline.  The suite is the oldest of trixie and sid that ships gcc-N
+# (trixie's 6.12 and its backports: gcc-14; sid: its own), so its pahole
+# and binutils are those the kernel was built with, or close.  The host's
+# apt state is never touched.  Kbuild's host tools of these kernels need
+# glibc 2.38, another reason for a root rather than a compiler alone.
+buildroot_ensure() {
+	local kdir=$1 gcc suite dir mirror pkgs sudo=()
+	BUILDROOT=""
+	gcc=$(kernel_gcc "$kdir")
+	[ -n "$gcc" ] || die "no CONFIG_GCC_VERSION in $kdir/.config"
+	command -v "$TRIPLET-gcc-$gcc" >/dev/null && return 0
+	for suite in trixie sid; do
+		dir=$CACHE/roots/$suite-gcc$gcc
+		[ -f "$dir/.complete" ] && { BUILDROOT=$dir; return 0; }
+	done
+	[ "$OFFLINE" = 1 ] && die "offline and no build root with gcc-$gcc cached"
+	for suite in trixie sid; do
+		apt_use "$suite" amd64
+		apt_cache show "gcc-$gcc" >/dev/null 2>&1 && break
+		suite=""
+	done
+	[ -n "$suite" ] || die "neither trixie nor sid has gcc-$gcc for $KREL"
+	command -v debootstrap >/dev/null || die "debootstrap missing: tools/setup-host.sh"
+	[ "$(id -u)" = 0 ] || sudo=(sudo)
+	dir=$CACHE/roots/$suite-gcc$gcc
+	mirror=${NANOGRAPH_MIRROR:-$(host_mirror '/debian/?$')}
+	# The compilers for all three architectures, the kernel's BTF tool
+	# and checker, and what kbuild's host tools link against.
+	pkgs="make,libc6-dev,gcc-$gcc,gcc-$gcc-aarch64-linux-gnu,gcc-$gcc-arm-linux-gnueabihf"
+	pkgs="$pkgs,pahole,sparse,libelf1t64,libssl3t64,zlib1g"
+	log "making the $suite build root with gcc-$gcc (once; about a minute)"
+	mkdir -p "$CACHE/roots"
+	"${sudo[@]}" rm -rf "$dir.new"
+	"${sudo[@]}" debootstrap --variant=minbase --include="$pkgs" "$suite" "$dir.new" "$mirror" \
+		>"$CACHE/roots/$suite-gcc$gcc.log" 2>&1 ||
+		{ tail -n 20 "$CACHE/roots/$suite-gcc$gcc.log" >&2; die "debootstrap of $suite failed"; }
+	"${sudo[@]}" rm -rf "$dir.new"/var/cache/apt/archives/*.deb "$dir"
+	"${sudo[@]}" touch "$dir.new/.complete"
+	"${sudo[@]}" mv "$dir.new" "$dir"
+	BUILDROOT=$dir
+}
+
+# Run a command in build root R, with the cache and the output directory
+# (the kernel headers, the module's sources) at the same paths as outside,
+# in a mount namespace of its own: nothing stays mounted.
+buildroot_run() {
+	local r=$1 un=(unshare -m)
+	shift
+	[ "$(id -u)" = 0 ] || un=(unshare -rm)
+	"${un[@]}" sh -ec 'r=$1 c=$2 o=$3; shift 3
+		mount --rbind /proc "$r/proc"
+		for d in "$c" "$o"; do
+			mkdir -p "$r$d"
+			mount --bind "$d" "$r$d"
+		done
+		exec chroot "$r" "$@"' sh "$r" "$CACHE" "$OUTBASE" "$@"
 }
 
 # Lay out the guest's root: the runtime packages (minus documentation and
@@ -617,10 +786,12 @@ initramfs_pack() {
 	cp "$ROOT/tools/demo-guest.sh" "$ROOT/tools/bench-guest.sh" "$r/nanograph/"
 	# The kernel's ftrace selftests, for test 34; without logs of
 	# earlier runs.  The baseline goes in when the host has it.
-	cp -r "$src/$FTRACE_ST" "$r/nanograph/ftrace"
-	rm -rf "$r/nanograph/ftrace/logs"
-	base=$(ftracetest_base_file)
-	[ ! -s "$base" ] || cp "$base" "$r/nanograph/ftracetest.base"
+	if [ -n "$src" ]; then
+		cp -r "$src/$FTRACE_ST" "$r/nanograph/ftrace"
+		rm -rf "$r/nanograph/ftrace/logs"
+		base=$(ftracetest_base_file)
+		[ ! -s "$base" ] || cp "$base" "$r/nanograph/ftracetest.base"
+	fi
 	echo "root:x:0:0:root:/root:/bin/sh" >"$r/etc/passwd"
 	echo "root:x:0:" >"$r/etc/group"
 	(cd "$r" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$out/initramfs.cpio"
@@ -773,16 +944,14 @@ main() {
 	cmd=${1:-run}
 	if [ "$cmd" = list ]; then
 		echo "architectures: x86_64 arm64 arm"
-		echo "kernel lines:  6.1 (bookworm) 6.12 (bookworm-backports)"
+		echo "kernel lines:  6.1 (bookworm) 6.12 (bookworm-backports) trixie (its 6.12)"
+		echo "               trixie-backports sid (their newest, resolved when fetched)"
 		echo "machines:      arm: virt (default), vexpress-a9"
 		exit 0
 	fi
 	arch_setup
 	machine_setup
 	line_setup
-	apt_setup
-	apt_cache_opts
-	apt_update
 	kernel_resolve
 	case "$cmd" in
 	resolve) echo "$ARCH $LINE $KREL $KVER"; exit 0 ;;
