@@ -5,13 +5,43 @@
  * timestamps to nanoseconds without asking the kernel per event.
  */
 #include <linux/irqflags.h>
+#include <linux/jump_label.h>
 #include <linux/ktime.h>
 #include <linux/timekeeping.h>
+#include <linux/trace_recursion.h>
 
+#include "counter.h"
 #include "nanograph.h"
 #include "nanograph_trace.h"
 #include "rawbuf.h"
 #include "ng_arch.h"
+
+/* On where the architecture's counter cannot be trusted (counter.h). */
+DEFINE_STATIC_KEY_FALSE(ng_counter_fallback);
+
+/*
+ * The fallback read.  ktime_get_mono_fast_ns() is notrace, but the
+ * clocksource's read function it calls (the Cortex-A9 global timer,
+ * SP804, x86's HPET or ACPI PM timer) may be traceable.  Take the ftrace
+ * recursion lock twice, which holds its transition bit too (the hook
+ * holds the lock already when it reads the counter, so the first of the
+ * two takes the transition bit), so that a hooked read function returns
+ * at once instead of recording itself or reading the counter again.
+ */
+u64 notrace ng_counter_fallback_read(void)
+{
+	int bit1, bit2;
+	u64 ns;
+
+	bit1 = ftrace_test_recursion_trylock(_THIS_IP_, 0);
+	bit2 = ftrace_test_recursion_trylock(_THIS_IP_, 0);
+	ns = ktime_get_mono_fast_ns();
+	if (bit2 >= 0)
+		ftrace_test_recursion_unlock(bit2);
+	if (bit1 >= 0)
+		ftrace_test_recursion_unlock(bit1);
+	return ns;
+}
 
 /*
  * Take the pair with interrupts off and the clock read bracketed by two

@@ -20,6 +20,7 @@
 #include <linux/time64.h>
 
 #include "compat.h"
+#include "counter.h"
 
 /*
  * FTRACE_OPS_FL_SAVE_REGS: without it ftrace_caller passes no registers,
@@ -56,11 +57,8 @@ static __always_inline unsigned long ng_arch_exit_key(unsigned long sp)
 	return sp;
 }
 
-/* No generic timer here: counter.c reads the fallback clock. */
-DECLARE_STATIC_KEY_FALSE(ng_counter_fallback);
-
+/* Without a generic timer, the fallback counter (counter.h). */
 int ng_arch_counter_init(void);
-u64 ng_counter_fallback_read(void);
 
 static inline void ng_arch_counter_exit(void)
 {
@@ -69,7 +67,7 @@ static inline void ng_arch_counter_exit(void)
 static inline const char *ng_counter_name(void)
 {
 	if (static_branch_unlikely(&ng_counter_fallback))
-		return "ktime_get_mono_fast_ns";
+		return NG_FALLBACK_COUNTER_NAME;
 	return "cntvct";
 }
 
@@ -100,7 +98,7 @@ static inline u64 ng_cntfrq(void)
 static inline u64 ng_counter_freq(void)
 {
 	if (static_branch_unlikely(&ng_counter_fallback))
-		return NSEC_PER_SEC;
+		return NG_FALLBACK_COUNTER_FREQ;
 	return ng_cntfrq();
 }
 

@@ -9,11 +9,13 @@
 #ifndef NG_ARCH_H
 #define NG_ARCH_H
 
+#include <linux/printk.h>
 #include <linux/types.h>
 #include <asm/msr.h>
 #include <asm/tsc.h>
 
 #include "compat.h"
+#include "counter.h"
 
 /*
  * No FTRACE_OPS_FL_SAVE_REGS: with DYNAMIC_FTRACE_WITH_ARGS the plain
@@ -57,9 +59,21 @@ static __always_inline bool ng_arch_hook_ok(void)
 	return true;
 }
 
-/* Nothing to choose: x86_64 CPUs all have the TSC. */
+/*
+ * The TSC, unless the kernel found it unstable (its clocksource watchdog
+ * saw it drift, or calibration failed: seen on emulated machines under
+ * load, where tsc_khz came out at a third of the real rate): then the
+ * fallback counter, as the kernel's own tracing switches its default
+ * clock to "global".  Decided at load: a TSC the watchdog marks unstable
+ * after that is not noticed until the module is loaded again.
+ */
 static inline int ng_arch_counter_init(void)
 {
+	if (check_tsc_unstable() || !tsc_khz) {
+		static_branch_enable(&ng_counter_fallback);
+		pr_info("the TSC is unstable here: counter is %s\n",
+			NG_FALLBACK_COUNTER_NAME);
+	}
 	return 0;
 }
 
@@ -69,6 +83,8 @@ static inline void ng_arch_counter_exit(void)
 
 static inline const char *ng_counter_name(void)
 {
+	if (static_branch_unlikely(&ng_counter_fallback))
+		return NG_FALLBACK_COUNTER_NAME;
 	return "tsc";
 }
 
@@ -80,12 +96,16 @@ static inline const char *ng_counter_name(void)
  */
 static __always_inline u64 ng_counter_read(void)
 {
+	if (static_branch_unlikely(&ng_counter_fallback))
+		return ng_counter_fallback_read();
 	return rdtsc();
 }
 
 /* Counter frequency in Hz, as calibrated by the kernel at boot. */
 static inline u64 ng_counter_freq(void)
 {
+	if (static_branch_unlikely(&ng_counter_fallback))
+		return NG_FALLBACK_COUNTER_FREQ;
 	return (u64)tsc_khz * 1000;
 }
 

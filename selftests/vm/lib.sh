@@ -178,6 +178,17 @@ ng_balance() {
 		   } }' "$1"
 }
 
+# ng_pipe_fn read|write: the function a pipe(2) read or write runs
+# through, which a test hooks to catch a task asleep on a pipe:
+# pipe_read/pipe_write, anon_pipe_read/anon_pipe_write from 6.15 on.
+ng_pipe_fn() {
+	if ng_has_func "anon_pipe_$1"; then
+		echo "anon_pipe_$1"
+	else
+		echo "pipe_$1"
+	fi
+}
+
 # ng_rmmod_within SECONDS T0: rmmod (the non-blocking delete_module(2),
 # tried every 10 ms) must succeed by SECONDS after T0 (ng_now_ms when
 # tracing_on=0 was written, or "now": write it first): the contract,
