@@ -138,10 +138,6 @@ arch_setup() {
 		;;
 	*) die "unknown architecture '$ARCH' (x86_64, arm64, arm)" ;;
 	esac
-	# Device trees the image package must keep for this architecture's
-	# machines (machine_setup); the machines above need none.
-	DTBS=""
-	[ "$ARCH" != arm ] || DTBS="vexpress-v2p-ca9.dtb"
 	local host
 	host=$(dpkg --print-architecture 2>/dev/null || echo unknown)
 	if [ "$host" = "$DEB" ]; then
@@ -475,21 +471,27 @@ pkg_version() {
 	echo "$v"
 }
 
-# The device trees of $DTBS from the image package, into the same place
-# under the unpacked kernel (usr/lib/linux-image-KREL/).  Also run on a
-# cache unpacked before a machine needed one: the .deb is still cached.
-# Each is written under a temporary name and renamed, for concurrent runs.
+# The device tree the machine boots with ($DTB; the default machines need
+# none), from the image package (up to 6.12: usr/lib/linux-image-KREL/) or
+# from 7.0 on linux-base-KREL, into usr/lib/linux-image-KREL/ under the
+# unpacked kernel.  Also run on a cache unpacked before a machine needed
+# one: the .deb is cached or fetched then.  Written under a temporary name
+# and renamed, for concurrent runs.
 kernel_dtbs() {
-	local d=$KDIR_ROOT/usr/lib/linux-image-$KREL dtb f
-	for dtb in $DTBS; do
-		[ -s "$d/$dtb" ] && continue
-		f=$(apt_fetch "linux-image-$KREL" "$DEB" "$KVER")
-		mkdir -p "$d"
-		dpkg-deb --fsys-tarfile "$f" |
-			tar -xO "./usr/lib/linux-image-$KREL/$dtb" >"$d/$dtb.new.$$" 2>/dev/null
-		[ -s "$d/$dtb.new.$$" ] || { rm -f "$d/$dtb.new.$$"; die "no $dtb in $f"; }
-		mv "$d/$dtb.new.$$" "$d/$dtb"
+	local d=$KDIR_ROOT/usr/lib/linux-image-$KREL pkg f m
+	[ -n "$DTB" ] && [ ! -s "$d/$DTB" ] || return 0
+	[ "$OFFLINE" = 1 ] && die "offline and $DTB of $KREL is not cached"
+	apt_use "$FAMILY" "$DEB"
+	mkdir -p "$d"
+	for pkg in "linux-image-$KREL" "linux-base-$KREL"; do
+		f=$(apt_fetch "$pkg" "$DEB" "$(pkg_version "$pkg")" 2>/dev/null) || continue
+		m=$(dpkg-deb -c "$f" | awk -v t="/$DTB" '{ p = $NF } substr(p, length(p) - length(t) + 1) == t { print p; exit }')
+		[ -n "$m" ] || continue
+		dpkg-deb --fsys-tarfile "$f" | tar -xO "$m" >"$d/$DTB.new.$$"
+		[ -s "$d/$DTB.new.$$" ] && mv "$d/$DTB.new.$$" "$d/$DTB" && return 0
 	done
+	rm -f "$d/$DTB.new.$$"
+	die "no $DTB for $KREL"
 }
 
 # -------------------------------------------------------------------------
