@@ -88,6 +88,8 @@ Environment:
   NANOGRAPH_VM_SMP     guest CPUs (default: $VM_SMP)
   NANOGRAPH_SEED       seed of the randomised selftests (28-fuzz), to replay
                        a run; each run prints the seed it used
+  NANOGRAPH_SCOPE=kernel  skip the tests marked "# scope: arch" (make check
+                       runs those in one cell per architecture)
   NANOGRAPH_PARAMS     "NAME=VALUE ..." knobs of the selftests (ngvm.NAME=
                        on the kernel command line), e.g. "cycles=20
                        tasks=5000"; see Documentation/testing.md
@@ -831,6 +833,7 @@ boot() {
 	[ -z "$TESTS" ] || append="$append ngvm.tests=$TESTS"
 	[ -z "${NANOGRAPH_BENCH:-}" ] || append="$append ngvm.bench=$NANOGRAPH_BENCH"
 	[ -z "${NANOGRAPH_SEED:-}" ] || append="$append ngvm.seed=$NANOGRAPH_SEED"
+	[ -z "${NANOGRAPH_SCOPE:-}" ] || append="$append ngvm.scope=$NANOGRAPH_SCOPE"
 	local p
 	for p in ${NANOGRAPH_PARAMS:-}; do append="$append ngvm.$p"; done
 	[ -z "${NANOGRAPH_SOAK_MINUTES:-}" ] || append="$append ngvm.soak=$NANOGRAPH_SOAK_MINUTES"

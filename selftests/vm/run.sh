@@ -8,6 +8,10 @@
 # "# requires:" line naming tracefs files or tracers the test needs, and
 # a body run with "sh -e" after lib.sh.  Exit status: 0 pass, 4 skip
 # (unsupported here), anything else fail.  Usage: run.sh [GLOB[,GLOB...]]
+# A "# scope: arch" line marks a test whose subject does not change with
+# the kernel (the collector's own logic, a long scenario): make check runs
+# it in one cell per architecture, and the others (ngvm.scope=kernel on
+# the command line) skip it, saying so.
 # NG_TESTS_DIR names another directory of tests next to tests/ (soak/:
 # the long test of "make soak", never part of the normal run).
 
@@ -46,6 +50,10 @@ for t in $tests; do
 		continue
 	fi
 	desc=$(sed -n 's/^# description: *//p' "$t")
+	if grep -q '^# scope: *arch' "$t" && grep -q 'ngvm\.scope=kernel' /proc/cmdline; then
+		echo "ok $i $name # SKIP runs in one cell per architecture (scope: arch)"
+		continue
+	fi
 	missing=$(unmet "$t")
 	if [ -n "$missing" ]; then
 		echo "ok $i $name # SKIP needs $missing"
