@@ -984,6 +984,13 @@ main() {
 	arch_setup
 	machine_setup
 	line_setup
+	# Runs of several cells at once (make check) share the apt states,
+	# the unpacked kernels and userlands, the build roots and each
+	# architecture's collector build: one fetches and builds at a time,
+	# while the others boot.
+	mkdir -p "$CACHE"
+	exec 9>"$CACHE/.build.lock"
+	flock 9
 	kernel_resolve
 	case "$cmd" in
 	resolve) echo "$ARCH $LINE $KREL $KVER"; exit 0 ;;
@@ -991,15 +998,18 @@ main() {
 	headers) kernel_fetch; echo "$KDIR_ROOT/usr/src/linux-headers-$KREL" ;;
 	fetch) kernel_fetch; userland_fetch ;;
 	build) kernel_fetch; userland_fetch; build_all ;;
-	run) kernel_fetch; userland_fetch; build_all; boot test; results ;;
-	shell) kernel_fetch; userland_fetch; build_all; boot shell ;;
-	demo) kernel_fetch; userland_fetch; build_all; boot demo ;;
-	bench) kernel_fetch; userland_fetch; build_all; boot bench ;;
-	soak)
-		# The soak's own length, plus the boot and the unload.
-		[ -n "${NANOGRAPH_VM_TIMEOUT:-}" ] ||
-			VM_TIMEOUT=$(( ${NANOGRAPH_SOAK_MINUTES:-10} * 60 + 900 ))
-		kernel_fetch; userland_fetch; build_all; boot soak; results ;;
+	run | shell | demo | bench | soak)
+		kernel_fetch; userland_fetch; build_all
+		exec 9>&-
+		case "$cmd" in
+		run) boot test; results ;;
+		soak)
+			# The soak's own length, plus the boot and the unload.
+			[ -n "${NANOGRAPH_VM_TIMEOUT:-}" ] ||
+				VM_TIMEOUT=$(( ${NANOGRAPH_SOAK_MINUTES:-10} * 60 + 900 ))
+			boot soak; results ;;
+		*) boot "$cmd" ;;
+		esac ;;
 	*) usage >&2; exit 2 ;;
 	esac
 }
