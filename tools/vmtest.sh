@@ -65,9 +65,9 @@ Commands:
 
 Options:
   -a ARCH    x86_64 (default), arm64 or arm
-  -k LINE    kernel line: 6.1 (bookworm, default), 6.12 (bookworm-backports),
-             trixie (trixie's 6.12), trixie-backports or sid (their
-             newest); see "list"
+  -k LINE    kernel line (KERNEL_LINES, "list"): 6.1 (bookworm, the
+             default), 6.12 (bookworm-backports), trixie (trixie's 6.12),
+             trixie-backports or sid (their newest)
   -m MACHINE the QEMU machine, if ARCH has more than one (see "list"):
              arm: virt (default; Cortex-A15) or vexpress-a9 (Cortex-A9, no
              generic timer).  Results go to build/vm/ARCH-MACHINE-LINE.
@@ -185,21 +185,36 @@ machine_setup() {
 	esac
 }
 
-# Map a kernel line to where Debian publishes it: the apt family (one
-# private apt state each, apt_use) and its suites.  The bookworm lines are
-# told apart by their version prefix; the others by suite, since sid and
-# trixie-backports follow mainline (never a hard-coded version).
-LINES="6.1 6.12 trixie trixie-backports sid"
+# The kernel lines: where Debian publishes each, one line each.  FAMILY
+# names the private apt state (apt_use); the newest linux-image-<flavour>
+# in SUITES is the line's kernel, among versions starting with PREFIX
+# where two lines share a family and differ by version ("-": any).
+# Adding a kernel to the rig and to make check is adding a line here.
+#   LINE             FAMILY    PREFIX  SUITES
+KERNEL_LINES="
+    6.1              bookworm  6.1.    bookworm bookworm-updates bookworm-security
+    6.12             bookworm  6.12.   bookworm-backports
+    trixie           trixie    -       trixie trixie-updates trixie-security
+    trixie-backports trixie    -       trixie-backports
+    sid              sid       -       sid
+"
+LINES=$(echo "$KERNEL_LINES" | awk 'NF { printf "%s%s", sep, $1; sep = " " }')
+
 line_setup() {
-	PREFIX="" DISTS=""
-	case "$LINE" in
-	6.1) FAMILY=bookworm PREFIX=6.1. ;;
-	6.12) FAMILY=bookworm PREFIX=6.12. ;;
-	trixie) FAMILY=trixie DISTS="trixie trixie-updates trixie-security" ;;
-	trixie-backports) FAMILY=trixie DISTS="trixie-backports" ;;
-	sid) FAMILY=sid DISTS="sid" ;;
-	*) die "unknown kernel line '$LINE' ($LINES)" ;;
-	esac
+	local l
+	l=$(echo "$KERNEL_LINES" | awk -v l="$LINE" '$1 == l')
+	[ -n "$l" ] || die "unknown kernel line '$LINE' ($LINES)"
+	set -- $l
+	FAMILY=$2 PREFIX=$3
+	shift 3
+	DISTS="$*"
+	[ "$PREFIX" != - ] || PREFIX=""
+}
+
+# The suites of FAMILY's lines: one apt state holds them all.
+family_suites() {
+	echo "$KERNEL_LINES" | awk -v f="$1" '$2 == f { for (i = 4; i <= NF; i++) print $i }' |
+		sort -u | tr '\n' ' '
 }
 
 # -------------------------------------------------------------------------
@@ -225,12 +240,8 @@ host_mirror() {
 # the architectures ARCHS.  The host's apt.conf.d is still read (proxies,
 # validity settings), but sources, lists, cache and dpkg status are ours.
 apt_setup() {
-	local family=$1 archs=$2 mirror security keyring suites sec a
-	case "$family" in
-	bookworm) suites="bookworm bookworm-updates bookworm-backports" sec=bookworm-security ;;
-	trixie) suites="trixie trixie-updates trixie-backports" sec=trixie-security ;;
-	sid) suites="sid" sec="" ;;
-	esac
+	local family=$1 archs=$2 mirror security keyring suites
+	suites=$(family_suites "$family")
 	mkdir -p "$APTDIR"/{state/lists/partial,cache/archives/partial,sources.list.d,preferences.d}
 	touch "$APTDIR/status"
 	mirror=${NANOGRAPH_MIRROR:-$(host_mirror '/debian/?$')}
@@ -241,9 +252,11 @@ apt_setup() {
 	{
 		local s opts="[arch=${archs// /,} signed-by=$keyring]"
 		for s in $suites; do
-			echo "deb $opts $mirror $s main"
+			case "$s" in
+			*-security) [ -z "$security" ] || echo "deb $opts $security $s main" ;;
+			*) echo "deb $opts $mirror $s main" ;;
+			esac
 		done
-		[ -z "$security" ] || [ -z "$sec" ] || echo "deb $opts $security $sec main"
 	} >"$APTDIR/sources.list.new.$$"
 	mv "$APTDIR/sources.list.new.$$" "$APTDIR/sources.list"
 	cat >"$APTDIR/apt.conf" <<EOF
@@ -976,8 +989,7 @@ main() {
 	cmd=${1:-run}
 	if [ "$cmd" = list ]; then
 		echo "architectures: x86_64 arm64 arm"
-		echo "kernel lines:  6.1 (bookworm) 6.12 (bookworm-backports) trixie (its 6.12)"
-		echo "               trixie-backports sid (their newest, resolved when fetched)"
+		echo "kernel lines:  $LINES"
 		echo "machines:      arm: virt (default), vexpress-a9"
 		exit 0
 	fi
