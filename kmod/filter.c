@@ -15,8 +15,16 @@
  * hash of matched functions is private to kernel/trace); and sysfs hands a
  * long write over a page at a time, each page a write(2) of its own, so a
  * glob cut by a page boundary is held back until the next page of the
- * same open file arrives, and the list as it was before the first page is
- * kept until the write ends, to go back to if a later page is refused.
+ * same open file arrives.  Each page is one write: it takes effect whole
+ * or, refused, changes nothing (the pages before it stay).
+ *
+ * A write never changes anything before it is known to succeed: the new
+ * list is built aside, its new globs are tried on a scratch ops that is
+ * never registered (whether a glob matches does not depend on what the
+ * filter holds), and only then applied to the tracer and swapped in.  So
+ * a refused write has nothing to undo; there is no putting an old list
+ * back glob by glob.  Only the kernel failing half-way (ENOMEM) leaves
+ * something to undo, best effort.
  *
  * A root list (set_graph_function, set_graph_notrace) that selects no
  * function, say "!vfs_read" alone, is no root list: its ops would have an
@@ -47,11 +55,6 @@ struct ng_list_state {
 	loff_t cont_off;
 	size_t cut_len;
 	char cut[NG_TOKEN_MAX];
-	/* The list before that write's first page, to go back to. */
-	bool saved;
-	char **saved_tokens;
-	unsigned int saved_n;
-	struct ng_pid_map *saved_pids;
 };
 
 static struct ng_list_state ng_lists[NG_NR_LISTS];
@@ -195,106 +198,73 @@ static int ng_roots_normalise(enum ng_list list, char ***tokens, unsigned int *n
 }
 
 /*
- * Keep the list as it is before the first page of a write that may go on,
- * to put back if a later page is refused.  The pid set is kept as a set:
- * it is what the tracer uses (event-fork adds to it, exits take away).
+ * Would each of @tokens match some function?  Tried on the scratch ops,
+ * one at a time, as the tracer will apply them: whether ftrace's matcher
+ * finds a glob does not depend on what the filter already holds ("!glob"
+ * too: it succeeds when the glob names a function, whether or not that
+ * function was in the filter).  The scratch filter is emptied again.
  */
-static int ng_list_save(enum ng_list list, struct ng_list_state *st)
+static int ng_globs_check(char **tokens, unsigned int n)
 {
-	unsigned int n = 0, i;
-	char **tokens = NULL;
+	unsigned int i;
 	int ret = 0;
 
-	for (i = 0; i < st->n && !ret; i++)
-		ret = ng_token_add(&tokens, &n, st->tokens[i]);
-	if (!ret && list == NG_EVENT_PID)
-		ret = ng_pids_save(&st->saved_pids);
-	if (ret) {
-		ng_tokens_free(tokens, n);
-		return ret;
-	}
-	st->saved_tokens = tokens;
-	st->saved_n = n;
-	st->saved = true;
-	return 0;
-}
+	for (i = 0; i < n && !ret; i++) {
+		/* ftrace's matcher edits the glob in place: give it a copy. */
+		char *glob = kstrdup(tokens[i], GFP_KERNEL);
 
-static void ng_list_unsave(struct ng_list_state *st)
-{
-	ng_tokens_free(st->saved_tokens, st->saved_n);
-	ng_pids_drop(st->saved_pids);
-	st->saved_tokens = NULL;
-	st->saved_n = 0;
-	st->saved_pids = NULL;
-	st->saved = false;
-}
-
-/* A later page was refused: back to the list before the write's first. */
-static void ng_list_restore(enum ng_list list, struct ng_list_state *st)
-{
-	if (list == NG_EVENT_PID) {
-		ng_pids_restore(st->saved_pids);
-		st->saved_pids = NULL;
-	} else {
-		ng_apply(list, st->saved_tokens, st->saved_n, true);
+		ret = glob ? ftrace_set_filter(&ng_scratch_ops, glob, strlen(glob), 1) :
+			     -ENOMEM;
+		kfree(glob);
 	}
-	swap(st->tokens, st->saved_tokens);
-	swap(st->n, st->saved_n);
-	ng_list_unsave(st);
+	ftrace_set_filter(&ng_scratch_ops, NULL, 0, 1);
+	return ret;
 }
 
 /*
  * One write(2) to a list file, already serialised by ng_control_lock.
- * Parses everything, applies it to the tracer, and only then replaces the
- * list; on any error the tracer gets the old list back: the list before
- * the write's first page when this page continues a longer write.
+ * The new list is built aside and checked whole; only then is it applied
+ * to the tracer and swapped in, with where the write may go on.  A write
+ * that fails changes nothing: not the list, not the tracer, not a glob
+ * held back from the page before.
  */
 ssize_t ng_list_write(enum ng_list list, struct file *filp, const char *buf,
 		      loff_t off, size_t count)
 {
 	struct ng_list_state *st = &ng_lists[list];
 	bool append = (filp->f_flags & O_APPEND) || off > 0;
-	bool cont = st->saved && st->cont_filp == filp && st->cont_off == off;
-	size_t prefix = cont ? st->cut_len : 0, len = count;
-	unsigned int n = 0, i;
+	bool cont = st->cont_filp == filp && st->cont_off == off;
+	size_t prefix = cont ? st->cut_len : 0, len, cut = 0;
+	unsigned int n = 0, first_new, i;
 	char **tokens = NULL;
 	char *text;
 	int ret;
 
-	st->cont_filp = NULL;
-	if (!cont && st->saved)
-		ng_list_unsave(st);	/* that write ended a page early */
-
-	text = kmalloc(prefix + count + 1, GFP_KERNEL);
-	if (!text) {
-		ret = -ENOMEM;
-		goto out;
-	}
+	lockdep_assert_held(&ng_control_lock);
+	len = prefix + count;
+	text = kmalloc(len + 1, GFP_KERNEL);
+	if (!text)
+		return -ENOMEM;
 	memcpy(text, st->cut, prefix);
 	memcpy(text + prefix, buf, count);
-	len = prefix + count;
 	text[len] = '\0';
 
-	/* A full page: the write may go on; keep what to go back to. */
-	if (count == PAGE_SIZE && !st->saved) {
-		ret = ng_list_save(list, st);
-		if (ret)
-			goto out;
-	}
-	/* A full page that ends inside a glob: the rest comes next. */
-	st->cut_len = 0;
+	/*
+	 * A full page that ends inside a glob: the rest comes next.  The
+	 * glob is cut off the text here, and becomes the one held back
+	 * only if this write succeeds.
+	 */
 	if (count == PAGE_SIZE && !isspace(text[len - 1])) {
 		size_t start = len;
 
 		while (start && !isspace(text[start - 1]))
 			start--;
-		if (len - start >= NG_TOKEN_MAX) {
+		cut = len - start;
+		if (cut >= NG_TOKEN_MAX) {
 			ret = -E2BIG;
 			goto out;
 		}
-		st->cut_len = len - start;
-		memcpy(st->cut, text + start, st->cut_len);
-		text[start] = '\0';
+		len = start;
 	}
 
 	if (append) {
@@ -304,53 +274,69 @@ ssize_t ng_list_write(enum ng_list list, struct file *filp, const char *buf,
 				goto out_tokens;
 		}
 	}
-	ret = ng_tokenize(text, &tokens, &n);
+	first_new = n;
+	/* ng_tokenize() ends at a NUL: keep the glob cut off for later. */
+	if (cut) {
+		char c = text[len];
+
+		text[len] = '\0';
+		ret = ng_tokenize(text, &tokens, &n);
+		text[len] = c;
+	} else {
+		ret = ng_tokenize(text, &tokens, &n);
+	}
 	if (ret)
 		goto out_tokens;
-	if (append && n == st->n) {
-		ret = 0;			/* nothing new */
-		goto out_tokens;
+	if (append && n == first_new)
+		goto done;			/* nothing new */
+	/*
+	 * Globs that match nothing are refused before anything changes.  A
+	 * single new glob needs no trial: ftrace applies one glob whole or
+	 * not at all.
+	 */
+	if (list != NG_EVENT_PID && n - first_new > 1) {
+		ret = ng_globs_check(tokens + first_new, n - first_new);
+		if (ret)
+			goto out_tokens;
 	}
-	ret = ng_roots_normalise(list, &tokens, &n, append ? st->n : 0);
+	ret = ng_roots_normalise(list, &tokens, &n, first_new);
 	if (ret)
 		goto out_tokens;
 
 	/*
 	 * Appending applies only the new tokens; replacing applies all (an
-	 * emptied root list is a replace by nothing).  A glob list can fail
-	 * half-way and gets the old list back; the pid set changes all at
-	 * once or not at all.
+	 * emptied root list is a replace by nothing).  The pid set changes
+	 * all at once or not at all; a glob list, its globs checked, fails
+	 * only if the kernel does (ENOMEM): then the tracer is given the
+	 * old list again, as well as it can be.
 	 */
 	if (append && n)
 		ret = ng_apply(list, tokens + st->n, n - st->n, false);
 	else
 		ret = ng_apply(list, tokens, n, true);
 	if (ret) {
-		if (list != NG_EVENT_PID && !cont)
+		if (list != NG_EVENT_PID)
 			ng_apply(list, st->tokens, st->n, true);
 		goto out_tokens;
 	}
 	swap(st->tokens, tokens);
 	swap(st->n, n);
+done:
+	/* Where this write may go on, and what it holds back for that. */
+	if (count == PAGE_SIZE) {
+		st->cont_filp = filp;
+		st->cont_off = off + count;
+	} else {
+		st->cont_filp = NULL;
+	}
+	st->cut_len = cut;
+	memcpy(st->cut, text + len, cut);
+	ret = 0;
 out_tokens:
 	ng_tokens_free(tokens, n);
 out:
 	kfree(text);
-	if (ret) {
-		/* Earlier pages of this write took effect: undo them too. */
-		if (cont)
-			ng_list_restore(list, st);
-		else if (st->saved)
-			ng_list_unsave(st);
-		return ret;
-	}
-	if (count == PAGE_SIZE) {
-		st->cont_filp = filp;
-		st->cont_off = off + count;
-	} else if (st->saved) {
-		ng_list_unsave(st);	/* the write is complete */
-	}
-	return count;
+	return ret ?: count;
 }
 
 /*
@@ -377,7 +363,6 @@ void ng_lists_free(void)
 	int i;
 
 	for (i = 0; i < NG_NR_LISTS; i++) {
-		ng_list_unsave(&ng_lists[i]);
 		ng_tokens_free(ng_lists[i].tokens, ng_lists[i].n);
 		ng_lists[i].tokens = NULL;
 		ng_lists[i].n = 0;

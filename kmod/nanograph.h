@@ -131,9 +131,6 @@ bool ng_pid_map_wants(struct ng_pid_map *map, struct task_struct *task);
 struct ng_pid_map *ng_pids_current(void);
 int ng_pids_apply(char **tokens, unsigned int n, bool reset);
 void ng_pids_render(struct seq_buf *s);
-int ng_pids_save(struct ng_pid_map **saved);
-void ng_pids_restore(struct ng_pid_map *saved);
-void ng_pids_drop(struct ng_pid_map *saved);
 int ng_pids_init(void);
 void ng_pids_exit(void);
 

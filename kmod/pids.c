@@ -150,43 +150,6 @@ void ng_pids_render(struct seq_buf *s)
 		seq_buf_printf(s, "#### all listed tasks exited: no task is recorded ####\n");
 }
 
-/*
- * A copy of the set (NULL: every task), for a write of several pages to
- * put back if a later page is refused (filter.c).
- */
-int ng_pids_save(struct ng_pid_map **saved)
-{
-	struct ng_pid_map *map;
-
-	map = rcu_dereference_protected(ng_pids, lockdep_is_held(&ng_control_lock));
-	*saved = NULL;
-	if (!map)
-		return 0;
-	*saved = vmalloc(sizeof(**saved));
-	if (!*saved)
-		return -ENOMEM;
-	bitmap_copy((*saved)->bits, map->bits, PID_MAX_LIMIT);
-	return 0;
-}
-
-/* Make a copy from ng_pids_save() the set again; it is the set's now. */
-void ng_pids_restore(struct ng_pid_map *saved)
-{
-	struct ng_pid_map *old;
-
-	old = rcu_dereference_protected(ng_pids, lockdep_is_held(&ng_control_lock));
-	rcu_assign_pointer(ng_pids, saved);
-	if (old) {
-		synchronize_rcu();
-		vfree(old);
-	}
-}
-
-void ng_pids_drop(struct ng_pid_map *saved)
-{
-	vfree(saved);
-}
-
 /* sched_process_fork: a child of a recorded task is recorded too. */
 static void ng_pids_fork(void *data, struct task_struct *parent,
 			 struct task_struct *child)

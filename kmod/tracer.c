@@ -408,6 +408,16 @@ err:
 	return ret;
 }
 
+/* ng_ops is off (unregistered by the caller): the drain does the rest. */
+static void ng_tracer_stopped(void)
+{
+	ng_registered = false;
+	ng_stacks_stop();
+	ng_clock_emit();
+	ng_drain_since = jiffies;
+	mod_delayed_work(ng_system_wq, &ng_drain, 0);
+}
+
 /* tracing_on=0: no new frames from now on; the drain does the rest. */
 void ng_tracer_stop(void)
 {
@@ -417,11 +427,7 @@ void ng_tracer_stop(void)
 	if (!ng_registered)
 		return;
 	unregister_ftrace_function(&ng_ops);
-	ng_registered = false;
-	ng_stacks_stop();
-	ng_clock_emit();
-	ng_drain_since = jiffies;
-	mod_delayed_work(ng_system_wq, &ng_drain, 0);
+	ng_tracer_stopped();
 }
 
 /*
@@ -560,8 +566,52 @@ static int ng_root_globs(struct ftrace_ops *ops, bool *listed, bool *registered,
 }
 
 /*
- * A list changed: make it take effect.  On failure the caller puts the
- * old list back the same way.
+ * set_ftrace_notrace: ng_ops's notrace filter, never changed while ng_ops
+ * is registered if it asks for saved regs (32-bit arm).  6.1's ftrace
+ * accounts a notrace change of a registered ops (ftrace_hash_move())
+ * by counting the old notrace set back in, then the new one out, with no
+ * code update between: a function in both (and in the filter) goes from
+ * 0 to 1 user and back, and keeps the FTRACE_FL_REGS that the 1 set,
+ * with no user.  Applying a list glob by glob always does that (each
+ * glob's set holds the one before), and so does writing a list again.
+ * The next tracing_on=0 that leaves no ops registered then ends in a
+ * WARNING in ftrace_shutdown() (ftrace.c:3074, its check that no record
+ * kept flags) which disables ftrace for good (ENODEV for everything).
+ * 6.12's accounting has no such step, but no macro tells the kernels
+ * apart.  So while recording on arm, the ops come off, the filter
+ * changes, and they go back on in their order (see ng_ops); calls in
+ * between are not hooked.  Elsewhere the filter changes in place.
+ */
+static int ng_notrace_globs(char **tokens, unsigned int n, bool reset)
+{
+	int ret, on;
+
+	lockdep_assert_held(&ng_control_lock);
+	if (!ng_registered || !(ng_ops.flags & FTRACE_OPS_FL_SAVE_REGS))
+		return ng_ops_globs(&ng_ops, true, tokens, n, reset);
+	ng_ops_set(&ng_notrace_ops, &ng_notrace_registered, false);
+	ng_ops_set(&ng_graph_ops, &ng_graph_registered, false);
+	unregister_ftrace_function(&ng_ops);
+	ret = ng_ops_globs(&ng_ops, true, tokens, n, reset);
+	on = register_ftrace_function(&ng_ops);
+	if (on) {
+		pr_err("cannot resume recording after set_ftrace_notrace: %d\n", on);
+		ng_tracer_stopped();
+		return ret ?: on;
+	}
+	on = ng_ops_set(&ng_graph_ops, &ng_graph_registered, ng_graph_listed);
+	if (!on)
+		on = ng_ops_set(&ng_notrace_ops, &ng_notrace_registered, ng_notrace_listed);
+	if (on) {
+		pr_err("cannot resume recording after set_ftrace_notrace: %d\n", on);
+		ng_tracer_stop();
+	}
+	return ret ?: on;
+}
+
+/*
+ * A list changed: make it take effect.  The caller has checked the globs
+ * (filter.c); only the kernel failing (ENOMEM) makes this fail half-way.
  */
 int ng_tracer_apply_list(enum ng_list list, char **tokens, unsigned int n,
 			 bool reset)
@@ -570,7 +620,7 @@ int ng_tracer_apply_list(enum ng_list list, char **tokens, unsigned int n,
 	case NG_FTRACE_FILTER:
 		return ng_ops_globs(&ng_ops, false, tokens, n, reset);
 	case NG_FTRACE_NOTRACE:
-		return ng_ops_globs(&ng_ops, true, tokens, n, reset);
+		return ng_notrace_globs(tokens, n, reset);
 	case NG_GRAPH_FUNCTION:
 		return ng_root_globs(&ng_graph_ops, &ng_graph_listed,
 				     &ng_graph_registered, tokens, n, reset);
