@@ -40,14 +40,14 @@
 #else /* !__ASSEMBLY__ */
 
 #include <linux/ftrace.h>
-#include <linux/version.h>
 #include <linux/workqueue.h>
 
 /*
  * 6.16: sysfs passes bin_attribute callbacks a const attribute, and
- * attribute_group.bin_attrs is an array of const pointers.
+ * attribute_group.bin_attrs is an array of const pointers.  Kbuild sets
+ * NG_CONST_BIN_ATTR from the header.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+#ifdef NG_CONST_BIN_ATTR
 #define ng_bin_attr_t		const struct bin_attribute
 #define ng_bin_attr_list_t	const struct bin_attribute *const
 #else
@@ -61,9 +61,9 @@
  * from the header, which has no macro to test.
  */
 #ifdef NG_CLONE_FLAGS_U64
-typedef u64 ng_clone_flags_t;
+#define ng_clone_flags_t	u64
 #else
-typedef unsigned long ng_clone_flags_t;
+#define ng_clone_flags_t	unsigned long
 #endif
 
 /*
