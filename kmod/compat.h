@@ -99,14 +99,31 @@
 #define ng_synchronize_rcu_tasks_rude()	do { } while (0)
 #endif
 
+#ifdef CONFIG_X86
+/*
+ * 6.13 (Debian's 6.12 from 6.12.75): the call-site stack pointer through
+ * ftrace_regs_get_stack_pointer(); before, the pt_regs field.
+ */
+#ifdef ftrace_regs_get_stack_pointer
+#define ng_fregs_sp(fregs)	ftrace_regs_get_stack_pointer(fregs)
+#else
+#define ng_fregs_sp(fregs)	((fregs)->regs.sp)
+#endif
+#endif /* CONFIG_X86 */
+
 #ifdef CONFIG_ARM64
 /*
  * 6.2: arm64 ftrace moved from WITH_REGS (a pt_regs, LR in regs[30]) to
  * WITH_ARGS (a layout of its own with lr and sp fields).
  */
 #ifdef CONFIG_DYNAMIC_FTRACE_WITH_ARGS
+/*
+ * No accessor gives the address of the saved LR, which is what is
+ * rewritten: the kernel's own ftrace_graph_func() takes
+ * &arch_ftrace_regs(fregs)->lr too.
+ */
 #define ng_fregs_lr(fregs)	(&ng_arch_fregs(fregs)->lr)
-#define ng_fregs_sp(fregs)	(ng_arch_fregs(fregs)->sp)
+#define ng_fregs_sp(fregs)	ftrace_regs_get_stack_pointer(fregs)
 #else
 #define ng_fregs_lr(fregs)	((unsigned long *)&(fregs)->regs.regs[30])
 #define ng_fregs_sp(fregs)	((fregs)->regs.sp)

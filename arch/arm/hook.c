@@ -38,6 +38,12 @@ static NG_WALK_CB(ng_unwind_cb)
 bool ng_arm_hook_site(struct ftrace_regs *fregs, unsigned long ip,
 		      unsigned long **slot, unsigned long *key)
 {
+	/*
+	 * The unwinder starts from the saved fp and sp; no ftrace_regs
+	 * accessor gives fp on arm (ftrace_regs_get_frame_pointer() came
+	 * after 6.12), and the kernel's own prepare_ftrace_return() reads
+	 * them from the saved pt_regs too.
+	 */
 	struct pt_regs *regs = &ng_arch_fregs(fregs)->regs;
 	struct ng_unwind u = {
 		.frame = {

@@ -36,7 +36,7 @@ static __always_inline bool ng_arch_hook_site(struct ftrace_regs *fregs,
 					      unsigned long **slot,
 					      unsigned long *key)
 {
-	*slot = (unsigned long *)ng_arch_fregs(fregs)->regs.sp;
+	*slot = (unsigned long *)ng_fregs_sp(fregs);
 	*key = (unsigned long)*slot;
 	return true;
 }
