@@ -39,10 +39,10 @@ bool ng_arm_hook_site(struct ftrace_regs *fregs, unsigned long ip,
 		      unsigned long **slot, unsigned long *key)
 {
 	/*
-	 * The unwinder starts from the saved fp and sp; no ftrace_regs
-	 * accessor gives fp on arm (ftrace_regs_get_frame_pointer() came
-	 * after 6.12), and the kernel's own prepare_ftrace_return() reads
-	 * them from the saved pt_regs too.
+	 * The saved pt_regs itself, not the ftrace_regs accessors: the
+	 * slot rewritten when LR was not saved is &regs->ARM_lr, an address
+	 * no accessor gives (as on arm64), and the kernel's own
+	 * prepare_ftrace_return() starts its unwind from these fields too.
 	 */
 	struct pt_regs *regs = &ng_arch_fregs(fregs)->regs;
 	struct ng_unwind u = {
