@@ -20,7 +20,18 @@
  *   the filter changes (ng_stacks_assign), to every such task created
  *   while recording (the task_newtask tracepoint, in copy_process(), before
  *   the child can run), and one per CPU for the idle tasks.  A task with
- *   no stack is not recorded, and its calls are counted as skipped.
+ *   no stack is not recorded, its calls are counted as skipped, and the
+ *   task as nostack.
+ * - The task_newtask probe cannot sleep (preemption is off in it before
+ *   7.0), so it takes a stack from a pool that a work item keeps full
+ *   with GFP_KERNEL allocations while recording (NG_POOL_SIZE stacks,
+ *   refilled once a quarter is used); only when a fork burst empties
+ *   the pool faster than the work refills it does it allocate in place,
+ *   GFP_NOWAIT and then GFP_ATOMIC.  The pool exists from tracing_on=1
+ *   to the end of the drain, like the stacks.
+ * - Stacks come from a cache of their own: at 2104 bytes on 64-bit
+ *   (1056 on 32-bit arm) a stack would take a 4 KiB (2 KiB) kmalloc
+ *   object, half of it wasted.
  * - Insertions and removals take ng_table_lock; the hook never does, so
  *   a traced function reached from under the lock cannot deadlock.
  * - A stack is removed when its task is freed (sched_process_free, after
@@ -37,6 +48,7 @@
 
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
+#include <linux/irq_work.h>
 #include <linux/rculist.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -62,15 +74,38 @@ static DEFINE_RAW_SPINLOCK(ng_table_lock);
 static bool ng_assigning;
 static DEFINE_PER_CPU(struct ng_stack *, ng_idle_stacks);
 static enum cpuhp_state ng_cpuhp_state;
+static struct kmem_cache *ng_stack_cache;
+
+/*
+ * Stacks ready for ng_task_new(), chained through their task field
+ * (table lock).  64 stacks: 132 KiB on 64-bit, more than 20 ms of forks
+ * at the fastest rate measured under emulation.
+ */
+#define NG_POOL_SIZE	64
+#define NG_POOL_LOW	(NG_POOL_SIZE * 3 / 4)
+static struct ng_stack *ng_pool;
+static unsigned int ng_pool_n;
+static void ng_pool_refill(struct work_struct *work);
+static DECLARE_WORK(ng_pool_work, ng_pool_refill);
 
 /* Recorded frames that will never have an exit event. */
 static atomic_long_t ng_abandoned = ATOMIC_LONG_INIT(0);
 static atomic_long_t ng_nstacks = ATOMIC_LONG_INIT(0);	/* allocated */
+/* Tasks created while recording that no stack could be found for. */
+static atomic_long_t ng_nostack = ATOMIC_LONG_INIT(0);
+/* Stacks given late, to traced tasks the hook found without one. */
+static atomic_long_t ng_late = ATOMIC_LONG_INIT(0);
+/* Forks that found the pool empty and allocated in place. */
+static atomic_long_t ng_pool_misses = ATOMIC_LONG_INIT(0);
+static void ng_late_assign(struct work_struct *work);
+static DECLARE_WORK(ng_late_work, ng_late_assign);
+static void ng_late_kick(struct irq_work *work);
+static DEFINE_IRQ_WORK(ng_late_irq, ng_late_kick);
 static struct tracepoint *ng_tp_free, *ng_tp_newtask;
 
 static struct ng_stack *ng_stack_alloc(gfp_t gfp)
 {
-	struct ng_stack *s = kmalloc(sizeof(*s), gfp);
+	struct ng_stack *s = kmem_cache_alloc(ng_stack_cache, gfp);
 
 	if (!s)
 		return NULL;
@@ -82,11 +117,104 @@ static struct ng_stack *ng_stack_alloc(gfp_t gfp)
 	return s;
 }
 
-/* Free after a grace period: a lockless reader may be on the chain. */
+/* A stack no reader can have seen. */
+static void ng_stack_free(struct ng_stack *s)
+{
+	atomic_long_dec(&ng_nstacks);
+	kmem_cache_free(ng_stack_cache, s);
+}
+
+static void ng_stack_free_cb(struct rcu_head *head)
+{
+	kmem_cache_free(ng_stack_cache, container_of(head, struct ng_stack, rcu));
+}
+
+/*
+ * Free after a grace period: a lockless reader may be on the chain.  Not
+ * kfree_rcu(): the cache is destroyed at unload after an rcu_barrier(),
+ * which waits for call_rcu() callbacks, not for kfree_rcu()'s batches.
+ */
 static void ng_stack_free_rcu(struct ng_stack *s)
 {
 	atomic_long_dec(&ng_nstacks);
-	kfree_rcu(s, rcu);
+	call_rcu(&s->rcu, ng_stack_free_cb);
+}
+
+/* A stack from the pool, or NULL; the table lock is held. */
+static struct ng_stack *ng_pool_take(void)
+{
+	struct ng_stack *s = ng_pool;
+
+	lockdep_assert_held(&ng_table_lock);
+	if (s) {
+		ng_pool = (struct ng_stack *)s->task;
+		ng_pool_n--;
+		s->task = NULL;
+	}
+	return s;
+}
+
+/* Put @s in the pool; the table lock is held. */
+static void ng_pool_put(struct ng_stack *s)
+{
+	lockdep_assert_held(&ng_table_lock);
+	s->task = (struct task_struct *)ng_pool;
+	ng_pool = s;
+	ng_pool_n++;
+}
+
+/*
+ * Fill the pool up, in process context, while recording.  Stacks are
+ * allocated one at a time outside the lock, and the pool is checked
+ * again with each: the probe may have taken some meanwhile.
+ */
+static void ng_pool_fill(void)
+{
+	struct ng_stack *s;
+	unsigned long flags;
+	bool more;
+
+	for (;;) {
+		raw_spin_lock_irqsave(&ng_table_lock, flags);
+		more = ng_assigning && ng_pool_n < NG_POOL_SIZE;
+		raw_spin_unlock_irqrestore(&ng_table_lock, flags);
+		if (!more)
+			return;
+		s = ng_stack_alloc(GFP_KERNEL | __GFP_NOWARN);
+		if (!s)
+			return;
+		raw_spin_lock_irqsave(&ng_table_lock, flags);
+		more = ng_assigning && ng_pool_n < NG_POOL_SIZE;
+		if (more)
+			ng_pool_put(s);
+		raw_spin_unlock_irqrestore(&ng_table_lock, flags);
+		if (!more) {
+			ng_stack_free(s);
+			return;
+		}
+	}
+}
+
+static void ng_pool_refill(struct work_struct *work)
+{
+	ng_pool_fill();
+}
+
+/* Recording ended: the pool goes with the stacks (ng_stacks_release). */
+static void ng_pool_empty(void)
+{
+	struct ng_stack *s;
+	unsigned long flags;
+
+	cancel_work_sync(&ng_pool_work);
+	for (;;) {
+		raw_spin_lock_irqsave(&ng_table_lock, flags);
+		s = ng_pool_take();
+		raw_spin_unlock_irqrestore(&ng_table_lock, flags);
+		if (!s)
+			return;
+		ng_stack_free(s);
+	}
 }
 
 static inline struct hlist_head *ng_bucket(pid_t pid)
@@ -149,16 +277,18 @@ static bool ng_stack_insert(struct task_struct *task, struct ng_stack *s)
 
 /*
  * task_newtask: @task is being created by current (copy_process(), not
- * yet runnable).  Give it a stack now if it is to be traced.  The probe
- * may run with preemption off, hence GFP_NOWAIT; a failure leaves the task
- * untraced (its calls counted as skipped), as fgraph's does.
+ * yet runnable).  Give it a stack now if it is to be traced: from the
+ * pool, which the work refills; if a burst of forks emptied it, allocate
+ * without sleeping (the probe may run with preemption off), GFP_NOWAIT
+ * and then GFP_ATOMIC.  Only if all fail is the task left untraced (its
+ * calls counted as skipped, itself as nostack), as fgraph's would be.
  */
 static void ng_task_new(void *data, struct task_struct *task,
 			ng_clone_flags_t clone_flags)
 {
 	struct ng_stack *s;
 	unsigned long flags;
-	bool wanted;
+	bool wanted, low;
 
 	/* Pairs with ng_stacks_start(): see it there. */
 	smp_mb();
@@ -170,14 +300,30 @@ static void ng_task_new(void *data, struct task_struct *task,
 	rcu_read_unlock();
 	if (!wanted)
 		return;
+	raw_spin_lock_irqsave(&ng_table_lock, flags);
+	s = ng_assigning ? ng_pool_take() : NULL;
+	if (s && !ng_stack_insert(task, s))
+		ng_pool_put(s);		/* the task-list walk was first */
+	low = ng_assigning && ng_pool_n < NG_POOL_LOW;
+	raw_spin_unlock_irqrestore(&ng_table_lock, flags);
+	if (low)
+		queue_work(system_unbound_wq, &ng_pool_work);
+	if (s)
+		return;
+
+	atomic_long_inc(&ng_pool_misses);
 	s = ng_stack_alloc(GFP_NOWAIT | __GFP_NOWARN);
 	if (!s)
+		s = ng_stack_alloc(GFP_ATOMIC | __GFP_NOWARN);
+	if (!s) {
+		if (READ_ONCE(ng_assigning))
+			atomic_long_inc(&ng_nostack);
 		return;
+	}
 	raw_spin_lock_irqsave(&ng_table_lock, flags);
 	if (!ng_assigning || !ng_stack_insert(task, s)) {
 		raw_spin_unlock_irqrestore(&ng_table_lock, flags);
-		atomic_long_dec(&ng_nstacks);
-		kfree(s);
+		ng_stack_free(s);
 		return;
 	}
 	raw_spin_unlock_irqrestore(&ng_table_lock, flags);
@@ -230,7 +376,7 @@ static unsigned int ng_count_unassigned(struct ng_pid_map *map)
  * out; tasks that appeared in between got theirs from ng_task_new(), and
  * if any are still missing, go round again.
  */
-int ng_stacks_assign(struct ng_pid_map *map)
+static int ng_stacks_assign_count(struct ng_pid_map *map, unsigned long *given)
 {
 	struct ng_stack *spare = NULL, *s;
 	struct task_struct *g, *t;
@@ -266,6 +412,8 @@ int ng_stacks_assign(struct ng_pid_map *map)
 			if (!ng_stack_insert(t, s)) {
 				s->task = (struct task_struct *)spare;
 				spare = s;
+			} else {
+				(*given)++;
 			}
 			raw_spin_unlock_irqrestore(&ng_table_lock, flags);
 		}
@@ -275,15 +423,56 @@ out:
 	while (spare) {
 		s = spare;
 		spare = (struct ng_stack *)s->task;
-		atomic_long_dec(&ng_nstacks);
-		kfree(s);
+		ng_stack_free(s);
 	}
 	return ret;
 }
 
+int ng_stacks_assign(struct ng_pid_map *map)
+{
+	unsigned long given = 0;
+
+	return ng_stacks_assign_count(map, &given);
+}
+
+/*
+ * A traced task ran without a stack: its fork found none (nostack), or
+ * the task_newtask probe did not run for it at all.  Give stacks to
+ * whoever lacks one, in process context.  Not with the control lock
+ * waited for: ng_stacks_release() cancels this work holding it.  If the
+ * lock is busy, the next call without a stack asks again.
+ */
+static void ng_late_assign(struct work_struct *work)
+{
+	unsigned long given = 0;
+
+	if (!mutex_trylock(&ng_control_lock))
+		return;
+	if (READ_ONCE(ng_assigning))
+		ng_stacks_assign_count(ng_pids_current(), &given);
+	mutex_unlock(&ng_control_lock);
+	atomic_long_add(given, &ng_late);
+}
+
+static void ng_late_kick(struct irq_work *work)
+{
+	queue_work(system_unbound_wq, &ng_late_work);
+}
+
+/*
+ * The hook met a traced task with no stack (tracer.c): its calls are
+ * skipped until the work above gives it one.  Any context, NMI too.
+ */
+void ng_stack_missing(void)
+{
+	if (READ_ONCE(ng_assigning))
+		irq_work_queue(&ng_late_irq);
+}
+
 /*
  * Recording starts: the idle tasks' stacks, then new tasks get stacks
- * from the moment ng_assigning is seen, then every existing task.  The
+ * from the moment ng_assigning is seen (the pool filled first, so that a
+ * fork right after gets one from it), then every existing task.  The
  * full barrier pairs with the one in ng_task_new(): a task created
  * concurrently is either given a stack there, or already linked in the
  * task list that ng_stacks_assign() walks after the barrier.
@@ -306,6 +495,7 @@ int ng_stacks_start(void)
 	raw_spin_lock_irqsave(&ng_table_lock, flags);
 	WRITE_ONCE(ng_assigning, true);
 	raw_spin_unlock_irqrestore(&ng_table_lock, flags);
+	ng_pool_fill();
 	/* Pairs with ng_task_new(): set the flag, then walk the task list. */
 	smp_mb();
 	return ng_stacks_assign(ng_pids_current());
@@ -446,7 +636,8 @@ unsigned long ng_stacks_abandon(void)
 
 /*
  * The drain is over (no frame live, no task in the trampoline, no ops
- * registered): every stack goes, until recording starts again.
+ * registered): every stack goes, the pool's too, until recording starts
+ * again.
  */
 void ng_stacks_release(void)
 {
@@ -455,6 +646,11 @@ void ng_stacks_release(void)
 	unsigned long flags;
 	unsigned int b;
 	int cpu;
+
+	/* Recording stopped (no new kick): nothing may assign any more. */
+	irq_work_sync(&ng_late_irq);
+	cancel_work_sync(&ng_late_work);
+	ng_pool_empty();
 
 	for (b = 0; b < NG_BUCKETS; b++) {
 		raw_spin_lock_irqsave(&ng_table_lock, flags);
@@ -540,7 +736,31 @@ static size_t ng_table_bytes(void)
 /* Memory the shadow stacks take: the table, and every stack allocated. */
 size_t ng_retstack_bytes(void)
 {
-	return ng_table_bytes() + atomic_long_read(&ng_nstacks) * sizeof(struct ng_stack);
+	return ng_table_bytes() +
+	       atomic_long_read(&ng_nstacks) * kmem_cache_size(ng_stack_cache);
+}
+
+/* Stacks ready in the pool (racy: for the stats file). */
+unsigned int ng_stack_pool(void)
+{
+	return READ_ONCE(ng_pool_n);
+}
+
+unsigned long ng_stack_pool_misses(void)
+{
+	return atomic_long_read(&ng_pool_misses);
+}
+
+/* Tasks created while recording that got no stack: see ng_task_new(). */
+unsigned long ng_nostack_tasks(void)
+{
+	return atomic_long_read(&ng_nostack);
+}
+
+/* Stacks given to tasks that had run traced without one. */
+unsigned long ng_late_stacks(void)
+{
+	return atomic_long_read(&ng_late);
 }
 
 static void ng_find_tps(struct tracepoint *tp, void *priv)
@@ -560,9 +780,14 @@ int ng_retstack_init(void)
 {
 	int ret;
 
-	ng_buckets = vzalloc(ng_table_bytes());
-	if (!ng_buckets)
+	ng_stack_cache = KMEM_CACHE(ng_stack, 0);
+	if (!ng_stack_cache)
 		return -ENOMEM;
+	ng_buckets = vzalloc(ng_table_bytes());
+	if (!ng_buckets) {
+		ret = -ENOMEM;
+		goto err;
+	}
 	for_each_kernel_tracepoint(ng_find_tps, NULL);
 	if (!ng_tp_free || !ng_tp_newtask) {
 		pr_err("no sched_process_free or task_newtask tracepoint\n");
@@ -589,6 +814,8 @@ err_free:
 err:
 	vfree(ng_buckets);
 	ng_buckets = NULL;
+	kmem_cache_destroy(ng_stack_cache);
+	ng_stack_cache = NULL;
 	return ret;
 }
 
@@ -600,8 +827,10 @@ void ng_retstack_exit(void)
 	tracepoint_probe_unregister(ng_tp_free, ng_task_freed, NULL);
 	tracepoint_synchronize_unregister();
 	ng_stacks_release();
-	/* kfree_rcu() calls nothing of ours, but let the memory go first. */
-	synchronize_rcu();
+	/* The stacks' callbacks are ours, and must be done with the cache. */
+	rcu_barrier();
 	vfree(ng_buckets);
 	ng_buckets = NULL;
+	kmem_cache_destroy(ng_stack_cache);
+	ng_stack_cache = NULL;
 }

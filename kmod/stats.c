@@ -59,4 +59,13 @@ void ng_stats_render(struct seq_buf *s)
 	seq_buf_printf(s, "live_frames %lu\n", frames);
 	seq_buf_printf(s, "abandoned_frames %lu\n", ng_abandoned_frames());
 	seq_buf_printf(s, "retstack_bytes %zu\n", ng_retstack_bytes());
+	/*
+	 * Tasks that ran traced without a stack (retstack.c): none could be
+	 * allocated at fork, or given late; stacks ready for forks, and
+	 * forks that found none ready.
+	 */
+	seq_buf_printf(s, "nostack %lu\n", ng_nostack_tasks());
+	seq_buf_printf(s, "late_stacks %lu\n", ng_late_stacks());
+	seq_buf_printf(s, "stack_pool %u\n", ng_stack_pool());
+	seq_buf_printf(s, "stack_pool_empty %lu\n", ng_stack_pool_misses());
 }

@@ -177,11 +177,13 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 		/*
 		 * No stack (retstack.c: none could be allocated for this
 		 * task): the call is lost, unless it would not have been
-		 * recorded anyway, outside every root's subtree.
+		 * recorded anyway, outside every root's subtree; retstack.c
+		 * is told, to give it one.
 		 */
 		if (mode != NG_HOOK_NOTRACE &&
 		    (mode == NG_HOOK_ROOT || !READ_ONCE(ng_graph_listed)))
 			this_cpu_inc(ng_cpu_stats.skipped);
+		ng_stack_missing();
 		goto out;
 	}
 	/* Below a notrace root nothing is recorded; with roots, only below them. */
