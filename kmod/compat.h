@@ -67,14 +67,17 @@
 #endif
 
 /*
- * 6.17 (Debian's 6.12 from 6.12.95): system_percpu_wq is system_wq's new
- * name; 7.2 warns once when work is queued on the deprecated system_wq.
+ * 6.17 (Debian's 6.12 from 6.12.95): system_percpu_wq and system_dfl_wq
+ * are system_wq's and system_unbound_wq's new names; 7.2 warns once when
+ * work is queued on the deprecated system_wq.
  * Kbuild sets NG_HAVE_SYSTEM_PERCPU_WQ from the header.
  */
 #ifdef NG_HAVE_SYSTEM_PERCPU_WQ
 #define ng_system_wq		system_percpu_wq
+#define ng_system_unbound_wq	system_dfl_wq
 #else
 #define ng_system_wq		system_wq
+#define ng_system_unbound_wq	system_unbound_wq
 #endif
 
 /*

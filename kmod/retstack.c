@@ -307,7 +307,7 @@ static void ng_task_new(void *data, struct task_struct *task,
 	low = ng_assigning && ng_pool_n < NG_POOL_LOW;
 	raw_spin_unlock_irqrestore(&ng_table_lock, flags);
 	if (low)
-		queue_work(system_unbound_wq, &ng_pool_work);
+		queue_work(ng_system_unbound_wq, &ng_pool_work);
 	if (s)
 		return;
 
@@ -456,7 +456,7 @@ static void ng_late_assign(struct work_struct *work)
 
 static void ng_late_kick(struct irq_work *work)
 {
-	queue_work(system_unbound_wq, &ng_late_work);
+	queue_work(ng_system_unbound_wq, &ng_late_work);
 }
 
 /*

@@ -75,11 +75,21 @@ static unsigned long ng_pac_sign(struct task_struct *tsk, unsigned long ptr,
 }
 #endif
 
+/*
+ * Put @ret in the record, signed if the trampoline address there was.
+ * Whether it was is not told by comparing it with the bare address: a
+ * PAC may come out equal to the bits it replaces (one signing in about
+ * 2^15 with 48-bit addresses; once among the 40,000 frames of 20,000
+ * sleeping threads, which then returned through an unsigned address and
+ * failed autiasp).  Signing the trampoline address as the prologue did
+ * and comparing says it exactly.
+ */
 void ng_arch_put_ret(struct task_struct *tsk, unsigned long *slot,
 		     unsigned long ret, unsigned long key)
 {
-	/* Signed trampoline address in the record: sign the real one too. */
-	if (READ_ONCE_NOCHECK(*slot) != (unsigned long)ng_return_hooker)
+	unsigned long tramp = (unsigned long)ng_return_hooker;
+
+	if (READ_ONCE_NOCHECK(*slot) == ng_pac_sign(tsk, tramp, key))
 		ret = ng_pac_sign(tsk, ret, key);
 	WRITE_ONCE(*slot, ret);
 }
