@@ -510,6 +510,33 @@ static int run_wait(char **argv)
 }
 
 /*
+ * After CMD woke task PID: wait (5 s at most) until it is asleep again,
+ * so that its switch out, the one the tests look for, has happened.  On
+ * a loaded host it may take longer than any fixed pause to run.
+ */
+static void asleep_again(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	int i, fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	for (i = 0; i < 250; i++) {
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			return;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[n > 0 ? n : 0] = '\0';
+		p = strrchr(buf, ')');
+		if (!p || (p[1] == ' ' && p[2] == 'S'))
+			break;
+		usleep(20000);
+	}
+	usleep(100000);
+}
+
+/*
  * perf's view: a sampling event on the tracepoint in task PID, one sample
  * per hit, with the kernel callchain (perf_callchain_kernel(), from the
  * regs the tracepoint's perf probe fetched).  Each sample printed as
@@ -543,6 +570,7 @@ static int perf_stack(unsigned long id, pid_t pid, char **cmd)
 	data = (unsigned char *)meta + page;
 	if (run_wait(cmd))
 		fprintf(stderr, "perf-stack: the command failed\n");
+	asleep_again(pid);
 	pfd.fd = fd;
 	pfd.events = POLLIN;
 	poll(&pfd, 1, 5000);
@@ -658,6 +686,7 @@ static int bpf_stack(unsigned long id, pid_t pid, char **cmd)
 		return report(-1);
 	if (run_wait(cmd))
 		fprintf(stderr, "bpf-stack: the command failed\n");
+	asleep_again(pid);
 	/* Until the map holds a stack (5 s at most), and a little more. */
 	for (i = 0; i < 50; i++) {
 		memset(&attr, 0, sizeof(attr));
