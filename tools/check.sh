@@ -118,6 +118,15 @@ boot_cell() {
 	[ "$(first_of_arch "$cell")" != "$cell" ] || scope=""
 	case " $FULL_LINES " in *" ${opts[3]} "*) scope="" ;; esac
 	NANOGRAPH_SCOPE=$scope "$ROOT/tools/vmtest.sh" "${opts[@]}" run >"$f.out" 2>&1 || rc=$?
+	# A newer line whose packages the archive lists but does not serve
+	# (trixie's armmp: 404 here) is skipped like one it does not list;
+	# the bookworm lines must always download.
+	if [ "$rc" != 0 ] && ! grep -q '^ok\|^not ok' "$f.out" &&
+	   ! case " $FULL_LINES " in *" ${opts[3]} "*) true ;; *) false ;; esac &&
+	   grep -q 'vmtest: error: could not download' "$f.out"; then
+		echo "ok - $cell # SKIP $(grep -m 1 'vmtest: error: could not download' "$f.out" | sed 's/^vmtest: error: //')" >"$f.out"
+		rc=0
+	fi
 	echo "$rc" >"$f.rc"
 }
 
