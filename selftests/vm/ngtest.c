@@ -126,14 +126,22 @@ static int do_read(const char *path, size_t chunk)
 	return 0;
 }
 
+/* Milliseconds of CLOCK_BOOTTIME: what /proc/uptime counts (lib.sh ng_now_ms). */
+static long long boot_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_BOOTTIME, &t);
+	return t.tv_sec * 1000LL + t.tv_nsec / 1000000;
+}
+
 /* How long reading a trace file takes, in read(2) calls and time. */
 static int read_count(const char *path, size_t chunk, double seconds)
 {
-	struct timespec t0, t;
 	unsigned long calls = 0;
 	unsigned long long bytes = 0;
 	char *buf = malloc(chunk);
-	double ms = 0;
+	long long t0;
 	ssize_t n = 1;
 	int fd;
 
@@ -142,19 +150,15 @@ static int read_count(const char *path, size_t chunk, double seconds)
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return report(-1);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (ms < seconds * 1000) {
+	t0 = boot_ms();
+	while (boot_ms() - t0 < seconds * 1000) {
 		n = read(fd, buf, chunk);
 		calls++;
 		if (n <= 0)
 			break;
 		bytes += n;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		ms = (t.tv_sec - t0.tv_sec) * 1e3 + (t.tv_nsec - t0.tv_nsec) / 1e6;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	ms = (t.tv_sec - t0.tv_sec) * 1e3 + (t.tv_nsec - t0.tv_nsec) / 1e6;
-	printf("%lu %llu %.0f %s\n", calls, bytes, ms, n <= 0 ? "eof" : "cut");
+	printf("%lu %llu %lld %s\n", calls, bytes, boot_ms() - t0, n <= 0 ? "eof" : "cut");
 	close(fd);
 	free(buf);
 	return n < 0;
@@ -1430,15 +1434,6 @@ static int threads(unsigned long n, const char *cmd1, const char *cmd2)
 	printf("threads: all returned in %lld ms\n", now_ms() - t0);
 	fflush(stdout);
 	return ret;
-}
-
-/* Milliseconds of CLOCK_BOOTTIME: what /proc/uptime counts (lib.sh ng_now_ms). */
-static long long boot_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_BOOTTIME, &t);
-	return t.tv_sec * 1000LL + t.tv_nsec / 1000000;
 }
 
 /* Copy a file (the stats) to another; errors ignored. */
