@@ -34,6 +34,8 @@ if [ -z "${NANOGRAPH_MATRIX:-}" ]; then
 else
 	MATRIX=$NANOGRAPH_MATRIX
 fi
+# How long each cell took last time (seconds), to boot the longest first.
+CELL_TIMES=${NANOGRAPH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/nanograph}/cell-seconds
 # Lines whose cells run every test, "scope: arch" ones included.
 FULL_LINES=${NANOGRAPH_FULL_LINES:-"6.1 6.12"}
 # Cells hold globs: never expand them against the current directory.
@@ -109,7 +111,7 @@ first_of_arch() {
 # Boot @cell's kernel and run the selftests; output to @cell's .out file,
 # exit status to its .rc.
 boot_cell() {
-	local cell=$1 rc=0 f opts scope=kernel
+	local cell=$1 rc=0 f opts scope=kernel t0
 	f=$(cell_file "$cell")
 	cell_opts "$cell"
 	# The "scope: arch" tests run in the first cell of each architecture
@@ -117,7 +119,9 @@ boot_cell() {
 	# promised on (Documentation/reliability.md).
 	[ "$(first_of_arch "$cell")" != "$cell" ] || scope=""
 	case " $FULL_LINES " in *" ${opts[3]} "*) scope="" ;; esac
+	t0=$(date +%s)
 	NANOGRAPH_SCOPE=$scope "$ROOT/tools/vmtest.sh" "${opts[@]}" run >"$f.out" 2>&1 || rc=$?
+	echo "$cell $(( $(date +%s) - t0 ))" >"$f.secs"
 	# A newer line whose packages the archive lists but does not serve
 	# (trixie's armmp: 404 here) is skipped like one it does not list;
 	# the bookworm lines must always download.
@@ -186,6 +190,32 @@ cell_skip() {
 	fi
 }
 
+# The cells of MATRIX, those that took longest last time first; cells
+# with no time yet (a new line: it downloads and builds) before them all,
+# in MATRIX's order.
+longest_first() {
+	local cell t
+	for cell in $MATRIX; do
+		t=$(awk -v c="$cell" '$1 == c { t = $2 } END { print t }' "$CELL_TIMES" 2>/dev/null)
+		echo "${t:-999999} $cell"
+	done | sort -s -k1,1nr | cut -d' ' -f2
+}
+
+# Keep this run's cell times for the next run's order (a cell that did
+# not boot keeps its old time).
+record_times() {
+	local new=$work/cell-seconds cell f
+	mkdir -p "$(dirname "$CELL_TIMES")"
+	: >"$new"
+	for cell in $MATRIX; do
+		f=$(cell_file "$cell").secs
+		[ ! -f "$f" ] || cat "$f" >>"$new"
+	done
+	[ ! -f "$CELL_TIMES" ] || awk 'NR == FNR { seen[$1] = 1; next } !($1 in seen)' \
+		"$new" "$CELL_TIMES" >>"$new"
+	mv "$new" "$CELL_TIMES"
+}
+
 if [ "$vm" = 1 ]; then
 	work=$(mktemp -d)
 	# Cells the archive does not have, or that would repeat another.
@@ -201,9 +231,10 @@ if [ "$vm" = 1 ]; then
 	# Then run NANOGRAPH_JOBS cells at a time (default 2: the machines
 	# have two cores, and a boot is mostly one busy QEMU thread).  Each
 	# builds, then boots; vmtest.sh builds one cell at a time (a lock),
-	# so a cell builds while another boots.
+	# so a cell builds while another boots.  The longest first (by
+	# the last run's times), so that no long cell starts last.
 	running=0
-	for cell in $MATRIX; do
+	for cell in $(longest_first); do
 		[ -e "$(cell_file "$cell").rc" ] && continue
 		boot_cell "$cell" &
 		running=$((running + 1))
@@ -213,6 +244,7 @@ if [ "$vm" = 1 ]; then
 		fi
 	done
 	wait
+	record_times
 	for cell in $MATRIX; do
 		f=$(cell_file "$cell")
 		cell_opts "$cell"

@@ -7,8 +7,11 @@
 # both vCPUs for SOAK_MINUTES; then stop and unload.  A run fails on any
 # kernel splat in the console (WARN, BUG, lockup, RCU stall: the rig's
 # check), on unaccounted entries, or on an unload that takes over 2 s.
-# Not part of make check: it takes SOAK_MINUTES per architecture, one
-# architecture at a time.
+# Then, in a second boot, the scenario tests that make check runs at a
+# smaller size, at their full size (FULL_SIZES, ngvm.NAME= knobs of
+# ng_param; Documentation/testing.md).
+# Not part of make check: it takes SOAK_MINUTES and about 10 more minutes
+# per architecture, one architecture at a time.
 #
 #   tools/soak.sh [-a "ARCHES"] [-k LINE] [-m MINUTES]
 #
@@ -27,6 +30,9 @@ while getopts "a:k:m:" opt; do
 	esac
 done
 VMOUT=${NANOGRAPH_OUT:-$ROOT/build/vm}
+# The scenario tests and the sizes make soak runs them at.
+FULL_TESTS="28-*,29-*"
+FULL_SIZES="fuzz_writes=100 cycles=100"
 
 "$ROOT/tools/setup-host.sh" || exit 1
 pass=0 fail=0
@@ -38,6 +44,14 @@ for arch in $ARCHES; do
 	log=$VMOUT/$arch-$LINE/console.log
 	tr -d '\r' <"$log" | grep -E '^soak (figures|problems):' | sed "s/^/$arch-$LINE: /"
 	echo "$arch-$LINE: boot took $(( $(date +%s) - start )) s; console: $log"
+	if [ "$rc" = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+
+	echo "soak: $arch $LINE, scenario tests at full size ($FULL_SIZES)" >&2
+	start=$(date +%s)
+	rc=0
+	NANOGRAPH_PARAMS="${NANOGRAPH_PARAMS:-} $FULL_SIZES" \
+		"$ROOT/tools/vmtest.sh" -a "$arch" -k "$LINE" -t "$FULL_TESTS" run || rc=$?
+	echo "$arch-$LINE: full-size scenarios took $(( $(date +%s) - start )) s"
 	if [ "$rc" = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 done
 echo "soak: $pass passed, $fail failed"

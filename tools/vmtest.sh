@@ -496,6 +496,25 @@ EOF2
 	chmod 755 "$common/scripts/checker-valid.sh"
 }
 
+# sid's sparse, unpacked once into the cache, for headers that the build
+# root's sparse cannot parse (6.15+ use __typeof_unqual__; trixie has
+# 0.6.4).  The binary needs only glibc 2.38 or later, which the roots
+# have; its package's other dependencies (gcc-16, for cgcc) are not used.
+# Prints the binary's path.
+newer_sparse() {
+	local dir=$CACHE/tools/sparse-sid host deb
+	if [ ! -x "$dir/usr/bin/sparse" ]; then
+		[ "$OFFLINE" = 1 ] && return 1
+		host=$(dpkg --print-architecture)
+		deb=$(apt_use sid "$host" >&2 &&
+			apt_fetch sparse "$host" "$(apt_candidate "sparse:$host")") || return 1
+		rm -rf "$dir.new"
+		mkdir -p "$dir.new"
+		dpkg-deb -x "$deb" "$dir.new" && rm -rf "$dir" && mv "$dir.new" "$dir" || return 1
+	fi
+	echo "$dir/usr/bin/sparse"
+}
+
 # The version of binary package PKG (of $DEB) in the current apt state:
 # the one the resolved metapackage's build has.  Packages of one build
 # share the source version; a signed image may not, hence the lookup.
@@ -698,15 +717,24 @@ build_all() {
 
 	# The module is built from a private copy of its sources so that
 	# several kernels can be built from one tree without clobbering.
-	local run=()
-	checker_valid "$(sed -n 's|^include \(.*\)/Makefile$|\1|p' "$kdir/Makefile")"
+	local run=() common checker=sparse where
+	common=$(sed -n 's|^include \(.*\)/Makefile$|\1|p' "$kdir/Makefile")
+	checker_valid "$common"
 	buildroot_ensure "$kdir"
 	[ -z "$BUILDROOT" ] || run=(buildroot_run "$BUILDROOT")
+	# The root's sparse may be too old for the headers (trixie's 0.6.4
+	# for 7.3's): then sid's, which knows __typeof_unqual__.
+	if [ -x "$common/scripts/checker-valid.sh" ] &&
+	   [ "$("${run[@]}" "$common/scripts/checker-valid.sh" sparse)" = 0 ]; then
+		checker=$(newer_sparse) || checker=sparse
+		where=${BUILDROOT:+the ${BUILDROOT##*/} root}
+		log "sparse in ${where:-the host} is too old for $KREL's headers: using $checker"
+	fi
 	log "building the module for $KREL${BUILDROOT:+ in ${BUILDROOT##*/}}"
 	mkdir -p "$out/src"
 	(cd "$ROOT" && tar -cf - $(module_sources)) | tar -C "$out/src" -xf -
 	"${run[@]}" make -s -C "$out/src" module KDIR="$kdir" ARCH="$KARCH" \
-		CROSS_COMPILE="$CROSS" W=1 C=1 >"$out/build.log" 2>&1 ||
+		CROSS_COMPILE="$CROSS" W=1 C=1 CHECK="$checker" >"$out/build.log" 2>&1 ||
 		{ cat "$out/build.log" >&2; die "module build failed for $TAG"; }
 	# Any compiler (W=1), sparse (C=1), objtool or modpost warning
 	# fails the rig; not kbuild's notes that the toolchain's version is
@@ -715,11 +743,10 @@ build_all() {
 			grep -v 'the compiler differs\|pahole version differs' >&2; then
 		die "module build for $TAG has warnings"
 	fi
-	# trixie's sparse (0.6.4) predates __typeof_unqual__, which 6.15+
-	# headers use: kbuild then skips C=1.  sid's cells check the same
-	# sources with a sparse that knows it.
+	# No sparse that parses these headers (newer_sparse failed, offline):
+	# kbuild then skips C=1; say so.
 	! grep -q 'sparse is not available or not up to date' "$out/build.log" ||
-		log "note: no sparse pass for $KREL (this root's sparse is too old for its headers)"
+		log "note: no sparse pass for $KREL (no sparse that parses its headers)"
 
 	# The collector and the test helper depend only on the architecture.
 	ushared=$OUTBASE/userspace-$ARCH
