@@ -11,12 +11,16 @@
 #   make bench                per-call cost vs function_graph, in QEMU
 #   make soak                 every function, every task, 10 minutes of load
 #                             (SOAK_MINUTES) on x86_64 and arm64; not in check
+#   make dkms-install         register the module with DKMS (root): rebuilt
+#                             for every kernel the system installs
+#   make dkms-uninstall       remove it from DKMS
 #
 # The kernel side is built by kbuild from the Kbuild file next to this one.
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
-.PHONY: all module userspace check unit vmcheck demo bench soak lint clean
+.PHONY: all module userspace check unit vmcheck demo bench soak lint clean \
+	dkms-version dkms-source dkms-install dkms-uninstall
 
 all: module userspace
 
@@ -56,6 +60,33 @@ soak:
 
 lint:
 	tools/lint.sh
+
+# DKMS: the module's sources and dkms.conf under $(DKMS_SRC), the version
+# the collector reports filled in.  DKMS_SRC can point elsewhere for a
+# build that does not touch the system (tools/dkms-check.sh).
+VERSION := $(shell sed -n 's/^\#define NANOGRAPH_VERSION[^"]*"\(.*\)"/\1/p' userspace/include/nanograph.h)
+DKMS_SRC ?= /usr/src/nanograph-$(VERSION)
+DKMS_FILES := Kbuild Makefile kmod arch include
+
+dkms-version:
+	@echo $(VERSION)
+
+dkms-source:
+	rm -rf "$(DKMS_SRC)"
+	mkdir -p "$(DKMS_SRC)"
+	cp -R $(DKMS_FILES) "$(DKMS_SRC)/"
+	find "$(DKMS_SRC)" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' \
+		-o -name '*.mod' -o -name '*.mod.c' \) -delete
+	sed 's/@VERSION@/$(VERSION)/' dkms.conf >"$(DKMS_SRC)/dkms.conf"
+
+dkms-install: dkms-source
+	dkms add -m nanograph -v $(VERSION)
+	dkms build -m nanograph -v $(VERSION)
+	dkms install -m nanograph -v $(VERSION)
+
+dkms-uninstall:
+	dkms remove -m nanograph -v $(VERSION) --all
+	rm -rf "$(DKMS_SRC)"
 
 clean:
 	@if [ -f "$(KDIR)/Makefile" ]; then $(MAKE) -C "$(KDIR)" M="$(CURDIR)" clean; fi

@@ -84,6 +84,8 @@ if [ "$unit" = 1 ]; then
 	echo "# lint"
 	# Not a pipe: tally must count in this shell, not a subshell.
 	tally < <("$ROOT/tools/lint.sh" 2>&1)
+	echo "# dkms"
+	tally < <("$ROOT/tools/dkms-check.sh" 2>&1)
 fi
 
 # vmtest.sh's options for a cell ARCH[/MACHINE]:LINE[:TESTS], in $opts.

@@ -20,6 +20,8 @@ pkgs=(
 	debootstrap
 	# code checks: sparse for make C=1, checkpatch's helpers
 	sparse codespell
+	# make check builds the module with DKMS (tools/dkms-check.sh)
+	dkms
 )
 
 missing=()
