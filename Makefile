@@ -64,7 +64,7 @@ lint:
 # DKMS: the module's sources and dkms.conf under $(DKMS_SRC), the version
 # the collector reports filled in.  DKMS_SRC can point elsewhere for a
 # build that does not touch the system (tools/dkms-check.sh).
-VERSION := $(shell sed -n 's/^\#define NANOGRAPH_VERSION[^"]*"\(.*\)"/\1/p' userspace/include/nanograph.h)
+VERSION := $(shell sed -n 's/^\#define NANOGRAPH_VERSION[^"]*"\(.*\)"/\1/p' userspace/include/nanograph.h 2>/dev/null)
 DKMS_SRC ?= /usr/src/nanograph-$(VERSION)
 DKMS_FILES := Kbuild Makefile kmod arch include
 

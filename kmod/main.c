@@ -11,7 +11,7 @@
 #include <linux/module.h>
 
 #include "nanograph.h"
-#include "ng_arch.h"
+#include "arch_hooks.h"
 
 /*
  * Choose how the counter is read first: nothing may read it before (on
@@ -25,9 +25,12 @@ static int __init nanograph_init(void)
 	ret = ng_arch_counter_init();
 	if (ret)
 		return ret;
-	ret = ng_tracer_init();
+	ret = ng_arch_init();
 	if (ret)
 		goto out_counter;
+	ret = ng_tracer_init();
+	if (ret)
+		goto out_arch;
 	ret = ng_control_init();
 	if (ret)
 		goto out_tracer;
@@ -36,6 +39,8 @@ static int __init nanograph_init(void)
 
 out_tracer:
 	ng_tracer_exit();
+out_arch:
+	ng_arch_exit();
 out_counter:
 	ng_arch_counter_exit();
 	return ret;
@@ -50,6 +55,7 @@ static void __exit nanograph_exit(void)
 	ng_control_exit();
 	ng_tracer_exit();
 	ng_lists_free();
+	ng_arch_exit();
 	ng_arch_counter_exit();
 	pr_info("unloaded\n");
 }

@@ -8,6 +8,7 @@
  */
 #include <linux/cpumask.h>
 
+#include "arch_hooks.h"
 #include "nanograph.h"
 
 DEFINE_PER_CPU(struct ng_cpu_stats, ng_cpu_stats);
@@ -68,4 +69,5 @@ void ng_stats_render(struct seq_buf *s)
 	seq_buf_printf(s, "late_stacks %lu\n", ng_late_stacks());
 	seq_buf_printf(s, "stack_pool %u\n", ng_stack_pool());
 	seq_buf_printf(s, "stack_pool_empty %lu\n", ng_stack_pool_misses());
+	ng_arch_stats_render(s);
 }

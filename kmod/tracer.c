@@ -42,7 +42,7 @@
 #include "nanograph.h"
 #include "nanograph_event.h"
 #include "nanograph_trace.h"
-#include "ng_arch.h"
+#include "arch_hooks.h"
 #include "rawbuf.h"
 
 static void ng_entry_trace(unsigned long ip, unsigned long parent_ip,
@@ -391,6 +391,7 @@ int ng_tracer_start(void)
 	ret = ng_stacks_start();
 	if (ret)
 		goto err;
+	ng_arch_tracing_start();
 	ng_events_on();
 	ng_clock_emit();
 	ret = register_ftrace_function(&ng_ops);

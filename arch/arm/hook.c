@@ -11,7 +11,9 @@
  * puts it back in lr).  The caller's SP from the same unwind is the key
  * the exit will present.  When the unwinder cannot step (frameless leaf
  * functions), the call is not hooked: it is counted as skipped, so that
- * no push is ever left without its pop.
+ * no push is ever left without its pop.  The answer is the same for every
+ * call of a function: site_cache.c keeps it, and the unwinder runs on the
+ * first call only.
  */
 #include <linux/ftrace.h>
 #include <linux/sched.h>
@@ -45,6 +47,8 @@ bool ng_arm_hook_site(struct ftrace_regs *fregs, unsigned long ip,
 	 * prepare_ftrace_return() starts its unwind from these fields too.
 	 */
 	struct pt_regs *regs = &ng_arch_fregs(fregs)->regs;
+	unsigned long *cached_slot, cached_key;
+	bool cached;
 	struct ng_unwind u = {
 		.frame = {
 			.fp = regs->ARM_fp,
@@ -58,6 +62,14 @@ bool ng_arm_hook_site(struct ftrace_regs *fregs, unsigned long ip,
 	};
 	int bit;
 
+	/* The function's first call unwound already (site_cache.c). */
+	cached = ng_site_lookup(ip, regs, &cached_slot, &cached_key);
+	if (cached && !ng_site_checking()) {
+		*slot = cached_slot;
+		*key = cached_key;
+		return true;
+	}
+
 	/*
 	 * The unwinder takes a (traceable) spinlock for module addresses.
 	 * Taking the recursion lock a second time claims its transition
@@ -69,10 +81,17 @@ bool ng_arm_hook_site(struct ftrace_regs *fregs, unsigned long ip,
 		return false;
 	walk_stackframe(&u.frame, ng_unwind_cb, &u);
 	ftrace_test_recursion_unlock(bit);
-	if (u.calls < 2)
+	if (u.calls < 2) {
+		if (cached)
+			ng_site_mismatch();
 		return false;
+	}
 	*slot = u.frame.lr != ip ? u.frame.lr_addr : &regs->ARM_lr;
 	*key = u.frame.sp;
+	if (!cached)
+		ng_site_store(ip, regs, *slot, *key);
+	else if (cached_slot != *slot || cached_key != *key)
+		ng_site_mismatch();
 	return true;
 }
 

@@ -31,6 +31,24 @@
 bool ng_arm_hook_site(struct ftrace_regs *fregs, unsigned long ip,
 		      unsigned long **slot, unsigned long *key);
 
+/* Where each function keeps its return address, remembered (site_cache.c). */
+struct seq_buf;
+bool ng_site_lookup(unsigned long ip, struct pt_regs *regs,
+		    unsigned long **slot, unsigned long *key);
+void ng_site_store(unsigned long ip, struct pt_regs *regs,
+		   unsigned long *slot, unsigned long key);
+bool ng_site_checking(void);
+void ng_site_mismatch(void);
+int ng_site_cache_init(void);
+void ng_site_cache_exit(void);
+void ng_site_cache_reset(void);
+void ng_site_cache_render(struct seq_buf *s);
+/* The hooks of kmod/arch_hooks.h arm has. */
+#define ng_arch_init		ng_site_cache_init
+#define ng_arch_exit		ng_site_cache_exit
+#define ng_arch_tracing_start	ng_site_cache_reset
+#define ng_arch_stats_render	ng_site_cache_render
+
 /*
  * Can the hook run here at all?  arm kernels are not ARCH_WANTS_NO_INSTR:
  * traceable code runs in idle while RCU is not watching, where the pid
