@@ -34,7 +34,7 @@
 #include "ng_arch.h"
 
 #define NG_SITE_BITS	13
-#define NG_SITES	(1U << NG_SITE_BITS)
+#define NG_SITES	BIT(NG_SITE_BITS)
 /* A lookup or a claim looks at this many slots from the hashed one. */
 #define NG_SITE_PROBES	8
 
