@@ -13,7 +13,7 @@ cd "$ROOT" || exit 1
 
 src=$(tools/vmtest.sh -k 6.1 source) || { echo "not ok - lint: no checkpatch (tools/vmtest.sh source failed)"; exit 1; }
 # The sources, not what a build left next to them (nanograph.mod.c).
-files=$(ls kmod/*.[ch] arch/*/*.[chS] include/*.h 2>/dev/null | grep -v '\.mod\.c$')
+files=$(ls kmod/*.[ch] arch/*/*.[chS] include/*.h selftests/vm/testmod/*.c 2>/dev/null | grep -v '\.mod\.c$')
 out=$(perl "$src/scripts/checkpatch.pl" --no-tree --file --terse --show-types \
 	--strict $files 2>&1 | grep -v -e 'has no obvious style problems' -e '^total: 0 errors, 0 warnings, 0 checks')
 rc=0

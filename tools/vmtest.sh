@@ -736,6 +736,11 @@ build_all() {
 	"${run[@]}" make -s -C "$out/src" module KDIR="$kdir" ARCH="$KARCH" \
 		CROSS_COMPILE="$CROSS" W=1 C=1 CHECK="$checker" >"$out/build.log" 2>&1 ||
 		{ cat "$out/build.log" >&2; die "module build failed for $TAG"; }
+	# The selftests' own module, loaded while recording (test 39).
+	cp -r "$ROOT/selftests/vm/testmod" "$out/src/"
+	"${run[@]}" make -s -C "$kdir" M="$out/src/testmod" ARCH="$KARCH" \
+		CROSS_COMPILE="$CROSS" W=1 C=1 CHECK="$checker" modules >>"$out/build.log" 2>&1 ||
+		{ cat "$out/build.log" >&2; die "test module build failed for $TAG"; }
 	# Any compiler (W=1), sparse (C=1), objtool or modpost warning
 	# fails the rig; not kbuild's notes that the toolchain's version is
 	# not exactly the kernel's (Debian allows it).
@@ -851,10 +856,11 @@ initramfs_pack() {
 	mkdir -p "$r"/{proc,sys,dev,tmp,run,root,etc,nanograph}
 	cp "$ROOT/tools/guest-init.sh" "$r/init"
 	chmod 755 "$r/init"
-	cp "$out/src/kmod/nanograph.ko" "$r/nanograph/"
+	cp "$out/src/kmod/nanograph.ko" "$out/src/testmod/ng_testmod.ko" "$r/nanograph/"
 	cp "$ushared/nanograph" "$ushared/ngtest" "$r/nanograph/"
 	cp -r "$ROOT/selftests/vm" "$r/nanograph/selftests"
-	rm -f "$r/nanograph/selftests/"*.c "$r/nanograph/selftests/Makefile"
+	rm -rf "$r/nanograph/selftests/"*.c "$r/nanograph/selftests/Makefile" \
+		"$r/nanograph/selftests/testmod"
 	cp "$ROOT/tools/demo-guest.sh" "$ROOT/tools/bench-guest.sh" "$r/nanograph/"
 	# The kernel's ftrace selftests, for test 34; without logs of
 	# earlier runs.  The baseline goes in when the host has it.

@@ -7,6 +7,7 @@
 NG=/sys/kernel/nanograph
 TRACING=/sys/kernel/tracing
 KO=/nanograph/nanograph.ko
+TESTMOD=/nanograph/ng_testmod.ko
 NGTEST=/nanograph/ngtest
 
 # Stop the test with a message; the runner shows the log's tail.
