@@ -201,6 +201,10 @@ static const struct ng_listing ng_event_pid_listing = {
 	.list = NG_EVENT_PID,
 };
 
+static const struct ng_listing ng_event_notrace_pid_listing = {
+	.list = NG_EVENT_NOTRACE_PID,
+};
+
 static const struct ng_listing ng_stats_listing = {
 	.list = -1,
 	.render = ng_stats_render,
@@ -219,6 +223,7 @@ static NG_LISTING_ATTR(set_ftrace_notrace, ng_ftrace_notrace_listing);
 static NG_LISTING_ATTR(set_graph_function, ng_graph_function_listing);
 static NG_LISTING_ATTR(set_graph_notrace, ng_graph_notrace_listing);
 static NG_LISTING_ATTR(set_event_pid, ng_event_pid_listing);
+static NG_LISTING_ATTR(set_event_notrace_pid, ng_event_notrace_pid_listing);
 
 static struct bin_attribute bin_attr_stats = {
 	.attr = { .name = "stats", .mode = 0400 },
@@ -309,7 +314,8 @@ static NG_VALUE_ATTR(tracing_on, "tracing_on", ULONG_MAX, ERANGE, ng_tracing_app
 static NG_VALUE_ATTR(max_depth, "max_graph_depth", UINT_MAX, ERANGE, NULL);
 /*
  * options/event-fork: as ftrace's option of that name, children of the
- * pids in set_event_pid are added to it when they are forked (pids.c).
+ * pids in set_event_pid and set_event_notrace_pid are added to it when
+ * they are forked (pids.c).
  */
 static NG_VALUE_ATTR(event_fork, "event-fork", 1, EINVAL, NULL);
 
@@ -393,6 +399,7 @@ static ng_bin_attr_list_t ng_bin_attrs[] = {
 	&bin_attr_set_graph_function,
 	&bin_attr_set_graph_notrace,
 	&bin_attr_set_event_pid,
+	&bin_attr_set_event_notrace_pid,
 	&bin_attr_stats,
 	NULL,
 };

@@ -2,7 +2,7 @@
 /*
  * set_ftrace_filter, set_ftrace_notrace, set_graph_function and
  * set_graph_notrace: lists of ftrace globs; and the same writer for
- * set_event_pid, whose tokens are pids (pids.c).
+ * set_event_pid and set_event_notrace_pid, whose tokens are pids (pids.c).
  *
  * Syntax as ftrace's files of the same names: whitespace-separated globs
  * (ftrace's own matcher expands them, "!glob" removes), "#" comments out
@@ -111,8 +111,8 @@ static int ng_tokenize(char *text, char ***tokens, unsigned int *n)
 /* Hand tokens to the part that makes them take effect. */
 static int ng_apply(enum ng_list list, char **tokens, unsigned int n, bool reset)
 {
-	if (list == NG_EVENT_PID)
-		return ng_pids_apply(tokens, n, reset);
+	if (ng_list_of_pids(list))
+		return ng_pids_apply(list, tokens, n, reset);
 	return ng_tracer_apply_list(list, tokens, n, reset);
 }
 
@@ -294,7 +294,7 @@ ssize_t ng_list_write(enum ng_list list, struct file *filp, const char *buf,
 	 * single new glob needs no trial: ftrace applies one glob whole or
 	 * not at all.
 	 */
-	if (list != NG_EVENT_PID && n - first_new > 1) {
+	if (!ng_list_of_pids(list) && n - first_new > 1) {
 		ret = ng_globs_check(tokens + first_new, n - first_new);
 		if (ret)
 			goto out_tokens;
@@ -315,7 +315,7 @@ ssize_t ng_list_write(enum ng_list list, struct file *filp, const char *buf,
 	else
 		ret = ng_apply(list, tokens, n, true);
 	if (ret) {
-		if (list != NG_EVENT_PID)
+		if (!ng_list_of_pids(list))
 			ng_apply(list, st->tokens, st->n, true);
 		goto out_tokens;
 	}
@@ -348,8 +348,8 @@ void ng_list_render(enum ng_list list, struct seq_buf *s)
 	const struct ng_list_state *st = &ng_lists[list];
 	unsigned int i;
 
-	if (list == NG_EVENT_PID) {
-		ng_pids_render(s);
+	if (ng_list_of_pids(list)) {
+		ng_pids_render(list, s);
 		return;
 	}
 	if (!st->n && (list == NG_FTRACE_FILTER || list == NG_GRAPH_FUNCTION))

@@ -115,6 +115,7 @@ enum ng_list {
 	NG_GRAPH_FUNCTION,
 	NG_GRAPH_NOTRACE,
 	NG_EVENT_PID,
+	NG_EVENT_NOTRACE_PID,
 	NG_NR_LISTS,
 };
 
@@ -127,15 +128,23 @@ void ng_lists_free(void);
 extern unsigned int ng_max_depth;	/* tracer.c */
 extern unsigned int ng_event_fork;	/* pids.c */
 
-/* The pid filter (pids.c); NULL: every task. */
+/* The pid filters (pids.c); NULL: every task, and no task. */
 struct ng_pid_map;
 extern struct ng_pid_map __rcu *ng_pids;
+extern struct ng_pid_map __rcu *ng_notrace_pids;
+
+/* set_event_pid and set_event_notrace_pid hold pids, not globs. */
+static inline bool ng_list_of_pids(enum ng_list list)
+{
+	return list == NG_EVENT_PID || list == NG_EVENT_NOTRACE_PID;
+}
+
 bool ng_pid_in(struct ng_pid_map *map, pid_t pid);
 bool ng_pid_wants(struct task_struct *task, struct task_struct *parent);
 bool ng_pid_map_wants(struct ng_pid_map *map, struct task_struct *task);
 struct ng_pid_map *ng_pids_current(void);
-int ng_pids_apply(char **tokens, unsigned int n, bool reset);
-void ng_pids_render(struct seq_buf *s);
+int ng_pids_apply(enum ng_list list, char **tokens, unsigned int n, bool reset);
+void ng_pids_render(enum ng_list list, struct seq_buf *s);
 int ng_pids_init(void);
 void ng_pids_exit(void);
 

@@ -2,7 +2,10 @@
 /*
  * set_event_pid: record only these tasks (empty: every task), and with
  * options/event-fork their children too, as ftrace's file and option of
- * the same names.  With event-fork a task also leaves the set when it is
+ * the same names.  set_event_notrace_pid: never record these tasks (nor,
+ * with event-fork, their children), whatever set_event_pid says, as
+ * ftrace's file of that name; a collector lists its own threads there to
+ * record the whole system but itself.  With event-fork a task also leaves the set when it is
  * freed, as in ftrace (event_filter_pid_sched_process_exit()), so that a
  * new task given its pid later is not recorded; a set that loses its
  * last task that way records no task, and says so when read.
@@ -31,7 +34,14 @@ struct ng_pid_map {
 };
 
 struct ng_pid_map __rcu *ng_pids;
+struct ng_pid_map __rcu *ng_notrace_pids;
 unsigned int ng_event_fork;	/* options/event-fork */
+
+/* The map of a pid list: set_event_pid's or set_event_notrace_pid's. */
+static struct ng_pid_map __rcu **ng_pid_list(enum ng_list list)
+{
+	return list == NG_EVENT_PID ? &ng_pids : &ng_notrace_pids;
+}
 static struct tracepoint *ng_tp_fork, *ng_tp_free;
 
 /* The hot path's test, out of line only because the map is private. */
@@ -47,8 +57,10 @@ bool ng_pid_map_wants(struct ng_pid_map *map, struct task_struct *task)
 }
 
 /*
- * Is @task to be recorded?  @parent, when @task is being created, counts
- * as event-fork will when the fork completes.  An RCU reader of any kind.
+ * Is @task to be recorded, as far as set_event_pid says (a task in
+ * set_event_notrace_pid gets a stack all the same: the hook skips it)?
+ * @parent, when @task is being created, counts as event-fork will when
+ * the fork completes.  An RCU reader of any kind.
  */
 bool ng_pid_wants(struct task_struct *task, struct task_struct *parent)
 {
@@ -80,12 +92,14 @@ static struct ng_pid_map *ng_pids_build(char **tokens, unsigned int n,
 /*
  * Parse every token before changing anything; with @reset the tokens
  * replace the set (none clears it), else they are added to it.  While
- * recording, the tasks let in get their shadow stacks before the new
- * set takes effect, so that none of their calls is skipped for want of
- * one (a task that gets none, for want of memory, is counted skipped).
+ * recording, the tasks set_event_pid lets in get their shadow stacks
+ * before the new set takes effect, so that none of their calls is
+ * skipped for want of one (a task that gets none, for want of memory, is
+ * counted skipped).
  */
-int ng_pids_apply(char **tokens, unsigned int n, bool reset)
+int ng_pids_apply(enum ng_list list, char **tokens, unsigned int n, bool reset)
 {
+	struct ng_pid_map __rcu **slot = ng_pid_list(list);
 	struct ng_pid_map *old, *map;
 	unsigned int i, pid;
 	int ret;
@@ -97,14 +111,16 @@ int ng_pids_apply(char **tokens, unsigned int n, bool reset)
 		if (pid >= PID_MAX_LIMIT)
 			return -EINVAL;
 	}
-	old = rcu_dereference_protected(ng_pids, lockdep_is_held(&ng_control_lock));
+	lockdep_assert_held(&ng_control_lock);
+	old = rcu_dereference_protected(*slot, lockdep_is_held(&ng_control_lock));
 	map = NULL;
 	if (n || !reset) {
 		map = ng_pids_build(tokens, n, reset ? NULL : old);
 		if (!map)
 			return -ENOMEM;
 	}
-	ng_stacks_assign(map);
+	if (list == NG_EVENT_PID)
+		ng_stacks_assign(map);
 	if (!reset && old) {
 		/* Added in place: the fork probe may be adding a child. */
 		for (i = 0; i < n; i++) {
@@ -114,7 +130,7 @@ int ng_pids_apply(char **tokens, unsigned int n, bool reset)
 		vfree(map);
 		return 0;
 	}
-	rcu_assign_pointer(ng_pids, map);
+	rcu_assign_pointer(*slot, map);
 	if (old) {
 		synchronize_rcu();
 		vfree(old);
@@ -133,35 +149,43 @@ struct ng_pid_map *ng_pids_current(void)
  * its tasks' exits records nothing, unlike an empty one: say so (a "#"
  * line, as ftrace's "#### all functions enabled ####").
  */
-void ng_pids_render(struct seq_buf *s)
+void ng_pids_render(enum ng_list list, struct seq_buf *s)
 {
 	struct ng_pid_map *map;
 	unsigned int pid;
 	bool any = false;
 
-	map = rcu_dereference_protected(ng_pids, lockdep_is_held(&ng_control_lock));
+	map = rcu_dereference_protected(*ng_pid_list(list),
+					lockdep_is_held(&ng_control_lock));
 	if (!map)
 		return;
 	for_each_set_bit(pid, map->bits, PID_MAX_LIMIT) {
 		seq_buf_printf(s, "%u\n", pid);
 		any = true;
 	}
-	if (!any)
+	if (!any && list == NG_EVENT_PID)
 		seq_buf_printf(s, "#### all listed tasks exited: no task is recorded ####\n");
 }
 
-/* sched_process_fork: a child of a recorded task is recorded too. */
+/* With event-fork, @child joins each list @parent is in. */
+static void ng_pids_follow(struct ng_pid_map __rcu **slot,
+			   struct task_struct *parent, struct task_struct *child)
+{
+	struct ng_pid_map *map = rcu_dereference(*slot);
+
+	if (map && ng_pid_in(map, parent->pid))
+		set_bit(child->pid, map->bits);
+}
+
+/* sched_process_fork: a child of a listed task is listed too. */
 static void ng_pids_fork(void *data, struct task_struct *parent,
 			 struct task_struct *child)
 {
-	struct ng_pid_map *map;
-
 	if (!READ_ONCE(ng_event_fork))
 		return;
 	rcu_read_lock();
-	map = rcu_dereference(ng_pids);
-	if (map && ng_pid_in(map, parent->pid))
-		set_bit(child->pid, map->bits);
+	ng_pids_follow(&ng_pids, parent, child);
+	ng_pids_follow(&ng_notrace_pids, parent, child);
 	rcu_read_unlock();
 }
 
@@ -181,6 +205,9 @@ static void ng_pids_free(void *data, struct task_struct *task)
 		return;
 	rcu_read_lock();
 	map = rcu_dereference(ng_pids);
+	if (map)
+		clear_bit(task->pid, map->bits);
+	map = rcu_dereference(ng_notrace_pids);
 	if (map)
 		clear_bit(task->pid, map->bits);
 	rcu_read_unlock();
@@ -221,4 +248,6 @@ void ng_pids_exit(void)
 	tracepoint_synchronize_unregister();
 	vfree(rcu_dereference_protected(ng_pids, true));
 	RCU_INIT_POINTER(ng_pids, NULL);
+	vfree(rcu_dereference_protected(ng_notrace_pids, true));
+	RCU_INIT_POINTER(ng_notrace_pids, NULL);
 }

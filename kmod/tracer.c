@@ -120,11 +120,17 @@ static __always_inline void ng_emit(unsigned long ip, u64 tsd, bool exit)
 		trace_func_entry(ip, tsd);
 }
 
-/* set_event_pid: the hook runs with preemption off, an RCU section. */
+/*
+ * set_event_notrace_pid, then set_event_pid: the hook runs with
+ * preemption off, an RCU section.
+ */
 static __always_inline bool ng_pid_wanted(void)
 {
-	struct ng_pid_map *map = rcu_dereference_sched(ng_pids);
+	struct ng_pid_map *map = rcu_dereference_sched(ng_notrace_pids);
 
+	if (unlikely(map) && ng_pid_in(map, current->pid))
+		return false;
+	map = rcu_dereference_sched(ng_pids);
 	return !map || ng_pid_in(map, current->pid);
 }
 

@@ -932,18 +932,23 @@ static char *slurp(const char *path, size_t *len)
 }
 
 /*
- * Whether a file can only change by being written: set_event_pid also
- * grows by itself while options/event-fork is 1 (listed tasks fork).
+ * Whether a file can only change by being written: set_event_pid and
+ * set_event_notrace_pid also grow by themselves while options/event-fork
+ * is 1 (listed tasks fork).
  */
 static int fuzz_stable(const char *path)
 {
-	size_t len = strlen(path), n = 0;
+	const char *base = strrchr(path, '/');
+	size_t dir, len = strlen(path), n = 0;
 	char opt[4096], *v;
 	int stable;
 
-	if (len < 13 || strcmp(path + len - 13, "set_event_pid") || len > 4000)
+	base = base ? base + 1 : path;
+	dir = base - path;
+	if ((strcmp(base, "set_event_pid") && strcmp(base, "set_event_notrace_pid")) ||
+	    len > 4000)
 		return 1;
-	snprintf(opt, sizeof(opt), "%.*soptions/event-fork", (int)(len - 13), path);
+	snprintf(opt, sizeof(opt), "%.*soptions/event-fork", (int)dir, path);
 	v = slurp(opt, &n);
 	stable = !v || !n || v[0] != '1';
 	free(v);
