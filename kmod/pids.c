@@ -36,13 +36,13 @@ struct ng_pid_map {
 struct ng_pid_map __rcu *ng_pids;
 struct ng_pid_map __rcu *ng_notrace_pids;
 unsigned int ng_event_fork;	/* options/event-fork */
+static struct tracepoint *ng_tp_fork, *ng_tp_free;
 
 /* The map of a pid list: set_event_pid's or set_event_notrace_pid's. */
 static struct ng_pid_map __rcu **ng_pid_list(enum ng_list list)
 {
 	return list == NG_EVENT_PID ? &ng_pids : &ng_notrace_pids;
 }
-static struct tracepoint *ng_tp_fork, *ng_tp_free;
 
 /* The hot path's test, out of line only because the map is private. */
 bool ng_pid_in(struct ng_pid_map *map, pid_t pid)
