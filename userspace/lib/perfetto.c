@@ -194,7 +194,143 @@ static void pb_msg(struct pb *b, unsigned int field, struct pb *sub)
 	sub->oom = false;
 }
 
-/* ---- the writer ---- */
+/* ---- handing buffers from one thread to the next ---- */
+
+/*
+ * A ring of buffers between a producer and a consumer thread: [done,
+ * filled) are full and wait for the consumer, "filled" is the one the
+ * producer fills. The counts never wrap (64 bits).
+ */
+#define PF_RING		4
+
+struct pf_ring {
+	uint8_t *bufs[PF_RING];
+	size_t lens[PF_RING], caps[PF_RING];
+	unsigned long filled, done;
+	bool closed;		/* the producer has passed its last buffer */
+	bool cancel;		/* the consumer wants no more */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+};
+
+/* Buffers of @size bytes; 0 or -ENOMEM (then ring_free() all the same). */
+static int ring_init(struct pf_ring *r, size_t size)
+{
+	unsigned int i;
+
+	memset(r, 0, sizeof(*r));
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->cond, NULL);
+	for (i = 0; i < PF_RING; i++) {
+		r->bufs[i] = malloc(size);
+		if (!r->bufs[i])
+			return -ENOMEM;
+		r->caps[i] = size;
+	}
+	return 0;
+}
+
+static void ring_free(struct pf_ring *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < PF_RING; i++)
+		free(r->bufs[i]);
+	pthread_mutex_destroy(&r->lock);
+	pthread_cond_destroy(&r->cond);
+}
+
+/* The buffer the producer fills now. */
+static uint8_t *ring_cur(struct pf_ring *r, size_t *cap)
+{
+	*cap = r->caps[r->filled % PF_RING];
+	return r->bufs[r->filled % PF_RING];
+}
+
+/*
+ * Producer: pass on the buffer filled with @len bytes, wait until the
+ * next is free, and return it. True in *@cancel once the consumer wants
+ * no more (the producer may stop, or go on: nothing is lost either way).
+ */
+static uint8_t *ring_push(struct pf_ring *r, size_t len, size_t *cap,
+			  bool *cancel)
+{
+	uint8_t *buf;
+
+	pthread_mutex_lock(&r->lock);
+	r->lens[r->filled % PF_RING] = len;
+	r->filled++;
+	pthread_cond_broadcast(&r->cond);
+	while (r->filled - r->done == PF_RING)
+		pthread_cond_wait(&r->cond, &r->lock);
+	if (cancel)
+		*cancel = r->cancel;
+	buf = ring_cur(r, cap);
+	pthread_mutex_unlock(&r->lock);
+	return buf;
+}
+
+/* Producer: pass on the last buffer (@len bytes, may be 0) and stop. */
+static void ring_close(struct pf_ring *r, size_t len)
+{
+	pthread_mutex_lock(&r->lock);
+	r->lens[r->filled % PF_RING] = len;
+	r->filled++;
+	r->closed = true;
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* Consumer: the next full buffer, or false when the producer closed. */
+static bool ring_pop(struct pf_ring *r, const uint8_t **buf, size_t *len)
+{
+	bool got;
+
+	pthread_mutex_lock(&r->lock);
+	while (r->done == r->filled && !r->closed)
+		pthread_cond_wait(&r->cond, &r->lock);
+	got = r->done != r->filled;
+	if (got) {
+		*buf = r->bufs[r->done % PF_RING];
+		*len = r->lens[r->done % PF_RING];
+	}
+	pthread_mutex_unlock(&r->lock);
+	return got;
+}
+
+/* Consumer: done with the buffer ring_pop() gave; @cancel: want no more. */
+static void ring_release(struct pf_ring *r, bool cancel)
+{
+	pthread_mutex_lock(&r->lock);
+	r->done++;
+	if (cancel)
+		r->cancel = true;
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* ---- the encoder ---- */
+
+/*
+ * Three threads, each a loop over buffers: the parser walks the push/pop
+ * files (ng_pp_walk(), which checks them) and passes each push and pop on
+ * as a record; the encoder (the caller's thread) looks each label up and
+ * writes the packets; the writer thread writes the output buffers to the
+ * file. Each stage takes about a third of the time on one core, so two
+ * cores convert about twice as fast, and memory is the rings' buffers.
+ *
+ * Records, in the parser's buffers (numbers in host order, unaligned):
+ *   REC_THREAD  u32 index   the next thread of the recording starts
+ *   REC_ENTER   u64 ns, u32 len, label   a push
+ *   REC_LEAVE   u64 ns                 a pop
+ *   REC_DONE                            the thread's file ended well
+ */
+enum { REC_THREAD = 1, REC_ENTER, REC_LEAVE, REC_DONE };
+
+#define PF_REC_SIZE	(256U << 10)
+#define PF_OUT_SIZE	(1U << 20)
+/* Room a BEGIN or END packet without interned data never exceeds. */
+#define PF_EVENT_MAX	48
 
 /* What the map remembers of a label. */
 struct pf_name {
@@ -203,34 +339,13 @@ struct pf_name {
 	char *clean;		/* the label as valid UTF-8, NULL if it is */
 };
 
-#define PF_BUF_SIZE	(1U << 20)
-#define PF_NR_BUFS	4
-/* Room a BEGIN or END packet without interned data never exceeds. */
-#define PF_EVENT_MAX	48
-
-/*
- * The buffers between the encoder and the writer thread: a ring of which
- * [done, filled) are full and waiting to be written, and buffer "filled"
- * is the one being encoded into.
- */
-struct pf_io {
-	FILE *fp;
-	uint8_t *bufs[PF_NR_BUFS];
-	size_t lens[PF_NR_BUFS];
-	unsigned long filled, done;	/* counts of buffers, never wrap */
-	bool stop;			/* no more buffers will come */
-	int err;			/* the writer's first error */
-	bool threaded;			/* else buffers are written inline */
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-};
-
 struct pf {
+	const struct ng_recording *rec;
 	struct ng_outfile out;
-	struct pf_io io;
-	uint8_t *buf;			/* the buffer being filled */
-	size_t len;
+	struct pf_ring outq;		/* encoder -> writer */
+	uint8_t *buf;			/* the output buffer being filled */
+	size_t len, cap;
+	int werr;			/* the writer's first error */
 	struct ng_strmap *names;	/* label -> struct pf_name */
 	struct ng_strmap *pids;		/* pid -> nothing: processes described */
 	struct pb pkt, sub, sub2;	/* builders for the rare packets */
@@ -243,126 +358,35 @@ struct pf {
 	struct ng_pf_stats st;
 };
 
-/* Write one buffer to the file: 0 or -errno. */
-static int pf_io_write(struct pf_io *io, unsigned int i)
+/* The writer thread: write each full buffer; after an error, skip them. */
+static void *pf_writer(void *arg)
 {
-	if (fwrite(io->bufs[i], 1, io->lens[i], io->fp) != io->lens[i])
-		return errno ? -errno : -EIO;
-	return 0;
-}
-
-/* The writer thread: write each full buffer in turn until told to stop. */
-static void *pf_io_main(void *arg)
-{
-	struct pf_io *io = arg;
-	unsigned int i;
+	struct pf *w = arg;
+	const uint8_t *buf;
+	size_t len;
 	int err = 0;
 
-	pthread_mutex_lock(&io->lock);
-	for (;;) {
-		while (io->done == io->filled && !io->stop)
-			pthread_cond_wait(&io->cond, &io->lock);
-		if (io->done == io->filled)
-			break;
-		i = io->done % PF_NR_BUFS;
-		pthread_mutex_unlock(&io->lock);
-		if (!err)	/* after an error, only keep the ring moving */
-			err = pf_io_write(io, i);
-		pthread_mutex_lock(&io->lock);
-		if (err && !io->err)
-			io->err = err;
-		io->done++;
-		pthread_cond_broadcast(&io->cond);
+	while (ring_pop(&w->outq, &buf, &len)) {
+		if (!err && len && fwrite(buf, 1, len, w->out.fp) != len)
+			err = errno ? -errno : -EIO;
+		ring_release(&w->outq, err);
 	}
-	pthread_mutex_unlock(&io->lock);
+	w->werr = err;	/* read after pthread_join() */
 	return NULL;
 }
 
-/*
- * Allocate the buffers and start the writer; without a thread, buffers
- * are written where they fill. 0 or -ENOMEM.
- */
-static int pf_io_start(struct pf_io *io, FILE *fp)
-{
-	unsigned int i;
-
-	for (i = 0; i < PF_NR_BUFS; i++) {
-		io->bufs[i] = malloc(PF_BUF_SIZE);
-		if (!io->bufs[i])
-			return -ENOMEM;
-	}
-	io->fp = fp;
-	pthread_mutex_init(&io->lock, NULL);
-	pthread_cond_init(&io->cond, NULL);
-	io->threaded = !pthread_create(&io->thread, NULL, pf_io_main, io);
-	return 0;
-}
-
-/*
- * Hand the buffer being filled (@len bytes) to the writer and return the
- * next one to fill, once the writer has emptied it. The writer's error,
- * if any, goes to *@err.
- */
-static uint8_t *pf_io_swap(struct pf_io *io, size_t len, int *err)
-{
-	unsigned int i = io->filled % PF_NR_BUFS;
-
-	io->lens[i] = len;
-	if (!io->threaded) {
-		if (!io->err)
-			io->err = pf_io_write(io, i);
-		io->filled++;
-		io->done++;
-		*err = io->err;
-		return io->bufs[i];
-	}
-	pthread_mutex_lock(&io->lock);
-	io->filled++;
-	pthread_cond_broadcast(&io->cond);
-	while (io->filled - io->done == PF_NR_BUFS)
-		pthread_cond_wait(&io->cond, &io->lock);
-	*err = io->err;
-	pthread_mutex_unlock(&io->lock);
-	return io->bufs[io->filled % PF_NR_BUFS];
-}
-
-/* Let the writer finish what it has, stop it, free the buffers. */
-static int pf_io_end(struct pf_io *io)
-{
-	unsigned int i;
-
-	if (io->threaded) {
-		pthread_mutex_lock(&io->lock);
-		io->stop = true;
-		pthread_cond_broadcast(&io->cond);
-		pthread_mutex_unlock(&io->lock);
-		pthread_join(io->thread, NULL);
-		io->threaded = false;
-	}
-	if (io->fp) {
-		pthread_mutex_destroy(&io->lock);
-		pthread_cond_destroy(&io->cond);
-		io->fp = NULL;
-	}
-	for (i = 0; i < PF_NR_BUFS; i++) {
-		free(io->bufs[i]);
-		io->bufs[i] = NULL;
-	}
-	return io->err;
-}
-
-/* Pass the full buffer on; a write error sticks and fails the commit. */
+/* Pass the full output buffer on; a write error fails the export. */
 static void pf_flush(struct pf *w)
 {
-	int err;
+	bool cancel;
 
 	if (!w->len)
 		return;
 	w->st.bytes += w->len;
-	w->buf = pf_io_swap(&w->io, w->len, &err);
+	w->buf = ring_push(&w->outq, w->len, &w->cap, &cancel);
 	w->len = 0;
-	if (err && !w->out.err)
-		w->out.err = err;
+	if (cancel && !w->out.err)
+		w->out.err = -EIO;	/* the writer's own error replaces it */
 }
 
 /* Append @len bytes, across buffers if they do not fit in this one. */
@@ -372,9 +396,9 @@ static void pf_put(struct pf *w, const void *data, size_t len)
 	size_t n;
 
 	while (len) {
-		if (w->len == PF_BUF_SIZE)
+		if (w->len == w->cap)
 			pf_flush(w);
-		n = PF_BUF_SIZE - w->len < len ? PF_BUF_SIZE - w->len : len;
+		n = w->cap - w->len < len ? w->cap - w->len : len;
 		memcpy(w->buf + w->len, d, n);
 		w->len += n;
 		d += n;
@@ -526,9 +550,9 @@ static int pf_start(struct pf *w, uint64_t t0)
 
 /* A BEGIN that interns its name on this sequence: the rare, slow path. */
 static int pf_begin_interned(struct pf *w, uint64_t delta,
-			     const struct pf_name *n, const char *label)
+			     const struct pf_name *n)
 {
-	const char *name = n->clean ? n->clean : label;
+	const char *name = n->clean ? n->clean : ng_strmap_key(n);
 
 	pb_varint(&w->pkt, PKT_TIMESTAMP, delta);
 	pb_varint(&w->sub, TE_TYPE, TYPE_SLICE_BEGIN);
@@ -549,17 +573,14 @@ static int pf_begin_interned(struct pf *w, uint64_t delta,
  * already, is written in place:
  *   0a LEN  40 <delta>  5a LEN 48 01 50 <iid>  50 <seq>
  */
-static int pf_enter(void *priv, const char *label, uint64_t ns, size_t depth)
+static int pf_enter(struct pf *w, const char *label, size_t len, uint64_t ns)
 {
-	struct pf *w = priv;
-	size_t len = strlen(label);
 	struct pf_name *n = ng_strmap_get(w->names, label, len, NULL);
 	uint8_t *p, *body;
 	uint64_t delta;
 	bool oom = false;
 	int ret;
 
-	(void)depth;
 	if (!n)
 		return -ENOMEM;
 	if (!w->started) {
@@ -572,15 +593,15 @@ static int pf_enter(void *priv, const char *label, uint64_t ns, size_t depth)
 	w->st.calls++;
 	if (n->seq != w->seq) {
 		if (!n->seq) {		/* new to the map: is it UTF-8? */
-			n->clean = utf8_clean(label, &oom);
+			n->clean = utf8_clean(ng_strmap_key(n), &oom);
 			if (oom)
 				return -ENOMEM;
 		}
 		n->seq = w->seq;
 		n->iid = ++w->next_iid;
-		return pf_begin_interned(w, delta, n, label);
+		return pf_begin_interned(w, delta, n);
 	}
-	if (w->len + PF_EVENT_MAX > PF_BUF_SIZE)
+	if (w->len + PF_EVENT_MAX > w->cap)
 		pf_flush(w);
 	p = w->buf + w->len;
 	body = p + 2;
@@ -603,19 +624,18 @@ static int pf_enter(void *priv, const char *label, uint64_t ns, size_t depth)
 }
 
 /* A call ends: 0a LEN  40 <delta>  5a 02 48 02  50 <seq> */
-static int pf_leave(void *priv, const struct ng_call *call)
+static int pf_leave(struct pf *w, uint64_t ns)
 {
-	struct pf *w = priv;
 	uint8_t *p, *body;
 
-	if (w->len + PF_EVENT_MAX > PF_BUF_SIZE)
+	if (w->len + PF_EVENT_MAX > w->cap)
 		pf_flush(w);
 	p = w->buf + w->len;
 	body = p + 2;
 	p = body;
 	*p++ = TAG(PKT_TIMESTAMP, WT_VARINT);
-	p = put_varint(p, call->end_ns - w->last_ns);
-	w->last_ns = call->end_ns;
+	p = put_varint(p, ns - w->last_ns);
+	w->last_ns = ns;
 	*p++ = TAG(PKT_TRACK_EVENT, WT_LEN);
 	*p++ = 2;
 	*p++ = TAG(TE_TYPE, WT_VARINT);
@@ -629,7 +649,163 @@ static int pf_leave(void *priv, const struct ng_call *call)
 	return w->out.err;
 }
 
-/* Free the cleaned labels, the maps and the buffers. */
+/* Thread @i of the recording starts: a sequence of its own. */
+static void pf_thread(struct pf *w, size_t i)
+{
+	w->thread = &w->rec->threads[i];
+	w->seq = i + 1;
+	w->next_iid = 0;
+	w->started = false;
+	w->track = NG_PF_THREAD_UUID + ng_chrome_tid(w->thread);
+}
+
+/* Its file ended: a thread without calls is still described. */
+static int pf_thread_done(struct pf *w)
+{
+	return w->started ? 0 : pf_describe(w, false);
+}
+
+/* ---- the parser ---- */
+
+struct pf_parser {
+	const struct ng_recording *rec;
+	struct pf_ring q;		/* parser -> encoder */
+	uint8_t *buf;			/* the record buffer being filled */
+	size_t len, cap;
+	struct ng_pp_bad *bad;
+	int ret;			/* the walk's error, -ECANCELED if told */
+	size_t failed;			/* the thread whose file it is */
+};
+
+/* Room for @n more bytes of records; -ECANCELED if the encoder stopped. */
+static inline int rec_room(struct pf_parser *ps, size_t n)
+{
+	bool cancel = false;
+	size_t i;
+	uint8_t *b;
+
+	if (ps->len + n > ps->cap) {
+		ps->buf = ring_push(&ps->q, ps->len, &ps->cap, &cancel);
+		ps->len = 0;
+		if (cancel)
+			return -ECANCELED;
+	}
+	if (n > ps->cap) {	/* a label longer than a buffer */
+		i = ps->q.filled % PF_RING;
+		b = realloc(ps->q.bufs[i], n);
+		if (!b)
+			return -ENOMEM;
+		ps->q.bufs[i] = ps->buf = b;
+		ps->q.caps[i] = ps->cap = n;
+	}
+	return 0;
+}
+
+/* A record without a label: its type and @len bytes of numbers. */
+static int rec_put(struct pf_parser *ps, uint8_t type, const void *num,
+		   size_t len)
+{
+	int ret = rec_room(ps, 1 + len);
+
+	if (ret)
+		return ret;
+	ps->buf[ps->len] = type;
+	if (len)
+		memcpy(ps->buf + ps->len + 1, num, len);
+	ps->len += 1 + len;
+	return 0;
+}
+
+static int rec_enter(void *priv, const char *label, uint64_t ns, size_t depth)
+{
+	struct pf_parser *ps = priv;
+	uint32_t len = strlen(label);
+	uint8_t *p;
+	int ret = rec_room(ps, 13 + len);
+
+	(void)depth;
+	if (ret)
+		return ret;
+	p = ps->buf + ps->len;
+	*p = REC_ENTER;
+	memcpy(p + 1, &ns, 8);
+	memcpy(p + 9, &len, 4);
+	memcpy(p + 13, label, len);
+	ps->len += 13 + len;
+	return 0;
+}
+
+static int rec_leave(void *priv, const struct ng_call *call)
+{
+	struct pf_parser *ps = priv;
+	int ret = rec_room(ps, 9);
+
+	if (ret)
+		return ret;
+	ps->buf[ps->len] = REC_LEAVE;
+	memcpy(ps->buf + ps->len + 1, &call->end_ns, 8);
+	ps->len += 9;
+	return 0;
+}
+
+/* The parser thread: every file in turn, until the end or an error. */
+static void *pf_parser_main(void *arg)
+{
+	struct pf_parser *ps = arg;
+	struct ng_pp_visitor v = { rec_enter, rec_leave, ps };
+	uint32_t i;
+	int ret = 0;
+
+	ps->buf = ring_cur(&ps->q, &ps->cap);
+	for (i = 0; !ret && i < ps->rec->nr_threads; i++) {
+		ret = rec_put(ps, REC_THREAD, &i, 4);
+		if (!ret)
+			ret = ng_pp_walk(ps->rec->threads[i].path, &v, ps->bad);
+		if (!ret)
+			ret = rec_put(ps, REC_DONE, NULL, 0);
+		if (ret)
+			ps->failed = i;
+	}
+	ps->ret = ret;		/* read after pthread_join() */
+	ring_close(&ps->q, ps->len);
+	return NULL;
+}
+
+/* Encode one buffer of records; the first error stops it. */
+static int pf_records(struct pf *w, const uint8_t *p, size_t len)
+{
+	const uint8_t *end = p + len;
+	uint64_t ns;
+	uint32_t n;
+	int ret = 0;
+
+	while (!ret && p < end) {
+		switch (*p++) {
+		case REC_ENTER:
+			memcpy(&ns, p, 8);
+			memcpy(&n, p + 8, 4);
+			ret = pf_enter(w, (const char *)p + 12, n, ns);
+			p += 12 + n;
+			break;
+		case REC_LEAVE:
+			memcpy(&ns, p, 8);
+			ret = pf_leave(w, ns);
+			p += 8;
+			break;
+		case REC_THREAD:
+			memcpy(&n, p, 4);
+			pf_thread(w, n);
+			p += 4;
+			break;
+		default:	/* REC_DONE */
+			ret = pf_thread_done(w);
+			break;
+		}
+	}
+	return ret;
+}
+
+/* Free the cleaned labels and the maps. */
 static void pf_free(struct pf *w)
 {
 	void **all;
@@ -647,61 +823,79 @@ static void pf_free(struct pf *w)
 	free(w->sub2.p);
 }
 
-/* Each thread in turn, its own sequence; a bad input leaves no file. */
+/*
+ * Parser, encoder and writer over the rings; the first error stops all
+ * three, and a bad input leaves no file.
+ */
+static int pf_run(struct pf *w, struct pf_parser *ps)
+{
+	pthread_t parser, writer;
+	const uint8_t *buf;
+	size_t len;
+	int ret = 0;
+
+	if ((errno = pthread_create(&writer, NULL, pf_writer, w)))
+		return -errno;
+	if ((errno = pthread_create(&parser, NULL, pf_parser_main, ps))) {
+		ret = -errno;
+		ring_close(&w->outq, 0);
+		pthread_join(writer, NULL);
+		return ret;
+	}
+	w->buf = ring_cur(&w->outq, &w->cap);
+	while (ring_pop(&ps->q, &buf, &len)) {
+		if (!ret)	/* after an error, only keep the ring moving */
+			ret = pf_records(w, buf, len);
+		ring_release(&ps->q, ret);
+	}
+	pthread_join(parser, NULL);
+	if (!ret)
+		ret = ps->ret;
+	if (!ret)
+		w->st.bytes += w->len;
+	ring_close(&w->outq, ret ? 0 : w->len);
+	pthread_join(writer, NULL);
+	if (ret == -EIO && w->werr)	/* the writer stopped us: its error */
+		ret = w->werr;
+	return ret ? ret : w->werr;
+}
+
 int ng_export_perfetto(const struct ng_recording *rec, const char *path,
 		       struct ng_pp_bad *bad, struct ng_pf_stats *st)
 {
-	struct pf w = { 0 };
-	struct ng_pp_visitor v = { pf_enter, pf_leave, &w };
+	struct pf w = { .rec = rec };
+	struct pf_parser ps = { .rec = rec };
 	struct ng_pp_bad ignored;
-	size_t i;
-	int ret, err;
+	int ret;
 
-	if (!bad)
-		bad = &ignored;
-	memset(bad, 0, sizeof(*bad));
+	ps.bad = bad ? bad : &ignored;
+	memset(ps.bad, 0, sizeof(*ps.bad));
 	if (rec->nr_threads >= UINT32_MAX)
 		return -E2BIG;
 	w.names = ng_strmap_new(sizeof(struct pf_name));
 	w.pids = ng_strmap_new(0);
-	if (!w.names || !w.pids) {
-		pf_free(&w);
-		return -ENOMEM;
-	}
-	ret = ng_outfile_open_path(&w.out, path);
-	if (ret) {
-		pf_free(&w);
-		return ret;
-	}
-	/* our own buffers: stdio's would only copy them once more */
-	setvbuf(w.out.fp, NULL, _IONBF, 0);
-	ret = pf_io_start(&w.io, w.out.fp);
-	w.buf = w.io.bufs[0];
-	for (i = 0; !ret && i < rec->nr_threads; i++) {
-		const struct ng_rec_thread *t = &rec->threads[i];
-
-		w.seq = i + 1;
-		w.next_iid = 0;
-		w.started = false;
-		w.track = NG_PF_THREAD_UUID + ng_chrome_tid(t);
-		w.thread = t;
-		ret = ng_pp_walk(t->path, &v, bad);
-		if (!ret && !w.started)
-			ret = pf_describe(&w, false);
-		if (ret && ret != -ENOMEM && !w.out.err)
-			bad->file = t->file;
-	}
+	ret = !w.names || !w.pids ? -ENOMEM : 0;
 	if (!ret)
-		pf_flush(&w);
-	err = pf_io_end(&w.io);
-	if (!ret && (w.out.err || err))
-		ret = w.out.err ? w.out.err : err;
+		ret = ring_init(&w.outq, PF_OUT_SIZE);
 	if (!ret)
-		ret = ng_outfile_commit(&w.out);
-	else
-		ng_outfile_abort(&w.out);
+		ret = ring_init(&ps.q, PF_REC_SIZE);
+	if (!ret)
+		ret = ng_outfile_open_path(&w.out, path);
+	if (!ret) {
+		/* our own buffers: stdio's would only copy them once more */
+		setvbuf(w.out.fp, NULL, _IONBF, 0);
+		ret = pf_run(&w, &ps);
+		if (ret && ps.ret && ps.ret != -ENOMEM && ps.ret != -ECANCELED)
+			ps.bad->file = rec->threads[ps.failed].file;
+		if (ret)
+			ng_outfile_abort(&w.out);
+		else
+			ret = ng_outfile_commit(&w.out);
+	}
 	if (!ret && st)
 		*st = w.st;
+	ring_free(&ps.q);
+	ring_free(&w.outq);
 	pf_free(&w);
 	return ret;
 }
