@@ -7,8 +7,14 @@
  * up to DEPTH. The same arguments always give the same bytes (a fixed
  * xorshift seed), so figures can be reproduced.
  *
- *   genrec DIR CALLS [THREADS [FUNCS [DEPTH]]]   defaults: 4 threads,
- *                                                 2000 functions, depth 32
+ *   genrec DIR CALLS [THREADS [FUNCS [DEPTH [ZIPF]]]]
+ *       defaults: 4 threads, 2000 functions, depth 32, ZIPF 1
+ *
+ * Which function a call is: the k-th most called one with a probability
+ * proportional to 1 / k^ZIPF, Zipf's law, as call counts of kernel
+ * functions go (a few spinlock, RCU and allocator functions make most of
+ * the calls); ZIPF 0 makes them all equally likely, the worst case for
+ * the Perfetto export's interning (most names need two-byte iids).
  *
  * Times: each line is 20 to 400 ns after the previous one, and one line in
  * 64 waits 400 ns to 10 us (a sleep, an interrupt): the gaps a traced
@@ -18,6 +24,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +67,23 @@ static char *put_u64(char *p, uint64_t v)
 	return p;
 }
 
+/* The first function whose cumulative weight passes a uniform draw. */
+static unsigned int pick(const double *cdf, unsigned int n, double sum,
+			 uint64_t r)
+{
+	double u = (r >> 11) * 0x1p-53 * sum;
+	unsigned int lo = 0, hi = n - 1, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (cdf[mid] <= u)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static int fail(const char *what, const char *path)
 {
 	fprintf(stderr, "genrec: %s %s: %s\n", what, path, strerror(errno));
@@ -70,13 +94,14 @@ int main(int argc, char **argv)
 {
 	unsigned long long calls, per, done;
 	unsigned int threads = 4, funcs = 2000, maxdepth = 32, t, i;
+	double zipf = 1, *cdf, sum = 0;
 	char **names, path[4096], line[256], *p;
 	static char iobuf[1 << 20];
 	uint64_t ns;
 	FILE *f;
 
-	if (argc < 3 || argc > 6) {
-		fprintf(stderr, "usage: genrec DIR CALLS [THREADS [FUNCS [DEPTH]]]\n");
+	if (argc < 3 || argc > 7) {
+		fprintf(stderr, "usage: genrec DIR CALLS [THREADS [FUNCS [DEPTH [ZIPF]]]]\n");
 		return 2;
 	}
 	calls = strtoull(argv[2], NULL, 10);
@@ -86,13 +111,18 @@ int main(int argc, char **argv)
 		funcs = strtoul(argv[4], NULL, 10);
 	if (argc > 5)
 		maxdepth = strtoul(argv[5], NULL, 10);
+	if (argc > 6)
+		zipf = strtod(argv[6], NULL);
 	if (!threads || !funcs || !maxdepth) {
 		fprintf(stderr, "genrec: THREADS, FUNCS and DEPTH must be > 0\n");
 		return 2;
 	}
 	names = calloc(funcs, sizeof(*names));
-	if (!names)
+	cdf = calloc(funcs, sizeof(*cdf));
+	if (!names || !cdf)
 		return 1;
+	for (i = 0; i < funcs; i++)
+		cdf[i] = sum += pow(i + 1, -zipf);
 	for (i = 0; i < funcs; i++) {
 		unsigned int a = i % 20, b = i / 20 % 20, c = i / 400;
 
@@ -135,7 +165,7 @@ int main(int argc, char **argv)
 			if (push) {
 				*p++ = ':';
 				*p++ = '+';
-				i = (r >> 32) % funcs;
+				i = pick(cdf, funcs, sum, rnd());
 				strcpy(p, names[i]);
 				p += strlen(names[i]);
 				depth++;

@@ -20,6 +20,8 @@ pkgs=(
 	debootstrap
 	# code checks: sparse for make C=1, checkpatch's helpers
 	sparse codespell
+	# host tests: protoc reads "export --perfetto" files back
+	protobuf-compiler
 )
 
 missing=()
