@@ -11,7 +11,10 @@
 # /var/tmp, removed at the end; an existing recording in DIR is reused),
 # then times each export (default FORMATS "perfetto chrome") RUNS times
 # (default 3) with /usr/bin/time and prints one markdown row per format:
-# the median run's time, and the largest max RSS of the runs. The output
+# the median and the best run's time (and calls/s), the median CPU time
+# (user + system, all threads), and the largest max RSS of the runs. The
+# load average before each format is printed too: wall times on a shared
+# machine follow what else runs, CPU times much less. The output
 # files go to DIR and are removed after each run. 100 million calls take
 # about 4 GB of push/pop files, and 8.5 GB more for a moment for --chrome.
 set -euo pipefail
@@ -41,23 +44,29 @@ if ! ls "$dir"/*.txt >/dev/null 2>&1; then
 fi
 in_bytes=$(cat "$dir"/*.txt | wc -c)
 echo "# $calls calls, 4 threads, 2000 functions (Zipf $zipf), $in_bytes bytes of push/pop files; $(nproc) CPUs"
-echo "| export | file | bytes/call | time (median of $runs) | calls/s | max RSS |"
-echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+echo "| export | file | bytes/call | time: median (best) | calls/s: median (best) | CPU time | max RSS |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
 for fmt in $formats; do
 	out=$dir/bench.$fmt
-	times=() rss=0 size=0
+	times=() cpus=() rss=0 size=0
+	echo "# --$fmt: load average $(cut -d' ' -f1-3 /proc/loadavg) before" >&2
 	for ((i = 0; i < runs; i++)); do
 		sync
-		/usr/bin/time -f "%e %M" -o "$work/time" \
+		/usr/bin/time -f "%e %M %U %S" -o "$work/time" \
 			"$ROOT/userspace/nanograph" export "--$fmt" -o "$out" "$dir"
-		read -r t m <"$work/time"
+		read -r t m u s <"$work/time"
 		times+=("$t")
+		cpus+=("$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')")
 		[ "$m" -gt "$rss" ] && rss=$m
 		size=$(stat -c %s "$out")
 		rm -f "$out"
 	done
-	t=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(((runs + 1) / 2))p")
-	awk -v f="--$fmt" -v s="$size" -v n="$calls" -v t="$t" -v r="$rss" -v all="${times[*]}" 'BEGIN {
-		printf "| `%s` | %.2f GB | %.1f | %.2f s (%s) | %.1f M | %.1f MB |\n",
-			f, s / 1e9, s / n, t, all, n / t / 1e6, r / 1024 }'
+	echo "# --$fmt: wall ${times[*]} s, CPU ${cpus[*]} s" >&2
+	mid=$(((runs + 1) / 2))
+	t=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "${mid}p")
+	b=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 1p)
+	c=$(printf '%s\n' "${cpus[@]}" | sort -n | sed -n "${mid}p")
+	awk -v f="--$fmt" -v s="$size" -v n="$calls" -v t="$t" -v b="$b" -v c="$c" -v r="$rss" 'BEGIN {
+		printf "| `%s` | %.2f GB | %.1f | %.2f s (%.2f s) | %.1f M (%.1f M) | %.2f s | %.1f MB |\n",
+			f, s / 1e9, s / n, t, b, n / t / 1e6, n / b / 1e6, c, r / 1024 }'
 done
