@@ -784,6 +784,10 @@ static void test_wire_bytes(void)
 static void test_roundtrip(void)
 {
 	static const uint64_t gaps[] = { 0, 1, 127, 128, 16383, 16384, 3, 1ULL << 40 };
+	static const char odd_text[] =
+		"18446744073709551000:+b\xff" "ad\n"
+		"18446744073709551000:+\"q\\\"\n"
+		"18446744073709551615:POP\n18446744073709551615:POP\n";
 	const size_t calls = 60000;
 	struct str big = { 0 }, odd = { 0 };
 	struct ng_pf_stats st;
@@ -814,9 +818,7 @@ static void test_roundtrip(void)
 	}
 	T_EQ_INT(t_write_file(rp("7.txt"), big.s), 0);
 	/* thread 9: not in threads.tsv; odd names; the end of time */
-	str_add(&odd, "18446744073709551000:+b\xff" "ad\n"
-		      "18446744073709551000:+\"q\\\"\n"
-		      "18446744073709551615:POP\n18446744073709551615:POP\n", 104);
+	str_add(&odd, odd_text, strlen(odd_text));
 	T_EQ_INT(t_write_file(rp("9.txt"), odd.s), 0);
 	T_EQ_INT(t_write_file(rp("11.txt"), ""), 0);
 	T_EQ_INT(t_write_file(rp("5.txt"), thread5), 0);
@@ -849,6 +851,40 @@ static void test_roundtrip(void)
 	reader_free(r);
 	free(big.s);
 	free(odd.s);
+}
+
+/*
+ * A label longer than every buffer on its way (the walk's 1 MiB chunk,
+ * a 256 KiB record buffer, a 1 MiB output buffer) comes out whole.
+ */
+static void test_long_label(void)
+{
+	static const char head[] = "10:+a\n20:+";
+	static const char tail[] = "\n30:POP\n40:+a\n50:POP\n60:POP\n";
+	const size_t len = 3 << 19;	/* 1.5 MiB */
+	struct str in = { 0 };
+	struct reader *r;
+	char *label;
+
+	label = malloc(len + 1);
+	T_ASSERT(label);
+	memset(label, 'x', len);
+	label[len] = '\0';
+	label[0] = 'L';
+	str_add(&in, head, strlen(head));
+	str_add(&in, label, len);
+	str_add(&in, tail, strlen(tail));
+	mkdir(t_path("rec"), 0755);
+	T_EQ_INT(t_write_file(rp("3.txt"), in.s), 0);
+	r = export_and_read(t_path("rec"), t_path("long.pftrace"), NULL);
+	free(label);
+	if (!r)
+		free(in.s);
+	T_ASSERT(r);
+	T_ASSERT(r->seq[1].text.s && !strcmp(r->seq[1].text.s, in.s));
+	T_EQ_U64(r->seq[1].nr_names, 2);
+	reader_free(r);
+	free(in.s);
 }
 
 /* A bad file: the walk's reason, file and line; no output at all. */
@@ -1002,6 +1038,7 @@ static const struct t_case cases[] = {
 	{ "decode_raw", test_decode_raw },
 	{ "wire_bytes", test_wire_bytes },
 	{ "roundtrip", test_roundtrip },
+	{ "long_label", test_long_label },
 	{ "bad_input", test_bad_input },
 	{ "write_error", test_write_error },
 	{ "cmd_export", test_cmd_export },

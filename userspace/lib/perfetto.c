@@ -38,11 +38,10 @@
  * upstream file each comes from, and the host tests decode exports with
  * protoc and it.
  *
- * Memory: a few output buffers and one map entry per distinct label,
- * which remembers the label's iid on the current sequence; nothing per
- * call. A second thread writes the full buffers, so that the page cache's
- * copy of the output (a fifth of the time on one core) runs beside the
- * parsing and encoding instead of after it.
+ * Memory: the buffers of two rings (about 9 MB) and one map entry per
+ * distinct label, which remembers the label's iid on the current
+ * sequence; nothing per call. Parsing, encoding and writing run in three
+ * threads (below, "the encoder").
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -885,7 +884,8 @@ int ng_export_perfetto(const struct ng_recording *rec, const char *path,
 		/* our own buffers: stdio's would only copy them once more */
 		setvbuf(w.out.fp, NULL, _IONBF, 0);
 		ret = pf_run(&w, &ps);
-		if (ret && ps.ret && ps.ret != -ENOMEM && ps.ret != -ECANCELED)
+		/* the walk's own failure: name its file */
+		if (ret && ret == ps.ret && ret != -ENOMEM)
 			ps.bad->file = rec->threads[ps.failed].file;
 		if (ret)
 			ng_outfile_abort(&w.out);
