@@ -39,15 +39,19 @@ struct ng_strmap {
  */
 static uint64_t hash_bytes(const void *key, size_t len)
 {
-	const unsigned char *p = key;
+	const unsigned char *p = key, *end = p + len;
 	uint64_t h = 0xcbf29ce484222325ULL ^ len, w;
 
-	for (; len >= 8; p += 8, len -= 8) {
-		memcpy(&w, p, 8);
+	if (len >= 8) {
+		for (; end - p > 8; p += 8) {
+			memcpy(&w, p, 8);
+			h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+			h ^= h >> 32;
+		}
+		/* the last 8 bytes, overlapping the previous word if need be */
+		memcpy(&w, end - 8, 8);
 		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
-		h ^= h >> 32;
-	}
-	if (len) {
+	} else if (len) {
 		w = 0;
 		memcpy(&w, p, len);
 		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
