@@ -315,8 +315,10 @@ static void ring_release(struct pf_ring *r, bool cancel)
  * files (ng_pp_walk(), which checks them) and passes each push and pop on
  * as a record; the encoder (the caller's thread) looks each label up and
  * writes the packets; the writer thread writes the output buffers to the
- * file. Each stage takes about a third of the time on one core, so two
- * cores convert about twice as fast, and memory is the rings' buffers.
+ * file. Parsing and encoding take about half of the CPU time each
+ * (checking the lines, and the hash lookup of each label), writing is
+ * the page cache's copy: two cores convert nearly twice as fast as one,
+ * and memory is the rings' buffers.
  *
  * Records, in the parser's buffers (numbers in host order, unaligned):
  *   REC_THREAD  u32 index   the next thread of the recording starts
