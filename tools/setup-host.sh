@@ -22,6 +22,8 @@ pkgs=(
 	sparse codespell
 	# make check builds the module with DKMS (tools/dkms-check.sh)
 	dkms
+	# host tests: protoc reads "export --perfetto" files back
+	protobuf-compiler
 )
 
 missing=()

@@ -720,10 +720,10 @@ static void test_cmd_export_errors(void)
 	T_RUN(ng("export", "--chrome", "-o", out, dir, NULL), 1, "", want);
 
 	T_RUN(ng("export", dir, NULL), 2, "",
-	      "nanograph export: which format? give --chrome or --folded\n"
+	      "nanograph export: which format? give --chrome, --perfetto or --folded\n"
 	      "Try 'nanograph help export'.\n");
 	T_RUN(ng("export", "--chrome", "--folded", dir, NULL), 2, "",
-	      "nanograph export: give only one of --chrome and --folded\n"
+	      "nanograph export: give only one of --chrome, --perfetto and --folded\n"
 	      "Try 'nanograph help export'.\n");
 	T_RUN(ng("export", "--chrome", NULL), 2, "", NULL);
 	T_RUN(ng("export", "--chrome", dir, "-o", NULL), 2, "", NULL);

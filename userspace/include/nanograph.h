@@ -372,5 +372,7 @@ int ng_raw_replay_fds(const int *fds, int nr, struct ng_conv *conv);
 
 /* Reading push/pop directories: report and export (analyze.h). */
 #include "nanograph_analyze.h"
+/* The Perfetto protobuf export (perfetto.c). */
+#include "nanograph_perfetto.h"
 
 #endif /* NANOGRAPH_H */

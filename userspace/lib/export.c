@@ -108,7 +108,7 @@ static char *put_us(char *p, uint64_t ns)
 /* ---- Chrome JSON ---- */
 
 /* Length of the valid UTF-8 sequence at @s, or 0: JSON text must be UTF-8. */
-static size_t utf8_len(const unsigned char *s)
+size_t ng_utf8_len(const unsigned char *s)
 {
 	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
 	size_t n, i;
@@ -149,7 +149,7 @@ static char *json_escape(const char *s)
 	if (!out)
 		return NULL;
 	while (*u) {
-		n = *u < 0x80 ? 1 : utf8_len(u);
+		n = *u < 0x80 ? 1 : ng_utf8_len(u);
 		if (*u == '"' || *u == '\\') {
 			*p++ = '\\';
 			*p++ = *u;

@@ -98,3 +98,21 @@ void ng_outfile_abort(struct ng_outfile *of)
 	}
 	outfile_free_names(of);
 }
+
+/* Split @path into the directory and name ng_outfile_open() takes. */
+int ng_outfile_open_path(struct ng_outfile *of, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int ret;
+
+	if (!slash || slash == path)
+		return ng_outfile_open(of, slash ? "/" : ".",
+				       slash ? path + 1 : path);
+	dir = strndup(path, slash - path);
+	if (!dir)
+		return -ENOMEM;
+	ret = ng_outfile_open(of, dir, slash + 1);
+	free(dir);
+	return ret;
+}

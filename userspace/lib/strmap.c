@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * strmap.c - the hash map behind report and export: chained buckets that
- * double when the map holds as many entries as buckets, FNV-1a hashes kept
- * in each entry so growing never hashes a key twice, and each entry one
+ * double when the map holds as many entries as buckets, word-wise hashes
+ * kept in each entry so growing never hashes a key twice, and each entry one
  * allocation holding its value and a copy of its key.
  */
 #include <errno.h>
@@ -30,16 +30,37 @@ struct ng_strmap {
 
 #define STRMAP_FIRST_BUCKETS	256
 
-/* FNV-1a: short and good enough for function names and pointer pairs. */
+/*
+ * Eight bytes at a time, each word mixed in by a multiply, and the
+ * result finished with the murmur3 finalizer so that the low bits (the
+ * bucket) depend on every byte: a hash per call of a recording is most of
+ * the cost of a lookup, and byte-at-a-time FNV-1a was twice as slow on
+ * function names.
+ */
 static uint64_t hash_bytes(const void *key, size_t len)
 {
-	const unsigned char *p = key;
-	uint64_t h = 0xcbf29ce484222325ULL;
+	const unsigned char *p = key, *end = p + len;
+	uint64_t h = 0xcbf29ce484222325ULL ^ len, w;
 
-	while (len--) {
-		h ^= *p++;
-		h *= 0x100000001b3ULL;
+	if (len >= 8) {
+		for (; end - p > 8; p += 8) {
+			memcpy(&w, p, 8);
+			h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+			h ^= h >> 32;
+		}
+		/* the last 8 bytes, overlapping the previous word if need be */
+		memcpy(&w, end - 8, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+	} else if (len) {
+		w = 0;
+		memcpy(&w, p, len);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
 	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
 	return h;
 }
 

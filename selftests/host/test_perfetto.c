@@ -1,0 +1,1048 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_perfetto.c - "nanograph export --perfetto", read back by a reader
+ * that is not ours: protoc, with the field numbers of Perfetto's published
+ * .proto files (perfetto_min.proto, beside this file), and "protoc
+ * --decode_raw", which needs no schema at all. The decoded text is parsed
+ * here and checked the way Perfetto's importer would use it: every packet
+ * on a sequence, the sequence's state cleared before it is used, each name
+ * interned once per sequence and before its first use, slices nested per
+ * thread, and the push/pop text rebuilt from the decoded packets equal to
+ * the input files, every timestamp summed back from its deltas.
+ *
+ * Without protoc (package protobuf-compiler, which tools/setup-host.sh
+ * installs) the decoding tests are skipped, saying so.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nanograph.h"
+#include "ktap.h"
+
+/* The recording of test_analyze.c's examples. */
+static const char thread5[] =
+	"100:+a\n110:+b\n130:POP\n140:+b\n145:+c [mod]\n146:POP\n150:POP\n200:POP\n";
+static const char idle1[] = "300:+b\n310:POP\n";
+static const char tsv[] = "tid\tpid\tcomm\n0-1\t0\tswapper/1\n5\t5\tmain\n";
+
+/* "<tmpdir>/rec/<name>" (rotating buffers, like t_path()). */
+static const char *rp(const char *name)
+{
+	char sub[256];
+
+	snprintf(sub, sizeof(sub), "rec/%s", name);
+	return t_path(sub);
+}
+
+static int make_recording(void)
+{
+	mkdir(t_path("rec"), 0755);
+	return t_write_file(rp("5.txt"), thread5) ||
+	       t_write_file(rp("0-1.txt"), idle1) ||
+	       t_write_file(rp("threads.tsv"), tsv);
+}
+
+/* Run nanograph with the NULL-terminated arguments after @a1. */
+static struct t_result ng(const char *a1, ...)
+{
+	char *argv[12] = { NULL, (char *)a1 };
+	va_list ap;
+	int i = 2;
+
+	va_start(ap, a1);
+	while (i < 11 && (argv[i] = va_arg(ap, char *)))
+		i++;
+	va_end(ap);
+	return t_nanograph_run(argv, NULL);
+}
+
+/* The schema's directory: this file's (the build passes absolute paths). */
+static const char *schema_dir(void)
+{
+	static char dir[1024];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", __FILE__);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		snprintf(dir, sizeof(dir), ".");
+	return dir;
+}
+
+/*
+ * protoc's decoding of @path, malloc'd: with the schema when @raw is
+ * false, --decode_raw when true. Skips the test without protoc; NULL
+ * (said why) if protoc refuses the file.
+ */
+static char *protoc(const char *path, bool raw)
+{
+	char cmd[4096];
+	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	char *out = NULL, *err = NULL;
+	int st;
+
+	if (raw)
+		snprintf(cmd, sizeof(cmd), "exec protoc --decode_raw < '%s'",
+			 path);
+	else
+		snprintf(cmd, sizeof(cmd),
+			 "exec protoc --decode=perfetto.protos.Trace -I '%s' '%s/perfetto_min.proto' < '%s'",
+			 schema_dir(), schema_dir(), path);
+	st = t_run(argv, NULL, &out, &err);
+	if (st == 127) {
+		free(out);
+		free(err);
+		t_skip("no protoc: install protobuf-compiler (tools/setup-host.sh does)");
+	}
+	if (st || (err && *err)) {
+		t_diag("protoc exited %d: %s", st,
+		       err ? t_escape(err, strlen(err)) : "?");
+		free(out);
+		out = NULL;
+	}
+	free(err);
+	return out;
+}
+
+/* ---- reading protoc's text format back ---- */
+
+/* A growing string. */
+struct str {
+	char *s;
+	size_t len, cap;
+};
+
+static void str_add(struct str *b, const char *s, size_t len)
+{
+	if (b->len + len + 1 > b->cap) {
+		b->cap = 2 * (b->len + len + 1);
+		b->s = realloc(b->s, b->cap);
+		if (!b->s)
+			abort();
+	}
+	memcpy(b->s + b->len, s, len);
+	b->len += len;
+	b->s[b->len] = '\0';
+}
+
+/* One decoded TracePacket: the fields the export writes. */
+struct pkt {
+	bool has_ts, has_seq, has_type, has_iid;
+	uint64_t ts, seq, flags, type, name_iid;
+	size_t nr_names;
+	uint64_t en_iid[4];
+	char *en_name[4];
+	bool snapshot, defaults, descriptor;
+	size_t nr_clocks;
+	uint64_t clock_id[4], clock_ts[4];
+	bool clock_inc[4];
+	char primary[64];
+	uint64_t def_clock, def_track;
+	uint64_t uuid, parent;
+	bool process, thread;
+	long long pid, tid;
+	char *pname, *tname;
+};
+
+/* A packet sequence as a reader rebuilds it. */
+struct seq {
+	bool cleared;
+	uint64_t clock;		/* clock 64: the last absolute time */
+	uint64_t track;		/* the default track of its events */
+	char **names;		/* by iid */
+	size_t nr_names;
+	size_t depth;
+	struct str text;	/* the push/pop text of its events */
+	bool described;		/* its thread's track was described */
+	long long pid, tid;
+	char *tname;
+};
+
+#define MAX_SEQ	64
+
+struct reader {
+	struct seq seq[MAX_SEQ + 1];
+	size_t nr_seq;			/* highest sequence id seen */
+	struct { long long pid; char *name; uint64_t uuid; } procs[MAX_SEQ];
+	size_t nr_procs;
+	uint64_t packets;
+	char why[512];			/* the first thing wrong, or "" */
+};
+
+__attribute__((format(printf, 2, 3)))
+static void bad(struct reader *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->why[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->why, sizeof(r->why), fmt, ap);
+	va_end(ap);
+}
+
+/* A text-format string ("..." with C escapes, octal for bytes) unquoted. */
+static char *unquote(const char *s)
+{
+	char *out = malloc(strlen(s) + 1), *p = out;
+
+	if (!out)
+		abort();
+	if (*s == '"')
+		s++;
+	while (*s && *s != '"') {
+		if (*s != '\\') {
+			*p++ = *s++;
+			continue;
+		}
+		s++;
+		if (*s >= '0' && *s <= '7') {
+			int v = 0, n;
+
+			for (n = 0; n < 3 && *s >= '0' && *s <= '7'; n++)
+				v = v * 8 + *s++ - '0';
+			*p++ = v;
+			continue;
+		}
+		switch (*s) {
+		case 'n': *p++ = '\n'; break;
+		case 't': *p++ = '\t'; break;
+		case 'r': *p++ = '\r'; break;
+		default: *p++ = *s; break;	/* \" \' \\ */
+		}
+		s++;
+	}
+	*p = '\0';
+	return out;
+}
+
+/* What one packet means on its sequence. */
+static void apply(struct reader *r, struct pkt *k)
+{
+	struct seq *q;
+	size_t i, j;
+
+	r->packets++;
+	if (!k->has_seq || !k->seq || k->seq > MAX_SEQ) {
+		bad(r, "packet %" PRIu64 ": trusted_packet_sequence_id missing or out of range", r->packets);
+		return;
+	}
+	q = &r->seq[k->seq];
+	if (k->seq > r->nr_seq)
+		r->nr_seq = k->seq;
+	if (k->flags & 1) {	/* SEQ_INCREMENTAL_STATE_CLEARED */
+		if (q->cleared)
+			bad(r, "sequence %" PRIu64 " cleared twice", k->seq);
+		if (!k->defaults || k->def_clock != 64 || !k->def_track)
+			bad(r, "sequence %" PRIu64 ": no defaults (clock 64, a track) where it is cleared", k->seq);
+		if (!k->snapshot || k->nr_clocks != 2 || k->clock_id[0] != 3 ||
+		    k->clock_inc[0] || k->clock_id[1] != 64 || !k->clock_inc[1] ||
+		    k->clock_ts[0] != k->clock_ts[1] ||
+		    strcmp(k->primary, "BUILTIN_CLOCK_MONOTONIC"))
+			bad(r, "sequence %" PRIu64 ": clock snapshot is not MONOTONIC = incremental clock 64", k->seq);
+		q->cleared = true;
+		q->clock = k->clock_ts[1];
+		q->track = k->def_track;
+		return;
+	}
+	if (k->has_ts) {
+		if (!q->cleared) {
+			bad(r, "packet %" PRIu64 ": a timestamp before sequence %" PRIu64 " is cleared", r->packets, k->seq);
+			return;
+		}
+		q->clock += k->ts;
+	}
+	if (k->descriptor) {
+		if (k->process) {
+			if (r->nr_procs == MAX_SEQ)
+				return;
+			for (i = 0; i < r->nr_procs; i++)
+				if (r->procs[i].pid == k->pid)
+					bad(r, "process %lld described twice", k->pid);
+			r->procs[r->nr_procs].pid = k->pid;
+			r->procs[r->nr_procs].uuid = k->uuid;
+			r->procs[r->nr_procs++].name = k->pname;
+			k->pname = NULL;
+		} else if (k->thread) {
+			if (q->described)
+				bad(r, "sequence %" PRIu64 ": thread described twice", k->seq);
+			if (q->cleared && k->uuid != q->track)
+				bad(r, "sequence %" PRIu64 ": thread track %" PRIu64 " is not the events' %" PRIu64,
+				    k->seq, k->uuid, q->track);
+			for (i = 0; i < r->nr_procs; i++)
+				if (r->procs[i].pid == k->pid &&
+				    r->procs[i].uuid != k->parent)
+					bad(r, "thread %lld: parent is not its process's track", k->tid);
+			q->described = true;
+			q->pid = k->pid;
+			q->tid = k->tid;
+			q->tname = k->tname;
+			k->tname = NULL;
+		} else {
+			bad(r, "a track descriptor of neither a process nor a thread");
+		}
+		return;
+	}
+	if (!k->has_type)
+		return;
+	if (!q->cleared || !k->has_ts) {
+		bad(r, "packet %" PRIu64 ": an event without a timestamp or a cleared sequence", r->packets);
+		return;
+	}
+	for (i = 0; i < k->nr_names; i++) {
+		if (!(k->flags & 2))
+			bad(r, "sequence %" PRIu64 ": interned data without SEQ_NEEDS_INCREMENTAL_STATE", k->seq);
+		if (k->en_iid[i] != q->nr_names + 1)
+			bad(r, "sequence %" PRIu64 ": iid %" PRIu64 " is not the next one (%zu)",
+			    k->seq, k->en_iid[i], q->nr_names + 1);
+		for (j = 0; j < q->nr_names; j++)
+			if (!strcmp(q->names[j], k->en_name[i]))
+				bad(r, "sequence %" PRIu64 ": \"%s\" interned twice", k->seq, k->en_name[i]);
+		q->names = realloc(q->names, (q->nr_names + 1) * sizeof(*q->names));
+		if (!q->names)
+			abort();
+		q->names[q->nr_names++] = k->en_name[i];
+		k->en_name[i] = NULL;
+	}
+	if (k->type == 1) {	/* TYPE_SLICE_BEGIN */
+		char head[32];
+
+		if (!k->has_iid || !k->name_iid || k->name_iid > q->nr_names) {
+			bad(r, "sequence %" PRIu64 ": name_iid %" PRIu64 " not interned before", k->seq, k->name_iid);
+			return;
+		}
+		snprintf(head, sizeof(head), "%" PRIu64 ":+", q->clock);
+		str_add(&q->text, head, strlen(head));
+		str_add(&q->text, q->names[k->name_iid - 1],
+			strlen(q->names[k->name_iid - 1]));
+		str_add(&q->text, "\n", 1);
+		q->depth++;
+	} else if (k->type == 2) {	/* TYPE_SLICE_END */
+		char line[32];
+
+		if (!q->depth)
+			bad(r, "sequence %" PRIu64 ": an END with no slice open", k->seq);
+		else
+			q->depth--;
+		snprintf(line, sizeof(line), "%" PRIu64 ":POP\n", q->clock);
+		str_add(&q->text, line, strlen(line));
+	} else {
+		bad(r, "an event of type %" PRIu64, k->type);
+	}
+}
+
+/* Where a field sits: its enclosing messages, innermost last. */
+static bool in(char stack[][32], int depth, const char *a, const char *b)
+{
+	return depth >= 1 && !strcmp(stack[depth - 1], a) &&
+	       (!b || (depth >= 2 && !strcmp(stack[depth - 2], b)));
+}
+
+/*
+ * Parse protoc's text output of a Trace and apply every packet; false
+ * with r->why when something is off (a field the schema does not know is
+ * printed as a number: refused too).
+ */
+static bool read_trace(struct reader *r, char *text)
+{
+	char stack[16][32], *line, *next, *colon, *v;
+	struct pkt k = { 0 };
+	int depth = 0;
+	size_t i;
+
+	for (line = text; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		while (*line == ' ')
+			line++;
+		if (!*line)
+			continue;
+		if (*line >= '0' && *line <= '9') {
+			bad(r, "a field the schema does not know: %s", line);
+			break;
+		}
+		if (!strcmp(line, "}")) {
+			if (!depth--)
+				break;
+			if (!depth) {
+				apply(r, &k);
+				free(k.pname);
+				free(k.tname);
+				for (i = 0; i < k.nr_names; i++)
+					free(k.en_name[i]);
+				memset(&k, 0, sizeof(k));
+			}
+			continue;
+		}
+		v = strstr(line, " {");
+		if (v && !v[2]) {
+			*v = '\0';
+			if (depth == 16)
+				break;
+			snprintf(stack[depth++], sizeof(stack[0]), "%s", line);
+			if (in(stack, depth, "clocks", NULL) && k.nr_clocks < 4)
+				k.nr_clocks++;
+			if (in(stack, depth, "event_names", NULL) && k.nr_names < 4)
+				k.nr_names++;
+			k.snapshot |= in(stack, depth, "clock_snapshot", NULL);
+			k.defaults |= in(stack, depth, "trace_packet_defaults", NULL);
+			k.descriptor |= in(stack, depth, "track_descriptor", NULL);
+			k.process |= in(stack, depth, "process", NULL);
+			k.thread |= in(stack, depth, "thread", NULL);
+			continue;
+		}
+		colon = strstr(line, ": ");
+		if (!colon || !depth) {
+			bad(r, "not text format: %s", line);
+			break;
+		}
+		*colon = '\0';
+		v = colon + 2;
+#define U(x) strtoull(x, NULL, 10)
+		if (in(stack, depth, "packet", NULL)) {
+			if (!strcmp(line, "timestamp"))
+				k.has_ts = true, k.ts = U(v);
+			else if (!strcmp(line, "trusted_packet_sequence_id"))
+				k.has_seq = true, k.seq = U(v);
+			else if (!strcmp(line, "sequence_flags"))
+				k.flags = U(v);
+		} else if (in(stack, depth, "track_event", "packet")) {
+			if (!strcmp(line, "type"))
+				k.has_type = true,
+				k.type = !strcmp(v, "TYPE_SLICE_BEGIN") ? 1 :
+					 !strcmp(v, "TYPE_SLICE_END") ? 2 : 99;
+			else if (!strcmp(line, "name_iid"))
+				k.has_iid = true, k.name_iid = U(v);
+		} else if (in(stack, depth, "event_names", "interned_data") && k.nr_names) {
+			if (!strcmp(line, "iid"))
+				k.en_iid[k.nr_names - 1] = U(v);
+			else if (!strcmp(line, "name"))
+				k.en_name[k.nr_names - 1] = unquote(v);
+		} else if (in(stack, depth, "clocks", "clock_snapshot") && k.nr_clocks) {
+			if (!strcmp(line, "clock_id"))
+				k.clock_id[k.nr_clocks - 1] = U(v);
+			else if (!strcmp(line, "timestamp"))
+				k.clock_ts[k.nr_clocks - 1] = U(v);
+			else if (!strcmp(line, "is_incremental"))
+				k.clock_inc[k.nr_clocks - 1] = !strcmp(v, "true");
+		} else if (in(stack, depth, "clock_snapshot", "packet")) {
+			if (!strcmp(line, "primary_trace_clock"))
+				snprintf(k.primary, sizeof(k.primary), "%s", v);
+		} else if (in(stack, depth, "trace_packet_defaults", "packet")) {
+			if (!strcmp(line, "timestamp_clock_id"))
+				k.def_clock = U(v);
+		} else if (in(stack, depth, "track_event_defaults", "trace_packet_defaults")) {
+			if (!strcmp(line, "track_uuid"))
+				k.def_track = U(v);
+		} else if (in(stack, depth, "track_descriptor", "packet")) {
+			if (!strcmp(line, "uuid"))
+				k.uuid = U(v);
+			else if (!strcmp(line, "parent_uuid"))
+				k.parent = U(v);
+		} else if (in(stack, depth, "process", "track_descriptor")) {
+			if (!strcmp(line, "pid"))
+				k.pid = strtoll(v, NULL, 10);
+			else if (!strcmp(line, "process_name"))
+				k.pname = unquote(v);
+		} else if (in(stack, depth, "thread", "track_descriptor")) {
+			if (!strcmp(line, "pid"))
+				k.pid = strtoll(v, NULL, 10);
+			else if (!strcmp(line, "tid"))
+				k.tid = strtoll(v, NULL, 10);
+			else if (!strcmp(line, "thread_name"))
+				k.tname = unquote(v);
+		}
+#undef U
+	}
+	if (depth)
+		bad(r, "unbalanced braces in protoc's output");
+	for (i = 1; i <= r->nr_seq; i++)
+		if (r->seq[i].depth)
+			bad(r, "sequence %zu: %zu slice(s) never ended", i,
+			    r->seq[i].depth);
+	return !r->why[0];
+}
+
+static void reader_free(struct reader *r)
+{
+	size_t i, j;
+
+	for (i = 0; i <= MAX_SEQ; i++) {
+		for (j = 0; j < r->seq[i].nr_names; j++)
+			free(r->seq[i].names[j]);
+		free(r->seq[i].names);
+		free(r->seq[i].text.s);
+		free(r->seq[i].tname);
+	}
+	for (i = 0; i < r->nr_procs; i++)
+		free(r->procs[i].name);
+	free(r);
+}
+
+/* Export @dir to @out and read it back through protoc; NULL if bad. */
+static struct reader *export_and_read(const char *dir, const char *out,
+				      struct ng_pf_stats *st)
+{
+	struct reader *r = calloc(1, sizeof(*r));
+	struct ng_recording rec;
+	struct ng_pp_bad pb;
+	char *text;
+	int ret;
+
+	if (!r || ng_recording_open(&rec, dir))
+		goto fail;
+	ret = ng_export_perfetto(&rec, out, &pb, st);
+	ng_recording_close(&rec);
+	if (ret) {
+		t_diag("ng_export_perfetto: %s", strerror(-ret));
+		goto fail;
+	}
+	text = protoc(out, false);
+	if (!text)
+		goto fail;
+	if (!read_trace(r, text))
+		t_diag("decoded trace: %s", r->why);
+	free(text);
+	if (!r->why[0])
+		return r;
+fail:
+	if (r)
+		reader_free(r);
+	return NULL;
+}
+
+/* ---- the tests ---- */
+
+/* protoc's decoding of the example, whole: every field by its name. */
+static const char decoded_want[] =
+	"packet {\n"
+	"  clock_snapshot {\n"
+	"    clocks {\n"
+	"      clock_id: 3\n"
+	"      timestamp: 300\n"
+	"    }\n"
+	"    clocks {\n"
+	"      clock_id: 64\n"
+	"      timestamp: 300\n"
+	"      is_incremental: true\n"
+	"    }\n"
+	"    primary_trace_clock: BUILTIN_CLOCK_MONOTONIC\n"
+	"  }\n"
+	"  trusted_packet_sequence_id: 1\n"
+	"  sequence_flags: 1\n"
+	"  trace_packet_defaults {\n"
+	"    track_event_defaults {\n"
+	"      track_uuid: 8594128897\n"
+	"    }\n"
+	"    timestamp_clock_id: 64\n"
+	"  }\n"
+	"}\n"
+	"packet {\n"
+	"  timestamp: 0\n"
+	"  trusted_packet_sequence_id: 1\n"
+	"  track_descriptor {\n"
+	"    uuid: 4294967296\n"
+	"    process {\n"
+	"      pid: 0\n"
+	"      process_name: \"idle\"\n"
+	"    }\n"
+	"  }\n"
+	"}\n"
+	"packet {\n"
+	"  timestamp: 0\n"
+	"  trusted_packet_sequence_id: 1\n"
+	"  track_descriptor {\n"
+	"    uuid: 8594128897\n"
+	"    thread {\n"
+	"      pid: 0\n"
+	"      tid: 4194305\n"
+	"      thread_name: \"swapper/1\"\n"
+	"    }\n"
+	"    parent_uuid: 4294967296\n"
+	"  }\n"
+	"}\n"
+	"packet {\n"
+	"  timestamp: 0\n"
+	"  trusted_packet_sequence_id: 1\n"
+	"  track_event {\n"
+	"    type: TYPE_SLICE_BEGIN\n"
+	"    name_iid: 1\n"
+	"  }\n"
+	"  interned_data {\n"
+	"    event_names {\n"
+	"      iid: 1\n"
+	"      name: \"b\"\n"
+	"    }\n"
+	"  }\n"
+	"  sequence_flags: 2\n"
+	"}\n"
+	"packet {\n"
+	"  timestamp: 10\n"
+	"  trusted_packet_sequence_id: 1\n"
+	"  track_event {\n"
+	"    type: TYPE_SLICE_END\n"
+	"  }\n"
+	"}\n";
+
+/*
+ * The example through protoc with the schema: its first sequence, CPU 1's
+ * idle task, field by field; then the whole file rebuilt into the input.
+ */
+static void test_decode_example(void)
+{
+	struct ng_pf_stats st;
+	struct reader *r;
+	struct stat sb;
+	char *text;
+
+	T_EQ_INT(make_recording(), 0);
+	r = export_and_read(t_path("rec"), t_path("t.perfetto-trace"), &st);
+	T_ASSERT(r);
+	T_EQ_U64(r->nr_seq, 2);
+	T_EQ_STR(r->seq[1].text.s, idle1);
+	T_EQ_STR(r->seq[2].text.s, thread5);
+	T_EQ_STR(r->seq[1].tname, "swapper/1");
+	T_EQ_INT(r->seq[1].pid, 0);
+	T_EQ_INT(r->seq[1].tid, NG_IDLE_TID_BASE + 1);
+	T_EQ_STR(r->seq[2].tname, "main");
+	T_EQ_INT(r->seq[2].tid, 5);
+	T_EQ_U64(r->nr_procs, 2);
+	T_EQ_STR(r->procs[0].name, "idle");
+	T_EQ_STR(r->procs[1].name, "main");
+	/* a, b and "c [mod]" on thread 5, b again on the idle task */
+	T_EQ_U64(st.interned, 4);
+	T_EQ_U64(st.calls, 5);
+	T_EQ_U64(st.packets, r->packets);
+	T_EQ_INT(stat(t_path("t.perfetto-trace"), &sb), 0);
+	T_EQ_U64(st.bytes, sb.st_size);
+	reader_free(r);
+
+	text = protoc(t_path("t.perfetto-trace"), false);
+	T_ASSERT(text && strlen(text) >= sizeof(decoded_want) - 1);
+	text[sizeof(decoded_want) - 1] = '\0';	/* the first sequence */
+	T_EQ_STR(text, decoded_want);
+	free(text);
+}
+
+/*
+ * The same bytes without the schema, "protoc --decode_raw": the field
+ * numbers as Perfetto's protos give them. 1: Trace.packet; in a packet,
+ * 10 trusted_packet_sequence_id, 13 sequence_flags, 59 defaults (58
+ * timestamp_clock_id, 11 TrackEventDefaults, its 11 track_uuid), 6
+ * ClockSnapshot (1 Clock: 1 clock_id, 2 timestamp, 3 is_incremental; 2
+ * primary_trace_clock), 8 timestamp, 60 TrackDescriptor (1 uuid, 5
+ * parent_uuid, 3 ProcessDescriptor: 1 pid, 6 process_name; 4
+ * ThreadDescriptor: 1 pid, 2 tid, 5 thread_name), 11 TrackEvent (9 type,
+ * 10 name_iid), 12 InternedData (2 EventName: 1 iid, 2 name).
+ */
+static const char raw_want[] =
+	"1 {\n"
+	"  10: 1\n"
+	"  13: 1\n"
+	"  59 {\n"
+	"    58: 64\n"
+	"    11 {\n"
+	"      11: 8589934593\n"
+	"    }\n"
+	"  }\n"
+	"  6 {\n"
+	"    1 {\n"
+	"      1: 3\n"
+	"      2: 10\n"
+	"    }\n"
+	"    1 {\n"
+	"      1: 64\n"
+	"      2: 10\n"
+	"      3: 1\n"
+	"    }\n"
+	"    2: 3\n"
+	"  }\n"
+	"}\n"
+	"1 {\n"
+	"  8: 0\n"
+	"  60 {\n"
+	"    1: 4294967297\n"
+	"    3 {\n"
+	"      1: 1\n"
+	"      6: \"1\"\n"
+	"    }\n"
+	"  }\n"
+	"  10: 1\n"
+	"}\n"
+	"1 {\n"
+	"  8: 0\n"
+	"  60 {\n"
+	"    1: 8589934593\n"
+	"    5: 4294967297\n"
+	"    4 {\n"
+	"      1: 1\n"
+	"      2: 1\n"
+	"      5: \"1\"\n"
+	"    }\n"
+	"  }\n"
+	"  10: 1\n"
+	"}\n"
+	"1 {\n"
+	"  8: 0\n"
+	"  11 {\n"
+	"    9: 1\n"
+	"    10: 1\n"
+	"  }\n"
+	"  10: 1\n"
+	"  12 {\n"
+	"    2 {\n"
+	"      1: 1\n"
+	"      2: \"f\"\n"
+	"    }\n"
+	"  }\n"
+	"  13: 2\n"
+	"}\n"
+	"1 {\n"
+	"  8: 10\n"
+	"  11 {\n"
+	"    9: 2\n"
+	"  }\n"
+	"  10: 1\n"
+	"}\n"
+	"1 {\n"
+	"  8: 10\n"
+	"  11 {\n"
+	"    9: 1\n"
+	"    10: 1\n"
+	"  }\n"
+	"  10: 1\n"
+	"}\n"
+	"1 {\n"
+	"  8: 10\n"
+	"  11 {\n"
+	"    9: 2\n"
+	"  }\n"
+	"  10: 1\n"
+	"}\n";
+
+static void test_decode_raw(void)
+{
+	struct ng_recording rec;
+	char *text;
+
+	mkdir(t_path("rec"), 0755);
+	T_EQ_INT(t_write_file(rp("1.txt"), "10:+f\n20:POP\n30:+f\n40:POP\n"), 0);
+	T_EQ_INT(ng_recording_open(&rec, t_path("rec")), 0);
+	T_EQ_INT(ng_export_perfetto(&rec, t_path("r.pftrace"), NULL, NULL), 0);
+	ng_recording_close(&rec);
+	text = protoc(t_path("r.pftrace"), true);
+	T_ASSERT(text);
+	T_EQ_STR(text, raw_want);
+	free(text);
+}
+
+/*
+ * The bytes of the common packets, as the size targets count them: a
+ * BEGIN of an interned name is 12 bytes, an END 10, with one-byte deltas,
+ * iids and sequence ids (Documentation/report-export.md).
+ */
+static void test_wire_bytes(void)
+{
+	static const unsigned char tail[] = {
+		0x0a, 0x08, 0x40, 0x0a, 0x5a, 0x02, 0x48, 0x02, 0x50, 0x01,
+		0x0a, 0x0a, 0x40, 0x0a, 0x5a, 0x04, 0x48, 0x01, 0x50, 0x01,
+		0x50, 0x01,
+		0x0a, 0x08, 0x40, 0x0a, 0x5a, 0x02, 0x48, 0x02, 0x50, 0x01,
+	};
+	struct ng_recording rec;
+	char *buf;
+	size_t len;
+
+	mkdir(t_path("rec"), 0755);
+	T_EQ_INT(t_write_file(rp("1.txt"), "10:+f\n20:POP\n30:+f\n40:POP\n"), 0);
+	T_EQ_INT(ng_recording_open(&rec, t_path("rec")), 0);
+	T_EQ_INT(ng_export_perfetto(&rec, t_path("w.pftrace"), NULL, NULL), 0);
+	ng_recording_close(&rec);
+	buf = t_read_file(t_path("w.pftrace"), &len);
+	T_ASSERT(buf && len > sizeof(tail));
+	T_ASSERT(!memcmp(buf + len - sizeof(tail), tail, sizeof(tail)));
+	free(buf);
+}
+
+/*
+ * A recording that exercises the encoding: 300 names (iids past one
+ * byte), deltas of 0, 127, 128, 16384 and 2^40 ns, timestamps up to
+ * 2^64 - 1, deep nesting, enough calls to cross the buffers between the
+ * threads, a name that is not UTF-8, a thread of unknown process, a
+ * thread without calls, two threads of one process. Rebuilt from the
+ * decoded packets, every file comes back byte for byte.
+ */
+static void test_roundtrip(void)
+{
+	static const uint64_t gaps[] = { 0, 1, 127, 128, 16383, 16384, 3, 1ULL << 40 };
+	static const char odd_text[] =
+		"18446744073709551000:+b\xff" "ad\n"
+		"18446744073709551000:+\"q\\\"\n"
+		"18446744073709551615:POP\n18446744073709551615:POP\n";
+	const size_t calls = 60000;
+	struct str big = { 0 }, odd = { 0 };
+	struct ng_pf_stats st;
+	struct reader *r;
+	uint64_t ns = 1000;
+	size_t i, depth = 0, n = 0;
+	char line[64];
+
+	mkdir(t_path("rec"), 0755);
+	/* thread 7: a random-looking walk over 300 names, depth up to 40 */
+	for (i = 0; n < calls || depth; i++) {
+		unsigned int x = (i * 2654435761U) >> 7;
+		bool push = n < calls && depth < 40 && (!depth || x % 3);
+
+		if (!push && !depth)
+			continue;
+		ns += i < 16 ? gaps[i % 8] : x % 300;
+		if (push) {
+			snprintf(line, sizeof(line), "%" PRIu64 ":+fn_%u\n", ns,
+				 x / 3 % 300);
+			depth++;
+			n++;
+		} else {
+			snprintf(line, sizeof(line), "%" PRIu64 ":POP\n", ns);
+			depth--;
+		}
+		str_add(&big, line, strlen(line));
+	}
+	T_EQ_INT(t_write_file(rp("7.txt"), big.s), 0);
+	/* thread 9: not in threads.tsv; odd names; the end of time */
+	str_add(&odd, odd_text, strlen(odd_text));
+	T_EQ_INT(t_write_file(rp("9.txt"), odd.s), 0);
+	T_EQ_INT(t_write_file(rp("11.txt"), ""), 0);
+	T_EQ_INT(t_write_file(rp("5.txt"), thread5), 0);
+	T_EQ_INT(t_write_file(rp("threads.tsv"),
+			      "tid\tpid\tcomm\n5\t5\tmain\n7\t5\twork\xc3\xa9r\n11\t11\tidle one\n"), 0);
+
+	r = export_and_read(t_path("rec"), t_path("rt.perfetto-trace"), &st);
+	T_ASSERT(r);
+	/* sequences in tid order: 5, 7, 9, 11 */
+	T_EQ_U64(r->nr_seq, 4);
+	T_EQ_STR(r->seq[1].text.s, thread5);
+	T_ASSERT(r->seq[2].text.s && !strcmp(r->seq[2].text.s, big.s));
+	T_EQ_U64(r->seq[2].nr_names, 300);
+	T_EQ_STR(r->seq[3].text.s,
+		 "18446744073709551000:+b\xef\xbf\xbd" "ad\n"
+		 "18446744073709551000:+\"q\\\"\n"
+		 "18446744073709551615:POP\n18446744073709551615:POP\n");
+	T_ASSERT(!r->seq[4].text.s && !r->seq[4].cleared);
+	T_ASSERT(r->seq[4].described);
+	T_EQ_STR(r->seq[4].tname, "idle one");
+	T_EQ_STR(r->seq[2].tname, "work\xc3\xa9r");
+	T_EQ_INT(r->seq[2].pid, 5);
+	/* unknown process: its own, named after the thread (as --chrome) */
+	T_EQ_INT(r->seq[3].pid, 9);
+	T_EQ_STR(r->seq[3].tname, "9");
+	/* processes 5, 9 and 11 once each */
+	T_EQ_U64(r->nr_procs, 3);
+	T_EQ_U64(st.calls, 4 + calls + 2);
+	T_EQ_U64(st.interned, 3 + 300 + 2);
+	reader_free(r);
+	free(big.s);
+	free(odd.s);
+}
+
+/*
+ * A label longer than every buffer on its way (the walk's 1 MiB chunk,
+ * a 256 KiB record buffer, a 1 MiB output buffer) comes out whole.
+ */
+static void test_long_label(void)
+{
+	static const char head[] = "10:+a\n20:+";
+	static const char tail[] = "\n30:POP\n40:+a\n50:POP\n60:POP\n";
+	const size_t len = 3 << 19;	/* 1.5 MiB */
+	struct str in = { 0 };
+	struct reader *r;
+	char *label;
+
+	label = malloc(len + 1);
+	T_ASSERT(label);
+	memset(label, 'x', len);
+	label[len] = '\0';
+	label[0] = 'L';
+	str_add(&in, head, strlen(head));
+	str_add(&in, label, len);
+	str_add(&in, tail, strlen(tail));
+	mkdir(t_path("rec"), 0755);
+	T_EQ_INT(t_write_file(rp("3.txt"), in.s), 0);
+	r = export_and_read(t_path("rec"), t_path("long.pftrace"), NULL);
+	free(label);
+	if (!r)
+		free(in.s);
+	T_ASSERT(r);
+	T_ASSERT(r->seq[1].text.s && !strcmp(r->seq[1].text.s, in.s));
+	T_EQ_U64(r->seq[1].nr_names, 2);
+	reader_free(r);
+	free(in.s);
+}
+
+/* A bad file: the walk's reason, file and line; no output at all. */
+static void test_bad_input(void)
+{
+	struct ng_recording rec;
+	struct ng_pp_bad bad;
+
+	T_EQ_INT(make_recording(), 0);
+	T_EQ_INT(t_write_file(rp("7.txt"), "100:+a\n200:POP\n300:+b\n"), 0);
+	T_EQ_INT(ng_recording_open(&rec, t_path("rec")), 0);
+	T_EQ_INT(ng_export_perfetto(&rec, t_path("out.pf"), &bad, NULL), -EBADMSG);
+	T_EQ_STR(bad.file, "7.txt");
+	T_EQ_U64(bad.line, 3);
+	T_EQ_STR(bad.why, "1 frame(s) still open at end of file");
+	T_ASSERT(!t_exists(t_path("out.pf")));
+	T_ASSERT(!t_exists(t_path(".out.pf.tmp")));
+	/* an output that cannot be written is not blamed on an input */
+	T_EQ_INT(t_write_file(rp("7.txt"), "1:+a\n2:POP\n"), 0);
+	T_EQ_INT(ng_export_perfetto(&rec, t_path("no/out.pf"), &bad, NULL), -ENOENT);
+	T_ASSERT(!bad.file);
+	/* a file that vanished after the listing is named */
+	T_EQ_INT(unlink(rp("7.txt")), 0);
+	T_EQ_INT(ng_export_perfetto(&rec, t_path("out.pf"), &bad, NULL), -ENOENT);
+	T_EQ_STR(bad.file, "7.txt");
+	T_ASSERT(!t_exists(t_path("out.pf")));
+	ng_recording_close(&rec);
+}
+
+/*
+ * A full disk, with /dev/full standing in for the temporary file: the
+ * writer thread's error comes back, whether it strikes at the end (one
+ * buffer) or while the encoder and the parser still run (many), and no
+ * file is left under either name.
+ */
+static void test_write_error(void)
+{
+	struct ng_recording rec;
+	struct ng_pp_bad bad;
+	struct str big = { 0 };
+	char line[64];
+	size_t i;
+
+	if (!t_exists("/dev/full"))
+		t_skip("no /dev/full to fill");
+	T_EQ_INT(make_recording(), 0);
+	T_EQ_INT(ng_recording_open(&rec, t_path("rec")), 0);
+	T_EQ_INT(symlink("/dev/full", t_path(".full.pf.tmp")), 0);
+	T_EQ_INT(ng_export_perfetto(&rec, t_path("full.pf"), &bad, NULL), -ENOSPC);
+	T_ASSERT(!bad.file);
+	T_ASSERT(!t_exists(t_path("full.pf")));
+	T_ASSERT(!t_exists(t_path(".full.pf.tmp")));
+	ng_recording_close(&rec);
+
+	/* about 10 MB of output: the error stops the export midway */
+	for (i = 0; i < 400000; i++) {
+		snprintf(line, sizeof(line), "%zu:+f\n%zu:POP\n", 2 * i, 2 * i + 1);
+		str_add(&big, line, strlen(line));
+	}
+	T_EQ_INT(t_write_file(rp("6.txt"), big.s), 0);
+	free(big.s);
+	T_EQ_INT(ng_recording_open(&rec, t_path("rec")), 0);
+	T_EQ_INT(symlink("/dev/full", t_path(".full.pf.tmp")), 0);
+	T_EQ_INT(ng_export_perfetto(&rec, t_path("full.pf"), &bad, NULL), -ENOSPC);
+	T_ASSERT(!bad.file);
+	T_ASSERT(!t_exists(t_path("full.pf")));
+	T_ASSERT(!t_exists(t_path(".full.pf.tmp")));
+	ng_recording_close(&rec);
+}
+
+/* The command: default path, -o, its output not read back as input. */
+static void test_cmd_export(void)
+{
+	char dir[600], out[600];
+	struct reader *r;
+	char *text;
+
+	T_EQ_INT(make_recording(), 0);
+	snprintf(dir, sizeof(dir), "%s", t_path("rec"));
+	T_RUN(ng("export", "--perfetto", dir, NULL), 0, "", "");
+	T_ASSERT(t_exists(rp("trace.perfetto-trace")));
+	T_RUN(ng("export", "--perfetto", dir, NULL), 0, "", "");
+	snprintf(out, sizeof(out), "%s", t_path("x.pftrace"));
+	T_RUN(ng("export", "-o", out, "--perfetto", dir, NULL), 0, "", "");
+	text = protoc(out, false);
+	T_ASSERT(text);
+	r = calloc(1, sizeof(*r));
+	T_ASSERT(r);
+	if (!read_trace(r, text))
+		t_diag("decoded trace: %s", r->why);
+	free(text);
+	T_ASSERT(!r->why[0]);
+	T_EQ_STR(r->seq[2].text.s, thread5);
+	reader_free(r);
+}
+
+/* Every error of the option, with its message; nothing left behind. */
+static void test_cmd_export_errors(void)
+{
+	char dir[600], out[600], want[2000];
+
+	T_EQ_INT(make_recording(), 0);
+	snprintf(dir, sizeof(dir), "%s", t_path("rec"));
+	T_RUN(ng("export", "--perfetto", "--chrome", dir, NULL), 2, "",
+	      "nanograph export: give only one of --chrome, --perfetto and --folded\n"
+	      "Try 'nanograph help export'.\n");
+	T_RUN(ng("export", "--folded", "--perfetto", dir, NULL), 2, "",
+	      "nanograph export: give only one of --chrome, --perfetto and --folded\n"
+	      "Try 'nanograph help export'.\n");
+	/* the same option twice is no conflict */
+	T_RUN(ng("export", "--perfetto", "--perfetto", dir, NULL), 0, "", "");
+	T_RUN(ng("export", "--perfetto", NULL), 2, "",
+	      "nanograph export: no recording directory given\n"
+	      "Try 'nanograph help export'.\n");
+	T_RUN(ng("export", "--perfetto=yes", dir, NULL), 2, "",
+	      "nanograph export: unknown option '--perfetto=yes'\n"
+	      "Try 'nanograph help export'.\n");
+
+	/* a bad file: named with its line; an earlier export stays whole */
+	T_EQ_INT(t_write_file(rp("trace.perfetto-trace"), "old"), 0);
+	T_EQ_INT(t_write_file(rp("8.txt"), "100:+a\n100:PO\n"), 0);
+	snprintf(want, sizeof(want),
+		 "nanograph export: %s/8.txt:2: not a valid push/pop line: "
+		 "expected POP or +<label> after ':' (see 'nanograph check %s/8.txt'); "
+		 "nothing written\n", dir, dir);
+	T_RUN(ng("export", "--perfetto", dir, NULL), 1, "", want);
+	T_FILE_EQ(rp("trace.perfetto-trace"), "old");
+	T_ASSERT(!t_exists(rp(".trace.perfetto-trace.tmp")));
+	T_EQ_INT(unlink(rp("8.txt")), 0);
+
+	/* an output that cannot be written */
+	snprintf(out, sizeof(out), "%s", t_path("no/such/x.pftrace"));
+	snprintf(want, sizeof(want),
+		 "nanograph export: cannot write %s: No such file or directory\n", out);
+	T_RUN(ng("export", "--perfetto", "-o", out, dir, NULL), 1, "", want);
+
+	/* a full disk: /dev/full stands in for the temporary file */
+	if (t_exists("/dev/full")) {
+		T_EQ_INT(symlink("/dev/full", rp(".trace.perfetto-trace.tmp")), 0);
+		snprintf(want, sizeof(want),
+			 "nanograph export: cannot write %s/trace.perfetto-trace: No space left on device\n",
+			 dir);
+		T_RUN(ng("export", "--perfetto", dir, NULL), 1, "", want);
+		T_FILE_EQ(rp("trace.perfetto-trace"), "old");
+		T_ASSERT(!t_exists(rp(".trace.perfetto-trace.tmp")));
+	}
+}
+
+static const struct t_case cases[] = {
+	{ "decode_example", test_decode_example },
+	{ "decode_raw", test_decode_raw },
+	{ "wire_bytes", test_wire_bytes },
+	{ "roundtrip", test_roundtrip },
+	{ "long_label", test_long_label },
+	{ "bad_input", test_bad_input },
+	{ "write_error", test_write_error },
+	{ "cmd_export", test_cmd_export },
+	{ "cmd_export_errors", test_cmd_export_errors },
+};
+
+T_SUITE(perfetto, cases);
