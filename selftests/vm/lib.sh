@@ -151,8 +151,12 @@ ng_has_func() {
 # the list for all of them).
 ng_traceable() {
 	ng_functions
-	echo "$@" | tr ' ' '\n' | awk 'NR == FNR { if (NF == 1) have[$1] = 1; next }
-		($1 in have) { printf " %s", $1 }' "$NG_FUNCS" -
+	printf '%s\n' "$@" >/tmp/ng-want.$$
+	t_have=" $(grep -x -F -f /tmp/ng-want.$$ "$NG_FUNCS" | tr '\n' ' ')"
+	rm -f /tmp/ng-want.$$
+	for t_f in "$@"; do
+		case $t_have in *" $t_f "*) printf ' %s' "$t_f" ;; esac
+	done
 }
 
 # ng_hook FILE GLOB...: FILE (a list file of the module) holds the GLOBs,
