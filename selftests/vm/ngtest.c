@@ -439,22 +439,34 @@ static int ksym_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+static char *slurp(const char *path, size_t *len);
+
+/*
+ * Read whole and parsed in place (no sscanf() or copy per line: the
+ * parse took longer than the kernel's listing, 0.4 s, under emulation).
+ * A line is "ADDR TYPE NAME" or "ADDR TYPE NAME\t[MODULE]".
+ */
 static void ksyms_load(void)
 {
-	char line[512], name[256], mod[256], full[520];
+	size_t len = 0, cap = 0;
+	char *buf = slurp("/proc/kallsyms", &len), *p, *end, *nl, *q, *tab;
 	unsigned long long addr;
-	size_t cap = 0;
-	char type;
-	FILE *f = fopen("/proc/kallsyms", "r");
 
-	if (!f)
+	if (!buf)
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		int n = sscanf(line, "%llx %c %255s %255s", &addr, &type, name, mod);
-
-		if (n < 3 || !addr || (type != 't' && type != 'T' &&
-				       type != 'w' && type != 'W'))
+	end = buf + len;
+	for (p = buf; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', end - p);
+		if (!nl)
+			break;		/* every line ends with one */
+		*nl = '\0';
+		addr = strtoull(p, &q, 16);
+		if (q == p || q[0] != ' ' || !q[1] || q[2] != ' ' || !q[3] || !addr ||
+		    (q[1] != 't' && q[1] != 'T' && q[1] != 'w' && q[1] != 'W'))
 			continue;
+		tab = strchr(q + 3, '\t');
+		if (tab)
+			*tab = ' ';	/* "name [module]" */
 		if (nksyms == cap) {
 			cap = cap ? 2 * cap : 65536;
 			ksyms = realloc(ksyms, cap * sizeof(*ksyms));
@@ -462,11 +474,8 @@ static void ksyms_load(void)
 				exit(2);
 		}
 		ksyms[nksyms].addr = addr;
-		snprintf(full, sizeof(full), "%s%s%s", name, n == 4 ? " " : "",
-			 n == 4 ? mod : "");
-		ksyms[nksyms++].name = strdup(full);
+		ksyms[nksyms++].name = q + 3;
 	}
-	fclose(f);
 	qsort(ksyms, nksyms, sizeof(*ksyms), ksym_cmp);
 }
 
