@@ -31,8 +31,8 @@ while getopts "a:k:m:" opt; do
 done
 VMOUT=${NANOGRAPH_OUT:-$ROOT/build/vm}
 # The scenario tests and the sizes make soak runs them at.
-FULL_TESTS="28-*,29-*"
-FULL_SIZES="fuzz_writes=100 cycles=100"
+FULL_TESTS="07-*,28-*,29-*,32-*,33-*,36-*"
+FULL_SIZES="race_seconds=4 fuzz_writes=100 cycles=100 burst=3000 tasks=20000 pid_map_writes=400"
 
 "$ROOT/tools/setup-host.sh" || exit 1
 pass=0 fail=0
