@@ -73,7 +73,7 @@ int cmd_convert(const struct ng_cmd *self, int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+hqo:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:hqo:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			ng_cmd_help(self);
@@ -91,12 +91,13 @@ int cmd_convert(const struct ng_cmd *self, int argc, char **argv)
 			clock_file = optarg;
 			break;
 		default:
-			if (optopt == 'o')
-				return ng_usage_error(self->name,
-						      "option '-o' needs a value");
-			return ng_usage_error(self->name, "unknown option '%s'",
-					      argv[optind - 1]);
+			return ng_option_error(self, c, argv, longopts);
 		}
+		if (optarg && !*optarg)
+			return ng_usage_error(self->name,
+					      "option '%s' needs a value",
+					      c == 'o' ? "-o" : c == OPT_CLOCK ?
+					      "--clock" : "--kallsyms");
 	}
 	if (argc - optind != 1)
 		return ng_usage_error(self->name, argc == optind ?

@@ -67,7 +67,7 @@ int cmd_export(const struct ng_cmd *self, int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+ho:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:ho:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			ng_cmd_help(self);
@@ -75,7 +75,7 @@ int cmd_export(const struct ng_cmd *self, int argc, char **argv)
 		case 'o':
 			if (!*optarg)
 				return ng_usage_error(self->name,
-					"option '-o' needs a file name");
+					"option '-o' needs a value");
 			out = optarg;
 			break;
 		case OPT_CHROME:
@@ -85,12 +85,8 @@ int cmd_export(const struct ng_cmd *self, int argc, char **argv)
 					"give only one of --chrome and --folded");
 			fmt = c;
 			break;
-		case '?':
-			if (optopt == 'o')
-				return ng_usage_error(self->name,
-					"option '-o' needs a file name");
-			return ng_usage_error(self->name, "unknown option '%s'",
-					      argv[optind - 1]);
+		default:
+			return ng_option_error(self, c, argv, longopts);
 		}
 	}
 	if (!fmt)

@@ -125,6 +125,15 @@ static int push_arg(char ***v, int *n, char *arg)
 	return 0;
 }
 
+/* A value that is a name: present and not empty ("-F ''" is a mistake). */
+static int need_value(const struct ng_cmd *self, const char *opt,
+		      const char *arg)
+{
+	if (*arg)
+		return -1;
+	return ng_usage_error(self->name, "option '%s' needs a value", opt);
+}
+
 /* Parse the command line into @o; -1 to go on, else an exit code. */
 static int parse(const struct ng_cmd *self, int argc, char **argv,
 		 struct opts *o)
@@ -139,16 +148,17 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 		{ "raw", no_argument, NULL, OPT_RAW },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
-	int c;
+	uint64_t v = 0;
+	int c, ret;
 
 	o->dir = DEFAULT_DIR;
 	o->buffer_kb = DEFAULT_BUF_KB;
 	o->depth = -1;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+hqF:N:D:p:o:", longopts,
+	while ((c = getopt_long(argc, argv, "+:hqF:N:D:p:o:", longopts,
 				NULL)) != -1) {
+		ret = -1;
 		switch (c) {
 		case 'h':
 			ng_cmd_help(self);
@@ -157,66 +167,54 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 			o->quiet = true;
 			break;
 		case 'F':
-			if (push_arg(&o->graph, &o->nr_graph, optarg))
+			ret = need_value(self, "-F", optarg);
+			if (ret < 0 && push_arg(&o->graph, &o->nr_graph, optarg))
 				return fail("out of memory");
 			break;
 		case 'N':
-			if (push_arg(&o->notrace, &o->nr_notrace, optarg))
+			ret = need_value(self, "-N", optarg);
+			if (ret < 0 && push_arg(&o->notrace, &o->nr_notrace, optarg))
 				return fail("out of memory");
 			break;
 		case OPT_HOOK:
-			if (push_arg(&o->hook, &o->nr_hook, optarg))
+			ret = need_value(self, "--hook", optarg);
+			if (ret < 0 && push_arg(&o->hook, &o->nr_hook, optarg))
 				return fail("out of memory");
 			break;
 		case 'D':
-			errno = 0;
-			o->depth = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || o->depth < 0 ||
-			    o->depth > 255)
-				return ng_usage_error(self->name,
-					"-D wants a depth from 0 (no limit) to 255, not '%s'",
-					optarg);
+			ret = ng_opt_num(self, "-D", optarg, 0, 0, 255,
+					 "a depth (0: no limit)", &v);
+			o->depth = v;
 			break;
 		case 'p':
-			errno = 0;
-			o->pid = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || o->pid <= 0)
-				return ng_usage_error(self->name,
-					"-p wants a process id, not '%s'", optarg);
+			/* PID_MAX_LIMIT: no pid is larger on any kernel */
+			ret = ng_opt_num(self, "-p", optarg, 0, 1, 4194304,
+					 "a process id", &v);
+			o->pid = v;
 			break;
 		case 'o':
+			ret = need_value(self, "-o", optarg);
 			o->dir = optarg;
 			break;
 		case OPT_DURATION:
-			errno = 0;
-			o->duration = strtod(optarg, &end);
-			if (errno || *end || end == optarg || !(o->duration > 0))
-				return ng_usage_error(self->name,
-					"--duration wants seconds above 0, not '%s'",
-					optarg);
+			/* milliseconds; at most a year */
+			ret = ng_opt_num(self, "--duration", optarg, 3, 1,
+					 365ULL * 24 * 3600 * 1000, "seconds", &v);
+			o->duration = v / 1000.0;
 			break;
 		case OPT_BUFFER:
-			errno = 0;
-			o->buffer_kb = strtoul(optarg, &end, 10);
-			if (errno || *end || end == optarg || o->buffer_kb < 4 ||
-			    o->buffer_kb > (1UL << 22))
-				return ng_usage_error(self->name,
-					"--buffer-kb wants KiB from 4 to 4194304, not '%s'",
-					optarg);
+			ret = ng_opt_num(self, "--buffer-kb", optarg, 0, 4,
+					 1UL << 22, "KiB per CPU", &v);
+			o->buffer_kb = v;
 			break;
 		case OPT_RAW:
 			o->raw = true;
 			break;
-		case ':':
-			return ng_usage_error(self->name, "option '%s' needs a value",
-					      argv[optind - 1]);
 		default:
-			if (optopt && strchr("FNDpo", optopt))
-				return ng_usage_error(self->name,
-					"option '-%c' needs a value", optopt);
-			return ng_usage_error(self->name, "unknown option '%s'",
-					      argv[optind - 1]);
+			return ng_option_error(self, c, argv, longopts);
 		}
+		if (ret >= 0)
+			return ret;
 	}
 	if (optind < argc)
 		o->argv = argv + optind;
@@ -239,6 +237,7 @@ static int preflight(struct run *r)
 {
 	const char *dir;
 	char *val = NULL;
+	uint64_t on;
 	int ret;
 
 	if (geteuid() != 0)
@@ -253,7 +252,8 @@ static int preflight(struct run *r)
 	if (ret)
 		return fail("cannot read %s/tracing_on: %s", ng_ctl_root(&r->ctl),
 			    strerror(-ret));
-	if (atoi(val) != 0) {
+	val[strcspn(val, "\n")] = '\0';
+	if (ng_parse_num(val, 0, 0, 1, &on) || on) {
 		free(val);
 		return fail("the module is already recording (tracing_on is 1): another 'nanograph record' or a manual session; stop it with 'echo 0 > %s/tracing_on'",
 			    ng_ctl_root(&r->ctl));

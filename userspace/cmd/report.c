@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,8 +54,8 @@ static const char *fmt_time(char *buf, size_t size, uint64_t ns, bool raw)
 	return buf;
 }
 
-/* The header and up to @limit rows (all if negative) of one profile. */
-static int print_table(struct ng_profile *p, enum ng_sort key, long limit,
+/* The header and up to @limit rows of one profile. */
+static int print_table(struct ng_profile *p, enum ng_sort key, uint64_t limit,
 		       bool raw)
 {
 	const struct ng_func_stats *s;
@@ -66,7 +67,7 @@ static int print_table(struct ng_profile *p, enum ng_sort key, long limit,
 		return ret;
 	printf("%12s %12s %10s %12s %12s  %s\n", "Total", "Self", "Calls",
 	       "Avg", "Max", "Function");
-	for (i = 0; i < n && (limit < 0 || i < (size_t)limit); i++)
+	for (i = 0; i < n && i < limit; i++)
 		printf("%12s %12s %10" PRIu64 " %12s %12s  %s\n",
 		       fmt_time(a, sizeof(a), s[i].total_ns, raw),
 		       fmt_time(b, sizeof(b), s[i].self_ns, raw), s[i].calls,
@@ -129,7 +130,7 @@ static int load(const struct ng_recording *rec, struct ng_profile **profs,
  * thread with its own summary: what "report" prints.
  */
 static int print_report(const struct ng_recording *rec, bool threads,
-			enum ng_sort key, long limit, bool raw)
+			enum ng_sort key, uint64_t limit, bool raw)
 {
 	size_t nr = threads ? rec->nr_threads : 1, i;
 	uint64_t calls = 0, first = UINT64_MAX, last = 0, c, f, l;
@@ -187,13 +188,12 @@ int cmd_report(const struct ng_cmd *self, int argc, char **argv)
 	enum ng_sort key = NG_SORT_TOTAL;
 	bool threads = false, raw = false;
 	struct ng_recording rec;
-	long limit = -1;
-	char *end;
+	uint64_t limit = UINT64_MAX;
 	int c, ret;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+hs:tn:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:hs:tn:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			ng_cmd_help(self);
@@ -208,25 +208,16 @@ int cmd_report(const struct ng_cmd *self, int argc, char **argv)
 			threads = true;
 			break;
 		case 'n':
-			errno = 0;
-			limit = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || limit < 0)
-				return ng_usage_error(self->name,
-					"-n wants a number of rows, not '%s'",
-					optarg);
+			ret = ng_opt_num(self, "-n", optarg, 0, 0, INT_MAX,
+					 "a number of rows", &limit);
+			if (ret >= 0)
+				return ret;
 			break;
 		case OPT_NS:
 			raw = true;
 			break;
-		case '?':
-			if (optopt == 's')
-				return ng_usage_error(self->name,
-					"option '--sort' needs a KEY");
-			if (optopt == 'n')
-				return ng_usage_error(self->name,
-					"option '-n' needs a number");
-			return ng_usage_error(self->name, "unknown option '%s'",
-					      argv[optind - 1]);
+		default:
+			return ng_option_error(self, c, argv, longopts);
 		}
 	}
 	if (argc - optind != 1)

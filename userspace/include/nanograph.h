@@ -17,6 +17,19 @@
 
 #define NANOGRAPH_VERSION	"0.1.0"
 
+/* ---- numbers (num.c) -------------------------------------------------- */
+
+/*
+ * Parse @s as a decimal number in [@min, @max]: digits only, and with
+ * @decimals > 0 optionally a '.' and at most @decimals digits after it,
+ * the result scaled by 10^@decimals ("1.5" with 3 decimals is 1500). No
+ * sign, space, exponent, hex or trailing text. Returns 0, -EINVAL for
+ * anything else, -ERANGE for a number outside the range (or 64 bits);
+ * *@val is set only on success.
+ */
+int ng_parse_num(const char *s, unsigned int decimals, uint64_t min,
+		 uint64_t max, uint64_t *val);
+
 /* ---- control directory of the module (ctl.c) -------------------------- */
 
 /* Where the module puts its control files, and the variable that moves it. */
