@@ -363,8 +363,13 @@ struct ng_recorder;
  * (tracing_on) only after this, so that the first clock_sync lands here.
  */
 int ng_rec_open(struct ng_recorder **rp, const struct ng_rec_opts *o);
-/* Move what the buffers hold now to the spill files: bytes, or -errno. */
+/*
+ * Move what the buffers hold now to the spill files: 0 or -errno. One
+ * call moves at most a buffer's worth per CPU, which can be gigabytes in
+ * all: ng_rec_bytes() counts them.
+ */
 int ng_rec_drain(struct ng_recorder *r);
+/* Bytes moved to the spill files so far. */
 uint64_t ng_rec_bytes(const struct ng_recorder *r);
 /* Events the ring buffer dropped or overwrote, from its per-CPU stats. */
 int ng_rec_lost(const struct ng_recorder *r, uint64_t *lost);

@@ -125,7 +125,7 @@ static void scan_chunk(struct ng_rawrec *r, const unsigned char *p, size_t n)
 
 int ng_rawrec_drain(struct ng_rawrec *r)
 {
-	int cpu, total = 0;
+	int cpu;
 
 	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
 		struct raw_cpu *c = &r->cpus[cpu];
@@ -144,9 +144,8 @@ int ng_rawrec_drain(struct ng_rawrec *r)
 		if (n < 0 && errno != EINTR)
 			return -errno;
 		r->bytes += done;
-		total += done;
 	}
-	return total;
+	return 0;
 }
 
 uint64_t ng_rawrec_bytes(const struct ng_rawrec *r)

@@ -199,7 +199,7 @@ err:
 /* Move every page the buffers hold now to the spill files. */
 int ng_rec_drain(struct ng_recorder *r)
 {
-	int cpu, n = 0, total = 0;
+	int cpu, n = 0;
 
 	if (r->raw)
 		return ng_rawrec_drain(r->raw);
@@ -224,7 +224,6 @@ int ng_rec_drain(struct ng_recorder *r)
 			scan_page(r, r->page);
 			c->pages++;
 			r->bytes += n;
-			total += n;
 		}
 		/*
 		 * A possible CPU that never came online has no ring buffer
@@ -239,7 +238,7 @@ int ng_rec_drain(struct ng_recorder *r)
 		if (n < 0 && errno != EAGAIN && errno != EINTR)
 			return -errno;
 	}
-	return total;
+	return 0;
 }
 
 uint64_t ng_rec_bytes(const struct ng_recorder *r)
