@@ -731,6 +731,64 @@ static void test_cmd_export_errors(void)
 	T_RUN(ng("export", "--help", NULL), 0, NULL, "");
 }
 
+/*
+ * A stack 300,000 frames deep, which "check" accepts, through every view:
+ * nothing may recurse on the input's depth (export --folded did, and
+ * overflowed the C stack). All frames start at 0 and end at 1, so only
+ * the innermost has self time: the folded output is one line, not the
+ * 300,000 zero-weight ones whose paths would add up to 90 GB.
+ */
+#define DEEP	300000
+
+static void test_deep_every_view(void)
+{
+	char *out, want[128];
+	size_t len, i, n;
+	FILE *f;
+
+	T_EQ_INT(mkdir(t_path("deep"), 0755), 0);
+	f = fopen(t_path("deep/1.txt"), "w");
+	T_ASSERT(f);
+	for (i = 0; i < DEEP; i++)
+		fputs("0:+f\n", f);
+	for (i = 0; i < DEEP; i++)
+		fputs("1:POP\n", f);
+	T_EQ_INT(fclose(f), 0);
+
+	snprintf(want, sizeof(want), "%s: ok: %d lines, %d calls, max depth %d, 0..1 ns\n",
+		 t_path("deep/1.txt"), 2 * DEEP, DEEP, DEEP);
+	T_RUN(ng("check", t_path("deep/1.txt"), NULL), 0, want, "");
+
+	snprintf(want, sizeof(want), "# 1 thread, %d calls, 1 ns recorded\n", DEEP);
+	out = NULL;
+	{
+		struct t_result r = ng("report", "--ns", t_path("deep"), NULL);
+
+		T_ASSERT(r.status == 0 && r.out && !strncmp(r.out, want, strlen(want)) &&
+			 strstr(r.out, "      300000            1     300000            1            1  f\n"));
+		t_result_free(&r);
+	}
+
+	T_RUN(ng("export", "--folded", t_path("deep"), NULL), 0, "", "");
+	out = t_read_file(t_path("deep/stacks.folded"), &len);
+	T_ASSERT(out);
+	/* "1;f;f;...;f 1\n" */
+	n = len == 2 * DEEP + 4 && !strncmp(out, "1;f;", 4) &&
+	    !strcmp(out + len - 5, ";f 1\n");
+	free(out);
+	T_ASSERT(n);
+
+	T_RUN(ng("export", "--chrome", t_path("deep"), NULL), 0, "", "");
+	out = t_read_file(t_path("deep/trace.json"), &len);
+	T_ASSERT(out);
+	for (n = 0, i = 0; i + 8 <= len; i++)
+		n += !memcmp(out + i, "\"ph\":\"X\"", 8);
+	free(out);
+	T_EQ_U64(n, DEEP);
+	T_ASSERT(json_ok(t_path("deep/trace.json"),
+			 "assert sum(e['ph'] == 'X' for e in j['traceEvents']) == 300000"));
+}
+
 static const struct t_case cases[] = {
 	{ "walk_calls", test_walk_calls },
 	{ "walk_visitor_stops", test_walk_visitor_stops },
@@ -750,6 +808,7 @@ static const struct t_case cases[] = {
 	{ "cmd_report_errors", test_cmd_report_errors },
 	{ "cmd_export", test_cmd_export },
 	{ "cmd_export_errors", test_cmd_export_errors },
+	{ "deep_every_view", test_deep_every_view },
 };
 
 T_SUITE(analyze, cases);

@@ -170,8 +170,9 @@ int ng_export_chrome(const struct ng_recording *rec, const char *path,
 /*
  * Write folded stacks to @path the same way: one line per distinct stack,
  * "comm;f1;...;fn <ns>", weighted by fn's self time in that stack summed
- * over the recording, lines in byte order. ';' in a comm or label is
- * written as '_' so the frames stay apart.
+ * over the recording, lines in byte order; a stack whose weight is 0
+ * (no line would add to any frame's width) is left out. ';' in a comm or
+ * label is written as '_' so the frames stay apart.
  */
 int ng_export_folded(const struct ng_recording *rec, const char *path,
 		     struct ng_pp_bad *bad);

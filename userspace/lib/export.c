@@ -536,74 +536,116 @@ static int fold_item_cmp(const void *a, const void *b)
 	}
 }
 
+/* One node whose lines are being written: its sorted items, and where. */
+struct fold_level {
+	struct fold_item *items;
+	size_t nr, next;
+	size_t len;			/* o->path's length at this node */
+};
+
 struct fold_out {
 	struct ng_outfile out;
 	char *path;			/* "comm;f1;...;fk" of the node being written */
 	size_t len, cap;
+	struct fold_level *levels;	/* from the root to the node being written */
+	size_t depth, levels_cap;
 };
 
 /*
- * Write the lines below @n, whose path is o->path, in byte order: the
- * order of "LC_ALL=C sort", which is what a line-by-line diff wants.
+ * Enter @n, whose path is o->path: sort what it contributes (its
+ * callees' own lines and blocks) into a new level.
  */
-static int fold_write_node(struct fold_out *o, const struct fnode *n)
+static int fold_enter(struct fold_out *o, const struct fnode *n)
 {
-	struct fold_item *items;
+	struct fold_level *lv;
 	const struct fnode *c;
-	size_t nr = 0, i, len;
-	int ret = 0;
-	char *p;
+	size_t nr = 0;
 
-	if (!n->nr_children)
-		return 0;
-	items = malloc(2 * n->nr_children * sizeof(*items));
-	if (!items)
+	if (o->depth == o->levels_cap) {
+		size_t cap = o->levels_cap ? 2 * o->levels_cap : 64;
+
+		lv = realloc(o->levels, cap * sizeof(*lv));
+		if (!lv)
+			return -ENOMEM;
+		o->levels = lv;
+		o->levels_cap = cap;
+	}
+	lv = &o->levels[o->depth];
+	lv->items = malloc((2 * n->nr_children + 1) * sizeof(*lv->items));
+	if (!lv->items)
 		return -ENOMEM;
 	for (c = n->child; c; c = c->sibling) {
-		if (n->parent) {	/* below the root: not a comm, has a line */
-			items[nr].n = c;
-			items[nr].tail[0] = ' ';
-			*put_u64(items[nr].tail + 1, c->weight) = '\0';
+		/* below the root (not a comm): a line, unless it weighs nothing */
+		if (n->parent && c->weight) {
+			lv->items[nr].n = c;
+			lv->items[nr].tail[0] = ' ';
+			*put_u64(lv->items[nr].tail + 1, c->weight) = '\0';
 			nr++;
 		}
 		if (c->child) {
-			items[nr].n = c;
-			strcpy(items[nr].tail, ";");
+			lv->items[nr].n = c;
+			strcpy(lv->items[nr].tail, ";");
 			nr++;
 		}
 	}
-	qsort(items, nr, sizeof(*items), fold_item_cmp);
-	for (i = 0; !ret && i < nr; i++) {
-		c = items[i].n;
-		len = strlen(c->label);
-		if (o->len + len + 2 > o->cap) {
-			p = realloc(o->path, 2 * (o->len + len + 2));
+	qsort(lv->items, nr, sizeof(*lv->items), fold_item_cmp);
+	lv->nr = nr;
+	lv->next = 0;
+	lv->len = o->len;
+	o->depth++;
+	return 0;
+}
+
+/*
+ * Write every line below the root in byte order, the order of "LC_ALL=C
+ * sort" (what a line-by-line diff wants): depth first through the sorted
+ * items, with a stack of levels rather than recursion, since a stack as
+ * deep as the input's (hundreds of thousands of frames, which "check"
+ * accepts) would overflow the C stack.
+ */
+static int fold_write(struct fold_out *o, const struct fnode *root)
+{
+	const struct fold_item *it;
+	struct fold_level *lv;
+	size_t len;
+	char *p;
+	int ret = fold_enter(o, root);
+
+	while (!ret && o->depth) {
+		lv = &o->levels[o->depth - 1];
+		if (lv->next == lv->nr) {
+			free(lv->items);
+			o->depth--;
+			continue;
+		}
+		it = &lv->items[lv->next++];
+		len = strlen(it->n->label);
+		if (lv->len + len + 2 > o->cap) {
+			p = realloc(o->path, 2 * (lv->len + len + 2));
 			if (!p) {
 				ret = -ENOMEM;
 				break;
 			}
 			o->path = p;
-			o->cap = 2 * (o->len + len + 2);
+			o->cap = 2 * (lv->len + len + 2);
 		}
-		p = o->path + o->len;
-		if (n->parent)
+		p = o->path + lv->len;
+		if (o->depth > 1)		/* below a comm */
 			*p++ = ';';
-		memcpy(p, c->label, len);
+		memcpy(p, it->n->label, len);
 		p += len;
-		if (items[i].tail[0] == ' ') {
-			out_put(&o->out, o->path, p - o->path);
-			out_str(&o->out, items[i].tail);
+		o->len = p - o->path;
+		if (it->tail[0] == ' ') {
+			out_put(&o->out, o->path, o->len);
+			out_str(&o->out, it->tail);
 			out_put(&o->out, "\n", 1);
 			ret = o->out.err;
 		} else {
-			size_t saved = o->len;
-
-			o->len = p - o->path;
-			ret = fold_write_node(o, c);
-			o->len = saved;
+			ret = fold_enter(o, it->n);
 		}
 	}
-	free(items);
+	while (o->depth)
+		free(o->levels[--o->depth].items);
 	return ret;
 }
 
@@ -638,13 +680,14 @@ int ng_export_folded(const struct ng_recording *rec, const char *path,
 	if (!ret)
 		ret = out_open(&o.out, path);
 	if (!ret) {
-		ret = fold_write_node(&o, &f.root);
+		ret = fold_write(&o, &f.root);
 		if (ret)
 			ng_outfile_abort(&o.out);
 		else
 			ret = ng_outfile_commit(&o.out);
 	}
 	free(o.path);
+	free(o.levels);
 	ng_strmap_free(f.labels);
 	ng_strmap_free(f.nodes);
 	free(f.open);
