@@ -15,6 +15,7 @@
 #include "nanograph.h"
 #include "nanograph_event.h"
 #include "ktap.h"
+#include "tdat_gen.h"
 
 static const char kallsyms[] =
 	"ffffffff81000000 T _stext\n"
@@ -384,6 +385,141 @@ static void test_all_or_nothing(void)
 	T_EQ_U64(s.threads, 0);
 }
 
+/* The peak resident set of this process so far, KiB. */
+static long maxrss_kb(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+/*
+ * With a clock given, memory stays flat however many events come and
+ * whether or not a clock_sync ever does: the given clock was only a
+ * fallback, and every event waited in memory for a clock_sync (20M
+ * events took 1.2 GiB). Two million events here held 128 MiB.
+ */
+static void test_memory_flat_given_clock(void)
+{
+	struct ng_clock clk = { .counter = 0, .mono_ns = 1000, .freq = 1000000000 };
+	struct ng_conv_summary s;
+	struct ng_conv *c = conv();
+	long before;
+	uint64_t i;
+
+	T_ASSERT(c);
+	ng_conv_set_clock(c, &clk);
+	before = maxrss_kb();
+	for (i = 0; i < 1000000; i++) {
+		IN(c, 0, 5, 2 * i, 0, VFS_READ);
+		OUT(c, 0, 5, 2 * i + 1, 0, VFS_READ);
+	}
+	t_diag("2M events: peak RSS grew by %ld KiB", maxrss_kb() - before);
+	T_ASSERT(maxrss_kb() - before < 16 * 1024);
+	T_EQ_INT(ng_conv_finish(c, &s), 0);
+	T_EQ_U64(s.pushes, 1000000);
+	T_EQ_U64(s.first_ns, 1000);
+	T_EQ_U64(s.last_ns, 2000999);
+}
+
+/*
+ * Without any clock, the events before the first clock_sync wait for it,
+ * but only NG_CONV_MAX_HELD of them: then -ENODATA, and nothing written.
+ */
+static void test_held_events_bounded(void)
+{
+	struct ng_conv *c = conv();
+	int i, ret = 0;
+
+	T_ASSERT(c);
+	for (i = 0; i < NG_CONV_MAX_HELD && !ret; i++)
+		ret = ev(c, NG_EV_ENTRY, 0, 4, 1100 + i, 0, VFS_READ);
+	T_EQ_INT(ret, 0);
+	T_EQ_INT(ev(c, NG_EV_EXIT, 0, 4, 1100 + i, 0, VFS_READ), -ENODATA);
+	T_EQ_INT(ng_conv_finish(c, NULL), -ENODATA);
+	T_ASSERT(!t_exists(t_path("4.txt")));
+	T_ASSERT(!t_exists(t_path(".4.txt.tmp")));
+	T_ASSERT(!t_exists(t_path("threads.tsv")));
+}
+
+/* ---- the convert command, on trace.dat files made by tdat_gen.c ---- */
+
+/* A trace.dat of @calls calls of thread 42 on CPU 0; a clock_sync last if @sync. */
+static int make_tdat(const char *path, long calls, bool sync)
+{
+	struct t_tdat *t = t_tdat_open(path, 2, kallsyms, "42 worker\n");
+	long i;
+
+	if (!t)
+		return -1;
+	for (i = 0; i < calls; i++) {
+		t_tdat_entry(t, 0, 42, 1000 + 2 * i, 2000 + 2 * i, 0, VFS_READ);
+		t_tdat_exit(t, 0, 42, 1001 + 2 * i, 2001 + 2 * i, 0, VFS_READ);
+	}
+	if (sync)	/* tracing_on=0's clock_sync: counter 2000 was 7000 ns */
+		t_tdat_clock(t, 1, 1000 + 2 * calls, 2000, 7000, 1000000000);
+	return t_tdat_close(t);
+}
+
+/* "nanograph convert" with ASan's quarantine off: freed memory is reused. */
+static struct t_result convert_cmd(const char *a1, const char *a2,
+				   const char *a3, const char *a4,
+				   const char *a5)
+{
+	char *argv[] = { NULL, "convert", "-q", (char *)a1, (char *)a2,
+			 (char *)a3, (char *)a4, (char *)a5, NULL };
+	char *env[] = { "ASAN_OPTIONS=quarantine_size_mb=0", NULL };
+
+	return t_nanograph_run(argv, env);
+}
+
+/*
+ * The memory the command allocates does not grow with the trace (its
+ * resident set does: libtracecmd maps the file): 1.5M calls
+ * against 100, converted with --clock (no clock_sync in the file), and
+ * with only the clock_sync of tracing_on=0, at the very end, which is
+ * now found first. Before, both held every event: 3M events, 190 MiB.
+ */
+static void test_cmd_memory_flat(void)
+{
+	static const struct { bool sync; const char *clock; } runs[] = {
+		{ false, "--clock" },
+		{ true, NULL },
+	};
+	char small[600], big[600], clk[600], out[600], *text;
+	struct t_result r;
+	long base;
+	size_t i;
+	bool ok;
+
+	t_run_watch_anon(true);
+	snprintf(clk, sizeof(clk), "%s", t_path("clock"));
+	T_EQ_INT(t_write_file(clk, "frequency: 1000000000\nsync: 2000 7000\n"), 0);
+	for (i = 0; i < 2; i++) {
+		snprintf(small, sizeof(small), "%s", t_path("small.dat"));
+		snprintf(big, sizeof(big), "%s", t_path("big.dat"));
+		snprintf(out, sizeof(out), "%s", t_path("out"));
+		T_EQ_INT(make_tdat(small, 100, runs[i].sync), 0);
+		T_EQ_INT(make_tdat(big, 1500000, runs[i].sync), 0);
+		r = convert_cmd("-o", out, runs[i].clock ? "--clock" : small,
+				runs[i].clock ? clk : NULL, runs[i].clock ? small : NULL);
+		base = r.peak_anon_kb;
+		T_RUN(r, 0, "", "");
+		text = t_read_file(t_path("out/42.txt"), NULL);
+		ok = text && !strncmp(text, "7000:+vfs_read\n7001:POP\n7002:+vfs_read\n", 38);
+		free(text);
+		T_ASSERT(ok);
+		r = convert_cmd("-o", out, runs[i].clock ? "--clock" : big,
+				runs[i].clock ? clk : NULL, runs[i].clock ? big : NULL);
+		t_diag("%s: peak RssAnon %ld KiB for 100 calls, %ld KiB for 1.5M",
+		       runs[i].sync ? "clock_sync at the end" : "--clock",
+		       base, r.peak_anon_kb);
+		T_ASSERT(base > 0 && r.peak_anon_kb - base < 16 * 1024);
+		T_RUN(r, 0, "", "");
+	}
+}
+
 static const struct t_case cases[] = {
 	{ "nesting", test_nesting },
 	{ "interleaved_threads_one_cpu", test_interleaved },
@@ -399,6 +535,9 @@ static const struct t_case cases[] = {
 	{ "symbols_and_threads", test_symbols_threads },
 	{ "clamped_timestamps", test_clamp },
 	{ "all_or_nothing", test_all_or_nothing },
+	{ "memory_flat_given_clock", test_memory_flat_given_clock },
+	{ "held_events_bounded", test_held_events_bounded },
+	{ "cmd_memory_flat", test_cmd_memory_flat },
 };
 
 T_SUITE(convert, cases);

@@ -265,6 +265,11 @@ struct ng_clock {
 	uint64_t freq;		/* ticks per second; 0: not known */
 };
 
+/*
+ * Whether @ev is a clock_sync that can convert (a frequency), and if so
+ * its pair in *@clock: what the readers look for before converting.
+ */
+bool ng_clock_from_event(const struct ng_event *ev, struct ng_clock *clock);
 /* Parse the module's clock file ("frequency: N", "sync: COUNTER NS"). */
 int ng_clock_parse(const char *text, struct ng_clock *clock);
 /*
@@ -310,13 +315,24 @@ struct ng_conv;
  */
 int ng_conv_new(struct ng_conv **cp, const char *dir,
 		const struct ng_syms *syms);
-/* The clock to use when the events carry no clock_sync of their own. */
+/*
+ * Convert every event with @clock from now on (events held so far too);
+ * clock_sync events fed later are ignored. Without it, the first
+ * clock_sync fed sets the clock, and the entries and exits before it wait
+ * for it, at most NG_CONV_MAX_HELD of them (then -ENODATA): set the
+ * recording's first clock_sync, or another clock, before feeding events
+ * to keep memory flat (the readers below do).
+ */
 void ng_conv_set_clock(struct ng_conv *c, const struct ng_clock *clock);
+#define NG_CONV_MAX_HELD	65536
 void ng_conv_set_thread_info(struct ng_conv *c, ng_thread_info_fn fn,
 			     void *priv);
 void ng_conv_set_resolver(struct ng_conv *c, ng_sym_resolver_fn fn,
 			  void *priv);
-/* Feed one event; the first error sticks and is returned by finish. */
+/*
+ * Feed one event; the first error sticks and is returned by finish.
+ * -ENODATA: no clock yet after NG_CONV_MAX_HELD entries and exits.
+ */
 int ng_conv_event(struct ng_conv *c, const struct ng_event *ev);
 /* @n events were lost on @cpu (n < 0: an unknown number). */
 void ng_conv_lost(struct ng_conv *c, int cpu, long long n);

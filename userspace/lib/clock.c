@@ -16,6 +16,16 @@
 #include "nanograph.h"
 #include "nanograph_event.h"
 
+bool ng_clock_from_event(const struct ng_event *ev, struct ng_clock *clock)
+{
+	if (ev->type != NG_EV_CLOCK || !ev->freq)
+		return false;
+	clock->counter = ev->counter;
+	clock->mono_ns = ev->mono_ns;
+	clock->freq = ev->freq;
+	return true;
+}
+
 /* "frequency: N" and "sync: COUNTER NS", in any order, other lines ignored. */
 int ng_clock_parse(const char *text, struct ng_clock *clock)
 {

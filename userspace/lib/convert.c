@@ -18,9 +18,16 @@
  * The idle task is pid 0 on every CPU, and each CPU's runs its own stack:
  * it gets one file per CPU, "0-<cpu>.txt".
  *
- * Symbols are resolved once per address through a small cache. Events
- * that arrive before the recording's clock_sync are held back until it
- * comes, so every timestamp uses the same (first) sync pair.
+ * Symbols are resolved once per address through a small cache.
+ *
+ * Time: every timestamp of a recording is converted with one sync pair,
+ * the first clock_sync of the recording. The readers of whole recordings
+ * (ng_rec_replay(), ng_raw_replay_fds(), ng_tdat_convert()) look for it
+ * before feeding any event and set it with ng_conv_set_clock(), so the
+ * converter holds nothing back and its memory stays flat however long
+ * the recording. A caller that sets no clock gets the first clock_sync
+ * it feeds, and the events before it are held until it comes, at most
+ * NG_CONV_MAX_HELD of them.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -56,7 +63,6 @@ struct ng_conv {
 	char *dir;
 	const struct ng_syms *syms;
 	struct ng_clock clock;		/* valid when clock.freq != 0 */
-	struct ng_clock fallback;
 	ng_thread_info_fn info;
 	void *info_priv;
 	ng_sym_resolver_fn resolver;
@@ -81,6 +87,8 @@ static unsigned int hash64(uint64_t v, unsigned int bits)
 	return (unsigned int)((v * 0x9E3779B97F4A7C15ULL) >> (64 - bits));
 }
 
+static int flush_held(struct ng_conv *c);
+
 int ng_conv_new(struct ng_conv **cp, const char *dir,
 		const struct ng_syms *syms)
 {
@@ -104,9 +112,14 @@ int ng_conv_new(struct ng_conv **cp, const char *dir,
 	return 0;
 }
 
+/* From now on every event is converted with @clock, and held ones too. */
 void ng_conv_set_clock(struct ng_conv *c, const struct ng_clock *clock)
 {
-	c->fallback = *clock;
+	if (!clock->freq)
+		return;
+	c->clock = *clock;
+	if (c->nr_held && !c->err)
+		c->err = flush_held(c);
 }
 
 void ng_conv_set_thread_info(struct ng_conv *c, ng_thread_info_fn fn,
@@ -358,9 +371,11 @@ static int flush_held(struct ng_conv *c)
 	return ret;
 }
 
-/* Hold an event until a clock arrives. */
+/* Hold an event until a clock arrives; past NG_CONV_MAX_HELD, give up. */
 static int hold(struct ng_conv *c, const struct ng_event *ev)
 {
+	if (c->nr_held >= NG_CONV_MAX_HELD)
+		return -ENODATA;
 	if (c->nr_held == c->held_cap) {
 		size_t cap = c->held_cap ? 2 * c->held_cap : 4096;
 		struct ng_event *n = realloc(c->held, cap * sizeof(*n));
@@ -380,11 +395,8 @@ int ng_conv_event(struct ng_conv *c, const struct ng_event *ev)
 		return c->err;
 	switch (ev->type) {
 	case NG_EV_CLOCK:
-		if (c->clock.freq || !ev->freq)
+		if (c->clock.freq || !ng_clock_from_event(ev, &c->clock))
 			return 0;
-		c->clock.counter = ev->counter;
-		c->clock.mono_ns = ev->mono_ns;
-		c->clock.freq = ev->freq;
 		c->err = flush_held(c);
 		return c->err;
 	case NG_EV_ENTRY:
@@ -516,14 +528,8 @@ int ng_conv_finish(struct ng_conv *c, struct ng_conv_summary *sum)
 	char path[4096];
 	int ret = c->err;
 
-	if (!ret && c->nr_held) {
-		if (!c->fallback.freq)
-			ret = -ENODATA;	/* no clock_sync and no clock given */
-		else {
-			c->clock = c->fallback;
-			ret = flush_held(c);
-		}
-	}
+	if (!ret && c->nr_held)
+		ret = -ENODATA;	/* no clock_sync and no clock given */
 	if (!ret) {
 		v = thread_array(c);
 		if (!v)

@@ -246,7 +246,12 @@ static bool before(uint64_t a, uint64_t b)
 	return ((a - b) & NG_TSD_COUNTER_MASK) >> (NG_TSD_DEPTH_SHIFT - 1);
 }
 
-int ng_raw_replay_fds(const int *fds, int nr, struct ng_conv *conv)
+/*
+ * Merge the records of @nr CPU files from their start and hand each
+ * event to @fn, which returns 0 to go on, > 0 to stop there, or -errno.
+ */
+static int merge(const int *fds, int nr,
+		 int (*fn)(void *priv, const struct ng_event *ev), void *priv)
 {
 	struct cursor *cur = calloc(nr > 0 ? nr : 1, sizeof(*cur));
 	int i, best, ret = 0;
@@ -277,14 +282,41 @@ int ng_raw_replay_fds(const int *fds, int nr, struct ng_conv *conv)
 				best = i;
 		if (best < 0)
 			break;
-		ret = ng_conv_event(conv, &cur[best].ev);
+		ret = fn(priv, &cur[best].ev);
 		if (!ret)
 			ret = cursor_next(&cur[best]);
 	}
 	for (i = 0; i < nr; i++)
 		free(cur[i].buf);
 	free(cur);
-	return ret;
+	return ret < 0 ? ret : 0;
+}
+
+/* The first clock record: stop there. */
+static int find_clock(void *priv, const struct ng_event *ev)
+{
+	return ng_clock_from_event(ev, priv);
+}
+
+static int feed(void *priv, const struct ng_event *ev)
+{
+	return ng_conv_event(priv, ev);
+}
+
+/*
+ * Two passes: the first finds the first clock record in merge order, so
+ * that the second converts every record at once, holding none back.
+ */
+int ng_raw_replay_fds(const int *fds, int nr, struct ng_conv *conv)
+{
+	struct ng_clock clock = { 0 };
+	int ret = merge(fds, nr, find_clock, &clock);
+
+	if (ret)
+		return ret;
+	if (clock.freq)
+		ng_conv_set_clock(conv, &clock);
+	return merge(fds, nr, feed, conv);
 }
 
 int ng_rawrec_replay(struct ng_rawrec *r, struct ng_conv *conv)

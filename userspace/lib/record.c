@@ -290,7 +290,7 @@ struct cursor {
 	unsigned long long ts;
 };
 
-/* Advance to the next event, loading pages as needed. */
+/* Advance to the next event, loading pages; missed events go to @conv. */
 static int cursor_next(struct ng_recorder *r, struct cursor *c, bool first,
 		       struct ng_conv *conv, int cpu)
 {
@@ -305,22 +305,26 @@ static int cursor_next(struct ng_recorder *r, struct cursor *c, bool first,
 		c->page++;
 		if (kbuffer_load_subbuffer(c->kbuf, c->buf) < 0)
 			continue;
-		if (kbuffer_missed_events(c->kbuf))
+		if (conv && kbuffer_missed_events(c->kbuf))
 			ng_conv_lost(conv, cpu, kbuffer_missed_events(c->kbuf));
 		c->data = kbuffer_read_event(c->kbuf, &c->ts);
 	}
 	return 0;
 }
 
-int ng_rec_replay(struct ng_recorder *r, struct ng_conv *conv)
+/*
+ * Merge the spilled events of all CPUs by timestamp and hand each to
+ * @fn, which returns 0 to go on, > 0 to stop there, or -errno. With
+ * @conv, the pages' missed events are counted there as lost.
+ */
+static int merge(struct ng_recorder *r, struct ng_conv *conv,
+		 int (*fn)(void *priv, const struct ng_event *ev), void *priv)
 {
 	struct cursor *cur;
 	struct tep_record rec;
 	struct ng_event ev;
 	int cpu, best, ret = 0;
 
-	if (r->raw)
-		return ng_rawrec_replay(r->raw, conv);
 	cur = calloc(r->nr_cpus, sizeof(*cur));
 	if (!cur)
 		return -ENOMEM;
@@ -349,7 +353,7 @@ int ng_rec_replay(struct ng_recorder *r, struct ng_conv *conv)
 		rec.data = cur[best].data;
 		rec.size = kbuffer_event_size(cur[best].kbuf);
 		ng_decode(r->dec, &rec, &ev);
-		ret = ng_conv_event(conv, &ev);
+		ret = fn(priv, &ev);
 		if (!ret)
 			ret = cursor_next(r, &cur[best], false, conv, best);
 	}
@@ -359,7 +363,38 @@ int ng_rec_replay(struct ng_recorder *r, struct ng_conv *conv)
 		free(cur[cpu].buf);
 	}
 	free(cur);
-	return ret;
+	return ret < 0 ? ret : 0;
+}
+
+/* The first clock_sync: stop there. */
+static int find_clock(void *priv, const struct ng_event *ev)
+{
+	return ng_clock_from_event(ev, priv);
+}
+
+static int feed(void *priv, const struct ng_event *ev)
+{
+	return ng_conv_event(priv, ev);
+}
+
+/*
+ * Two passes over the spill files: the first finds the recording's first
+ * clock_sync, so that the second converts every event at once, holding
+ * none back. The first stops at that event: at the start of a recording.
+ */
+int ng_rec_replay(struct ng_recorder *r, struct ng_conv *conv)
+{
+	struct ng_clock clock = { 0 };
+	int ret;
+
+	if (r->raw)
+		return ng_rawrec_replay(r->raw, conv);
+	ret = merge(r, NULL, find_clock, &clock);
+	if (ret)
+		return ret;
+	if (clock.freq)
+		ng_conv_set_clock(conv, &clock);
+	return merge(r, conv, feed, conv);
 }
 
 /* Parse "N value" lines of saved_tgids / saved_cmdlines for @tid. */

@@ -24,7 +24,11 @@ struct tdat {
 	int err;
 };
 
-/* Every record, in timestamp order across the CPUs. */
+/*
+ * Every record, in timestamp order across the CPUs. Only a negative
+ * return stops tracecmd_iterate_events() (libtracecmd 3.1 goes on after
+ * a positive one).
+ */
 static int tdat_record(struct tracecmd_input *handle, struct tep_record *rec,
 		       int cpu, void *priv)
 {
@@ -36,7 +40,63 @@ static int tdat_record(struct tracecmd_input *handle, struct tep_record *rec,
 		ng_conv_lost(t->conv, cpu, rec->missed_events);
 	ng_decode(t->dec, rec, &ev);
 	t->err = ng_conv_event(t->conv, &ev);
-	return t->err ? 1 : 0;	/* nonzero stops the iteration */
+	return t->err ? -1 : 0;
+}
+
+/* What the first pass looks for: the recording's first clock_sync. */
+struct first_clock {
+	struct ng_decoder *dec;
+	struct ng_clock clock;
+	bool found;
+};
+
+static int tdat_clock(struct tracecmd_input *handle, struct tep_record *rec,
+		      int cpu, void *priv)
+{
+	struct first_clock *fc = priv;
+	struct ng_event ev;
+
+	(void)handle;
+	(void)cpu;
+	ng_decode(fc->dec, rec, &ev);
+	fc->found = ng_clock_from_event(&ev, &fc->clock);
+	return fc->found ? -1 : 0;
+}
+
+/* Open @path with libtracecmd: -ENOENT, -EACCES, or -EBADMSG for the rest. */
+static int tdat_open(const char *path, struct tracecmd_input **handlep)
+{
+	errno = 0;
+	*handlep = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (*handlep)
+		return 0;
+	return errno == ENOENT || errno == EACCES ? -errno : -EBADMSG;
+}
+
+/*
+ * The first pass: find the first clock_sync in timestamp order, reading
+ * no further than it (the module writes one when tracing starts, so that
+ * is the beginning, unless trace-cmd started later). A handle of its own:
+ * libtracecmd reads on from where an iteration stopped.
+ */
+static int tdat_find_clock(const char *path, struct ng_clock *clock,
+			   bool *found)
+{
+	struct first_clock fc = { 0 };
+	struct tracecmd_input *handle;
+	int ret = tdat_open(path, &handle);
+
+	if (ret)
+		return ret;
+	ret = ng_decoder_new(&fc.dec, tracecmd_get_tep(handle));
+	if (!ret && tracecmd_iterate_events(handle, NULL, 0, tdat_clock,
+					    &fc) < 0 && !fc.found)
+		ret = -EBADMSG;
+	ng_decoder_free(fc.dec);
+	tracecmd_close(handle);
+	*clock = fc.clock;
+	*found = fc.found;
+	return ret;
 }
 
 /* trace.dat carries the comms trace-cmd saved, not the thread groups. */
@@ -78,15 +138,22 @@ int ng_tdat_convert(const char *path, const char *dir,
 		    const struct ng_syms *syms, const struct ng_clock *clock,
 		    struct ng_conv_summary *sum)
 {
-	struct tracecmd_input *handle;
+	struct tracecmd_input *handle = NULL;
+	struct ng_clock first;
 	struct tdat t = { 0 };
+	bool found;
 	int ret;
 
 	memset(sum, 0, sizeof(*sum));
-	errno = 0;
-	handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
-	if (!handle)
-		return errno == ENOENT || errno == EACCES ? -errno : -EBADMSG;
+	/* The time base first: without one, fail before writing anything. */
+	ret = tdat_find_clock(path, &first, &found);
+	if (ret)
+		return ret;
+	if (!found && !clock)
+		return -ENODATA;
+	ret = tdat_open(path, &handle);
+	if (ret)
+		return ret;
 	t.tep = tracecmd_get_tep(handle);
 	ret = ng_decoder_new(&t.dec, t.tep);
 	if (ret)
@@ -95,8 +162,8 @@ int ng_tdat_convert(const char *path, const char *dir,
 	ret = ng_conv_new(&t.conv, dir, NULL);
 	if (ret)
 		goto out;
-	if (clock)
-		ng_conv_set_clock(t.conv, clock);
+	/* The recording's own clock_sync, else the one given. */
+	ng_conv_set_clock(t.conv, found ? &first : clock);
 	ng_conv_set_thread_info(t.conv, tdat_thread, &t);
 	ng_conv_set_resolver(t.conv, tdat_sym, &t);
 	ret = tracecmd_iterate_events(handle, NULL, 0, tdat_record, &t);
