@@ -520,6 +520,80 @@ static void test_cmd_memory_flat(void)
 	}
 }
 
+/*
+ * More threads than open files: 5000 threads taking turns, three calls
+ * each, under a limit of 256 open files. The converter kept one FILE *
+ * per thread and failed with EMFILE at about 250 (1020 by default).
+ */
+static void test_threads_over_open_files(void)
+{
+	struct rlimit rl = { 256, 256 };
+	struct ng_conv_summary s;
+	struct ng_conv *c = conv();
+	char name[32], want[128];
+	int tid, round;
+
+	T_ASSERT(c);
+	T_EQ_INT(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	clock_ev(c);
+	for (round = 0; round < 3; round++)
+		for (tid = 1; tid <= 5000; tid++) {
+			IN(c, 0, tid, 10000 * round + 2 * tid, 0, VFS_READ);
+			OUT(c, 0, tid, 10000 * round + 2 * tid + 1, 0, VFS_READ);
+		}
+	T_EQ_INT(ng_conv_finish(c, &s), 0);
+	T_EQ_U64(s.threads, 5000);
+	T_EQ_U64(s.pushes, 15000);
+	for (tid = 1; tid <= 5000; tid += 499) {
+		snprintf(name, sizeof(name), "%d.txt", tid);
+		snprintf(want, sizeof(want), "%d:+vfs_read\n%d:POP\n%d:+vfs_read\n%d:POP\n"
+			 "%d:+vfs_read\n%d:POP\n", 4000 + 2 * tid, 4001 + 2 * tid,
+			 14000 + 2 * tid, 14001 + 2 * tid, 24000 + 2 * tid,
+			 24001 + 2 * tid);
+		T_FILE_EQ(t_path(name), want);
+	}
+	T_ASSERT(!t_exists(t_path(".5000.txt.tmp")));
+}
+
+/* The same through the command, on a trace.dat of 5000 threads, ulimit -n 256. */
+static void test_cmd_threads_over_open_files(void)
+{
+	struct rlimit rl = { 256, 256 };
+	struct t_tdat *t;
+	char dat[600], out[600], name[64], *tsv;
+	size_t len;
+	int tid, round, rows = 0;
+	size_t i;
+
+	snprintf(dat, sizeof(dat), "%s", t_path("many.dat"));
+	snprintf(out, sizeof(out), "%s", t_path("many"));
+	t = t_tdat_open(dat, 4, kallsyms, "");
+	T_ASSERT(t);
+	for (round = 0; round < 3; round++)
+		for (tid = 1; tid <= 5000; tid++) {
+			uint64_t ts = 10000 * round + 2 * tid;
+
+			if (!round && tid == 1)
+				t_tdat_clock(t, 0, ts, 1000, 5000, 1000000000);
+			t_tdat_entry(t, tid % 4, tid, ts, ts, 0, VFS_READ);
+			t_tdat_exit(t, tid % 4, tid, ts + 1, ts + 1, 0, VFS_READ);
+		}
+	T_EQ_INT(t_tdat_close(t), 0);
+	T_EQ_INT(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	T_RUN(convert_cmd("-o", out, dat, NULL, NULL), 0, "", "");
+	T_FILE_EQ(t_path("many/4999.txt"),
+		  "13998:+vfs_read\n13999:POP\n23998:+vfs_read\n23999:POP\n"
+		  "33998:+vfs_read\n33999:POP\n");
+	tsv = t_read_file(t_path("many/threads.tsv"), &len);
+	T_ASSERT(tsv);
+	for (i = 0; i < len; i++)
+		rows += tsv[i] == '\n';
+	free(tsv);
+	T_EQ_INT(rows, 5001);
+	snprintf(name, sizeof(name), "many/.%d.txt.tmp", 1);
+	T_ASSERT(!t_exists(t_path(name)));
+}
+
 static const struct t_case cases[] = {
 	{ "nesting", test_nesting },
 	{ "interleaved_threads_one_cpu", test_interleaved },
@@ -538,6 +612,8 @@ static const struct t_case cases[] = {
 	{ "memory_flat_given_clock", test_memory_flat_given_clock },
 	{ "held_events_bounded", test_held_events_bounded },
 	{ "cmd_memory_flat", test_cmd_memory_flat },
+	{ "threads_over_open_files", test_threads_over_open_files },
+	{ "cmd_threads_over_open_files", test_cmd_threads_over_open_files },
 };
 
 T_SUITE(convert, cases);

@@ -86,6 +86,8 @@ struct run {
 	bool child_done;
 	int go_fd;		/* write end: the child may exec */
 	int err_fd;		/* read end: errno of a failed exec */
+	struct rlimit user_nofile;	/* the open-files limit record found */
+	bool nofile_raised;		/* and raised for itself */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -380,12 +382,22 @@ static int spawn(struct run *r, char **argv)
 	if (r->child < 0)
 		return fail("fork: %s", strerror(errno));
 	if (!r->child) {
+		sigset_t none;
+
 		close(go[1]);
 		close(err[0]);
 		if (read(go[0], &buf, 1) != 1)
 			_exit(127);
+		/* The command runs as it would have without record. */
+		if (r->nofile_raised)
+			setrlimit(RLIMIT_NOFILE, &r->user_nofile);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGCHLD, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(err[1], &e, sizeof(e)) < 0)
@@ -542,14 +554,22 @@ static int stop_recording(struct run *r)
 	return drain(r);
 }
 
-/* Raise the open-files limit: one push/pop file is open per thread. */
-static void raise_nofile(void)
+/*
+ * Raise the open-files limit for record's own files (two per CPU, and
+ * the push/pop files the converter keeps open), remembering the user's:
+ * the command gets that one back (spawn()).
+ */
+static void raise_nofile(struct run *r)
 {
 	struct rlimit rl;
 
-	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	r->user_nofile = rl;
+	r->nofile_raised = rl.rlim_cur < rl.rlim_max;
+	if (r->nofile_raised) {
 		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
+		r->nofile_raised = !setrlimit(RLIMIT_NOFILE, &rl);
 	}
 }
 
@@ -689,7 +709,7 @@ int cmd_record(const struct ng_cmd *self, int argc, char **argv)
 	ret = prepare_dir(o.dir);
 	if (ret)
 		goto out_opts;
-	raise_nofile();
+	raise_nofile(&r);
 	if (ng_ctl_read(&r.ctl, "clock", &clock, NULL) ||
 	    ng_clock_parse(clock, &r.clock)) {
 		free(clock);

@@ -129,6 +129,15 @@ int ng_pp_push(struct ng_pp_writer *w, uint64_t ns, const char *func,
 	       const char *module);
 /* Write a pop at @ns; a pop with no open frame is dropped and counted. */
 int ng_pp_pop(struct ng_pp_writer *w, uint64_t ns);
+/*
+ * Close the writer's file descriptor, keeping its file (and its place):
+ * for a program that writes more files than it may hold open. The next
+ * push, pop or close reopens it for appending. 0, or the writer's first
+ * error.
+ */
+int ng_pp_park(struct ng_pp_writer *w);
+/* Reopen a parked writer's file now (nothing if open): 0 or -errno. */
+int ng_pp_unpark(struct ng_pp_writer *w);
 uint64_t ng_pp_depth(const struct ng_pp_writer *w);
 /*
  * Pop the frames still open at the last timestamp, then publish the file.

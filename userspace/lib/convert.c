@@ -18,6 +18,12 @@
  * The idle task is pid 0 on every CPU, and each CPU's runs its own stack:
  * it gets one file per CPU, "0-<cpu>.txt".
  *
+ * A recording can have more threads than the process may open files
+ * (1024 by default): the writers whose threads ran least recently are
+ * parked (their descriptor closed, the file kept) and reopened for
+ * appending when their thread shows up again, so at most max_open are
+ * open at once, and an EMFILE parks one more and retries.
+ *
  * Symbols are resolved once per address through a small cache.
  *
  * Time: every timestamp of a recording is converted with one sync pair,
@@ -34,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -44,6 +51,8 @@
 
 struct thread {
 	struct thread *next;		/* hash chain */
+	struct thread *lru_prev, *lru_next;	/* while its file is open */
+	bool open;			/* its writer holds a descriptor */
 	int key;			/* tid, or -(cpu + 1) for an idle task */
 	struct ng_pp_writer *w;
 	unsigned int n;			/* open frames */
@@ -70,6 +79,8 @@ struct ng_conv {
 
 	struct thread **threads;
 	unsigned int thread_bits, nr_threads;
+	struct thread lru;		/* open files, most recently used first */
+	unsigned int nr_open, max_open;
 	struct sym **syms_cache;
 	unsigned int sym_bits, nr_syms;
 	char **owned;			/* strings made for unknown symbols */
@@ -88,6 +99,21 @@ static unsigned int hash64(uint64_t v, unsigned int bits)
 }
 
 static int flush_held(struct ng_conv *c);
+
+/*
+ * How many push/pop files to keep open: half of what the open-files limit
+ * leaves after 64 for everything else (trace.dat, spill files, stdio),
+ * at least 8, at most 1024. EMFILE is handled anyway.
+ */
+static unsigned int max_open_files(void)
+{
+	struct rlimit rl;
+	rlim_t n = 1024;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY)
+		n = rl.rlim_cur > 64 ? (rl.rlim_cur - 64) / 2 : 0;
+	return n < 8 ? 8 : n > 1024 ? 1024 : n;
+}
 
 int ng_conv_new(struct ng_conv **cp, const char *dir,
 		const struct ng_syms *syms)
@@ -108,6 +134,8 @@ int ng_conv_new(struct ng_conv **cp, const char *dir,
 		return -ENOMEM;
 	}
 	c->syms = syms;
+	c->lru.lru_prev = c->lru.lru_next = &c->lru;
+	c->max_open = max_open_files();
 	*cp = c;
 	return 0;
 }
@@ -175,6 +203,83 @@ static uint64_t sym_key(const void *e)
 	return ((const struct sym *)e)->addr;
 }
 
+static void lru_del(struct thread *t)
+{
+	t->lru_prev->lru_next = t->lru_next;
+	t->lru_next->lru_prev = t->lru_prev;
+}
+
+static void lru_add(struct ng_conv *c, struct thread *t)
+{
+	t->lru_next = c->lru.lru_next;
+	t->lru_prev = &c->lru;
+	c->lru.lru_next->lru_prev = t;
+	c->lru.lru_next = t;
+}
+
+/* Park the file of the thread that ran least recently: -EMFILE if none. */
+static int park_oldest(struct ng_conv *c)
+{
+	struct thread *t = c->lru.lru_prev;
+
+	if (t == &c->lru)
+		return -EMFILE;
+	lru_del(t);
+	t->open = false;
+	c->nr_open--;
+	return ng_pp_park(t->w);
+}
+
+/* Room for one more open file, under max_open. */
+static int make_room(struct ng_conv *c)
+{
+	int ret = 0;
+
+	while (!ret && c->nr_open >= c->max_open)
+		ret = park_oldest(c);
+	return ret;
+}
+
+/* Count @t's writer as open and most recently used. */
+static void now_open(struct ng_conv *c, struct thread *t)
+{
+	t->open = true;
+	c->nr_open++;
+	lru_add(c, t);
+}
+
+/* @t is about to be written: its file open, and first in the LRU order. */
+static int touch(struct ng_conv *c, struct thread *t)
+{
+	int ret;
+
+	if (t->open) {
+		lru_del(t);
+		lru_add(c, t);
+		return 0;
+	}
+	ret = make_room(c);
+	while (!ret && (ret = ng_pp_unpark(t->w)) &&
+	       (ret == -EMFILE || ret == -ENFILE) && c->nr_open)
+		ret = park_oldest(c);
+	if (!ret)
+		now_open(c, t);
+	return ret;
+}
+
+/* Create @t's file, parking others for a descriptor if need be. */
+static int thread_open(struct ng_conv *c, struct thread *t)
+{
+	int ret = make_room(c);
+
+	while (!ret && (ret = ng_pp_open_name(&t->w, c->dir, t->name)) &&
+	       (ret == -EMFILE || ret == -ENFILE) && c->nr_open)
+		ret = park_oldest(c);
+	if (!ret)
+		now_open(c, t);
+	return ret;
+}
+
 /* The thread an event belongs to, its file opened on first sight. */
 static struct thread *thread_get(struct ng_conv *c, const struct ng_event *ev)
 {
@@ -184,8 +289,14 @@ static struct thread *thread_get(struct ng_conv *c, const struct ng_event *ev)
 	int ret;
 
 	for (t = c->threads[h]; t; t = t->next)
-		if (t->key == key)
+		if (t->key == key) {
+			ret = touch(c, t);
+			if (ret) {
+				c->err = ret;
+				return NULL;
+			}
 			return t;
+		}
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		c->err = -ENOMEM;
@@ -196,7 +307,7 @@ static struct thread *thread_get(struct ng_conv *c, const struct ng_event *ev)
 		snprintf(t->name, sizeof(t->name), "%d.txt", key);
 	else
 		snprintf(t->name, sizeof(t->name), "0-%d.txt", ev->cpu);
-	ret = ng_pp_open_name(&t->w, c->dir, t->name);
+	ret = thread_open(c, t);
 	if (ret) {
 		free(t);
 		c->err = ret;
@@ -530,6 +641,9 @@ int ng_conv_finish(struct ng_conv *c, struct ng_conv_summary *sum)
 
 	if (!ret && c->nr_held)
 		ret = -ENODATA;	/* no clock_sync and no clock given */
+	/* Closing reopens parked files one at a time: park all first. */
+	while (!ret && c->nr_open)
+		ret = park_oldest(c);
 	if (!ret) {
 		v = thread_array(c);
 		if (!v)

@@ -53,12 +53,48 @@ int ng_outfile_open(struct ng_outfile *of, const char *dir, const char *name)
 	return 0;
 }
 
+/* Close the descriptor; the file stays, under its temporary name. */
+int ng_outfile_park(struct ng_outfile *of)
+{
+	if (of->fp) {
+		if (fclose(of->fp) && !of->err)
+			of->err = errno ? -errno : -EIO;
+		of->fp = NULL;
+	}
+	return of->err;
+}
+
+/*
+ * Open the temporary file again, at its end. An error here is the
+ * caller's to handle (EMFILE: park another file and retry); it sticks
+ * only once a write needed the file.
+ */
+int ng_outfile_unpark(struct ng_outfile *of)
+{
+	int fd, ret;
+
+	if (of->fp || of->err)
+		return of->err;
+	fd = open(of->tmp, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	of->fp = fdopen(fd, "a");
+	if (!of->fp) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	return 0;
+}
+
 /* Formatted write; the first failure sticks and is reported at commit. */
 int ng_outfile_printf(struct ng_outfile *of, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
 
+	if (!of->err && !of->fp)
+		of->err = ng_outfile_unpark(of);
 	if (of->err)
 		return of->err;
 	va_start(ap, fmt);
@@ -77,8 +113,9 @@ int ng_outfile_commit(struct ng_outfile *of)
 {
 	int ret = of->err;
 
-	if (fclose(of->fp) && !ret)	/* flushes, and reports a failed flush */
-		ret = -errno;
+	/* fclose() flushes, and reports a failed flush */
+	if (of->fp && fclose(of->fp) && !ret)
+		ret = errno ? -errno : -EIO;
 	of->fp = NULL;
 	if (!ret && rename(of->tmp, of->final))
 		ret = -errno;
@@ -94,7 +131,8 @@ void ng_outfile_abort(struct ng_outfile *of)
 	if (of->fp) {
 		fclose(of->fp);
 		of->fp = NULL;
-		unlink(of->tmp);
 	}
+	if (of->tmp)
+		unlink(of->tmp);
 	outfile_free_names(of);
 }

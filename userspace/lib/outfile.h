@@ -17,8 +17,16 @@ struct ng_outfile {
 };
 
 int ng_outfile_open(struct ng_outfile *of, const char *dir, const char *name);
+/* Writes to a parked file reopen it first (for appending). */
 int ng_outfile_printf(struct ng_outfile *of, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * Flush and close the file descriptor, keeping the file being written:
+ * for a writer of more files than it may hold open. 0 or the sticky error.
+ */
+int ng_outfile_park(struct ng_outfile *of);
+/* Reopen a parked file for appending (nothing if open): 0 or -errno. */
+int ng_outfile_unpark(struct ng_outfile *of);
 int ng_outfile_commit(struct ng_outfile *of);
 void ng_outfile_abort(struct ng_outfile *of);
 

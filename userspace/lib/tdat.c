@@ -4,13 +4,14 @@
  *
  * "trace-cmd record -e nanograph" stores the per-CPU ring-buffer pages,
  * the event formats, kallsyms and saved comms in trace.dat. libtracecmd
- * reads it and merges the CPUs by timestamp, the same order "record"
+ * reads it; the CPUs are merged by timestamp, the same order "record"
  * merges its own buffers in, and each record goes through the same
  * decoder and converter. The module writes a clock_sync event when
  * tracing starts, so the file also carries its own time base.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <trace-cmd.h>
 
@@ -21,46 +22,61 @@ struct tdat {
 	struct ng_decoder *dec;
 	struct ng_conv *conv;
 	const struct ng_syms *syms;
-	int err;
 };
 
 /*
- * Every record, in timestamp order across the CPUs. Only a negative
- * return stops tracecmd_iterate_events() (libtracecmd 3.1 goes on after
- * a positive one).
+ * Every record of every CPU in timestamp order (ties to the lower CPU),
+ * as tracecmd_iterate_events() merges them, handed to @fn, which returns
+ * 0 to go on, > 0 to stop there, or -errno. The merge is our own, on
+ * tracecmd_read_data(): libtracecmd 3.1's iterator, stopped early, frees
+ * records it does not own (it warns, and leaks them). With @conv, missed
+ * events are counted there as lost.
  */
-static int tdat_record(struct tracecmd_input *handle, struct tep_record *rec,
-		       int cpu, void *priv)
+static int tdat_merge(struct tracecmd_input *handle, struct tdat *t,
+		      struct ng_conv *conv,
+		      int (*fn)(void *priv, const struct ng_event *ev),
+		      void *priv)
 {
-	struct tdat *t = priv;
+	int cpus = tep_get_cpus(tracecmd_get_tep(handle)), cpu, best, ret = 0;
+	struct tep_record **next;
 	struct ng_event ev;
 
-	(void)handle;
-	if (rec->missed_events)
-		ng_conv_lost(t->conv, cpu, rec->missed_events);
-	ng_decode(t->dec, rec, &ev);
-	t->err = ng_conv_event(t->conv, &ev);
-	return t->err ? -1 : 0;
+	if (cpus <= 0)
+		return 0;
+	next = calloc(cpus, sizeof(*next));
+	if (!next)
+		return -ENOMEM;
+	for (cpu = 0; cpu < cpus; cpu++)
+		next[cpu] = tracecmd_read_data(handle, cpu);
+	while (!ret) {
+		best = -1;
+		for (cpu = 0; cpu < cpus; cpu++)
+			if (next[cpu] && (best < 0 || next[cpu]->ts < next[best]->ts))
+				best = cpu;
+		if (best < 0)
+			break;
+		if (conv && next[best]->missed_events)
+			ng_conv_lost(conv, best, next[best]->missed_events);
+		ng_decode(t->dec, next[best], &ev);
+		ret = fn(priv, &ev);
+		tracecmd_free_record(next[best]);
+		next[best] = tracecmd_read_data(handle, best);
+	}
+	for (cpu = 0; cpu < cpus; cpu++)
+		tracecmd_free_record(next[cpu]);
+	free(next);
+	return ret < 0 ? ret : 0;
 }
 
-/* What the first pass looks for: the recording's first clock_sync. */
-struct first_clock {
-	struct ng_decoder *dec;
-	struct ng_clock clock;
-	bool found;
-};
-
-static int tdat_clock(struct tracecmd_input *handle, struct tep_record *rec,
-		      int cpu, void *priv)
+/* The first clock_sync: stop there. */
+static int find_clock(void *priv, const struct ng_event *ev)
 {
-	struct first_clock *fc = priv;
-	struct ng_event ev;
+	return ng_clock_from_event(ev, priv);
+}
 
-	(void)handle;
-	(void)cpu;
-	ng_decode(fc->dec, rec, &ev);
-	fc->found = ng_clock_from_event(&ev, &fc->clock);
-	return fc->found ? -1 : 0;
+static int feed(void *priv, const struct ng_event *ev)
+{
+	return ng_conv_event(priv, ev);
 }
 
 /* Open @path with libtracecmd: -ENOENT, -EACCES, or -EBADMSG for the rest. */
@@ -77,25 +93,22 @@ static int tdat_open(const char *path, struct tracecmd_input **handlep)
  * The first pass: find the first clock_sync in timestamp order, reading
  * no further than it (the module writes one when tracing starts, so that
  * is the beginning, unless trace-cmd started later). A handle of its own:
- * libtracecmd reads on from where an iteration stopped.
+ * libtracecmd reads on from where reading stopped.
  */
-static int tdat_find_clock(const char *path, struct ng_clock *clock,
-			   bool *found)
+static int tdat_find_clock(const char *path, struct ng_clock *clock)
 {
-	struct first_clock fc = { 0 };
 	struct tracecmd_input *handle;
+	struct tdat t = { 0 };
 	int ret = tdat_open(path, &handle);
 
 	if (ret)
 		return ret;
-	ret = ng_decoder_new(&fc.dec, tracecmd_get_tep(handle));
-	if (!ret && tracecmd_iterate_events(handle, NULL, 0, tdat_clock,
-					    &fc) < 0 && !fc.found)
-		ret = -EBADMSG;
-	ng_decoder_free(fc.dec);
+	clock->freq = 0;
+	ret = ng_decoder_new(&t.dec, tracecmd_get_tep(handle));
+	if (!ret)
+		ret = tdat_merge(handle, &t, NULL, find_clock, clock);
+	ng_decoder_free(t.dec);
 	tracecmd_close(handle);
-	*clock = fc.clock;
-	*found = fc.found;
 	return ret;
 }
 
@@ -141,15 +154,14 @@ int ng_tdat_convert(const char *path, const char *dir,
 	struct tracecmd_input *handle = NULL;
 	struct ng_clock first;
 	struct tdat t = { 0 };
-	bool found;
 	int ret;
 
 	memset(sum, 0, sizeof(*sum));
 	/* The time base first: without one, fail before writing anything. */
-	ret = tdat_find_clock(path, &first, &found);
+	ret = tdat_find_clock(path, &first);
 	if (ret)
 		return ret;
-	if (!found && !clock)
+	if (!first.freq && !clock)
 		return -ENODATA;
 	ret = tdat_open(path, &handle);
 	if (ret)
@@ -163,18 +175,12 @@ int ng_tdat_convert(const char *path, const char *dir,
 	if (ret)
 		goto out;
 	/* The recording's own clock_sync, else the one given. */
-	ng_conv_set_clock(t.conv, found ? &first : clock);
+	ng_conv_set_clock(t.conv, first.freq ? &first : clock);
 	ng_conv_set_thread_info(t.conv, tdat_thread, &t);
 	ng_conv_set_resolver(t.conv, tdat_sym, &t);
-	ret = tracecmd_iterate_events(handle, NULL, 0, tdat_record, &t);
-	if (t.err) {
+	ret = tdat_merge(handle, &t, t.conv, feed, t.conv);
+	if (ret) {
 		ng_conv_abort(t.conv);
-		ret = t.err;
-		goto out;
-	}
-	if (ret < 0) {
-		ng_conv_abort(t.conv);
-		ret = -EBADMSG;
 		goto out;
 	}
 	ret = ng_conv_finish(t.conv, sum);
