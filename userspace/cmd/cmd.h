@@ -47,6 +47,13 @@ int ng_option_error(const struct ng_cmd *self, int c, char **argv,
 int ng_opt_num(const struct ng_cmd *self, const char *opt, const char *arg,
 	       unsigned int decimals, uint64_t min, uint64_t max,
 	       const char *what, uint64_t *val);
+struct ng_outdir;
+/*
+ * ng_outdir_open() for record and convert: 0, or NG_EXIT_FAIL after one
+ * line saying why @dir cannot take a new recording.
+ */
+int ng_cmd_open_outdir(const struct ng_cmd *self, const char *dir,
+		       struct ng_outdir **op);
 struct ng_recording;
 /* Open a recording directory for report/export; on failure, say why. */
 int ng_cmd_open_recording(const struct ng_cmd *self, const char *dir,

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "nanograph.h"
@@ -17,7 +16,9 @@
 
 const char ng_convert_help[] =
 "Options:\n"
-"  -o DIR            output directory (default: nanograph.data)\n"
+"  -o DIR            output directory (default: nanograph.data), replaced\n"
+"                    whole when the conversion succeeds; an earlier\n"
+"                    recording there is kept as DIR.old\n"
 "  --kallsyms FILE   symbols for module names (default: /proc/kallsyms)\n"
 "  --clock FILE      a copy of the module's clock file, for a trace.dat\n"
 "                    that holds no nanograph:clock_sync event\n"
@@ -67,6 +68,7 @@ int cmd_convert(const struct ng_cmd *self, int argc, char **argv)
 	struct ng_clock clock = { 0 }, *clockp = NULL;
 	struct ng_conv_summary sum;
 	struct ng_syms *syms = NULL;
+	struct ng_outdir *out;
 	bool quiet = false;
 	const char *in;
 	int c, ret;
@@ -115,11 +117,17 @@ int cmd_convert(const struct ng_cmd *self, int argc, char **argv)
 	ret = ng_syms_load(&syms, ksyms);
 	if (ret && ksyms)
 		return fail(ksyms, strerror(-ret));
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return fail(dir, strerror(errno));
-
-	ret = ng_tdat_convert(in, dir, syms, clockp, &sum);
+	/* Into a new directory, swapped in whole at the end. */
+	if (ng_cmd_open_outdir(self, dir, &out)) {
+		ng_syms_free(syms);
+		return NG_EXIT_FAIL;
+	}
+	ret = ng_tdat_convert(in, ng_outdir_path(out), syms, clockp, &sum);
 	ng_syms_free(syms);
+	if (ret)
+		ng_outdir_abort(out);
+	else if ((ret = ng_outdir_commit(out)))
+		return fail(dir, strerror(-ret));
 	switch (ret) {
 	case 0:
 		break;

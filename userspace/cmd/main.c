@@ -223,6 +223,34 @@ int ng_cmd_open_recording(const struct ng_cmd *self, const char *dir,
 	return ret ? NG_EXIT_FAIL : 0;
 }
 
+/* The output directory of record and convert; on failure, say why. */
+int ng_cmd_open_outdir(const struct ng_cmd *self, const char *dir,
+		       struct ng_outdir **op)
+{
+	int ret = ng_outdir_open(op, dir);
+
+	switch (ret) {
+	case 0:
+		return 0;
+	case -ENOTEMPTY:
+		fprintf(stderr, "nanograph %s: %s holds files but is not a nanograph recording (no threads.tsv): choose another -o DIR\n",
+			self->name, dir);
+		break;
+	case -EEXIST:
+		fprintf(stderr, "nanograph %s: %s.old is not a nanograph recording, and the recording in %s would replace it: move it away or choose another -o DIR\n",
+			self->name, dir, dir);
+		break;
+	case -EINVAL:
+		fprintf(stderr, "nanograph %s: -o %s: give the recording directory's own name\n",
+			self->name, dir);
+		break;
+	default:
+		fprintf(stderr, "nanograph %s: %s: %s\n", self->name, dir,
+			strerror(-ret));
+	}
+	return NG_EXIT_FAIL;
+}
+
 /* "nanograph version": the version of the command and its library. */
 static int cmd_version(const struct ng_cmd *self, int argc, char **argv)
 {

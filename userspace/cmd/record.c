@@ -47,8 +47,10 @@ const char ng_record_help[] =
 "then on, until it exits. Ctrl-C, SIGTERM (passed on to a started command)\n"
 "and --duration stop the recording cleanly at any time.\n"
 "\n"
-"DIR gets one <tid>.txt push/pop file per thread and threads.tsv.\n"
-"Needs root, tracefs and the module loaded.";
+"DIR gets one <tid>.txt push/pop file per thread and threads.tsv. It is\n"
+"written as a new directory next to DIR and swapped in when complete: an\n"
+"earlier recording in DIR is kept as DIR.old, and a failed recording\n"
+"leaves DIR as it was. Needs root, tracefs and the module loaded.";
 
 #define DEFAULT_DIR	"nanograph.data"
 #define DEFAULT_BUF_KB	8192
@@ -86,6 +88,8 @@ struct run {
 	bool child_done;
 	int go_fd;		/* write end: the child may exec */
 	int err_fd;		/* read end: errno of a failed exec */
+	struct ng_outdir *out;	/* where the recording is written */
+	struct ng_conv_summary sum;
 	struct rlimit user_nofile;	/* the open-files limit record found */
 	bool nofile_raised;		/* and raised for itself */
 };
@@ -262,53 +266,6 @@ static int preflight(struct run *r)
 	}
 	free(val);
 	return -1;
-}
-
-/* True if @name is a push/pop file or threads.tsv of an earlier recording. */
-static bool our_file(const char *name)
-{
-	return !strcmp(name, "threads.tsv") || ng_pp_file_name(name);
-}
-
-/*
- * Make DIR, or clear an earlier recording out of it. A directory that
- * holds .txt files but no threads.tsv is someone else's: refuse.
- */
-static int prepare_dir(const char *dir)
-{
-	bool ours, foreign = false;
-	struct dirent *de;
-	char path[4096];
-	DIR *d;
-
-	if (!mkdir(dir, 0755))
-		return 0;
-	if (errno != EEXIST)
-		return fail("cannot create %s: %s", dir, strerror(errno));
-	snprintf(path, sizeof(path), "%s/threads.tsv", dir);
-	ours = !access(path, F_OK);
-	d = opendir(dir);
-	if (!d)
-		return fail("cannot open %s: %s", dir, strerror(errno));
-	while (!ours && (de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-
-		foreign |= len > 4 && !strcmp(de->d_name + len - 4, ".txt");
-	}
-	if (foreign) {
-		closedir(d);
-		return fail("%s holds .txt files but is not a nanograph recording: choose another -o DIR",
-			    dir);
-	}
-	rewinddir(d);
-	while ((de = readdir(d))) {
-		if (!our_file(de->d_name))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		unlink(path);
-	}
-	closedir(d);
-	return 0;
 }
 
 /* Write one control file; on failure, say which and why. */
@@ -573,16 +530,16 @@ static void raise_nofile(struct run *r)
 	}
 }
 
-/* Merge, convert, publish; the summary line. */
-static int write_output(struct run *r, const struct opts *o, double secs)
+/* Merge and convert into the new directory; the counts in r->sum. */
+static int write_output(struct run *r, const struct opts *o)
 {
-	struct ng_conv_summary sum;
+	struct ng_conv_summary *sum = &r->sum;
 	struct ng_conv *conv;
 	uint64_t lost = 0;
 	int ret;
 
 	ng_rec_lost(r->rec, &lost);
-	ret = ng_conv_new(&conv, o->dir, r->syms);
+	ret = ng_conv_new(&conv, ng_outdir_path(r->out), r->syms);
 	if (ret)
 		return fail("out of memory");
 	ng_conv_set_clock(conv, &r->clock);
@@ -593,36 +550,43 @@ static int write_output(struct run *r, const struct opts *o, double secs)
 		return fail("reading back the recorded events: %s", strerror(-ret));
 	}
 	ng_conv_lost(conv, -1, (long long)lost);
-	ret = ng_conv_finish(conv, &sum);
+	ret = ng_conv_finish(conv, sum);
 	if (ret == -ENOSPC || ret == -EDQUOT)
 		return fail("writing %s: %s: free some space or choose another -o DIR; nothing was kept",
 			    o->dir, strerror(-ret));
 	if (ret)
 		return fail("writing %s: %s; nothing was kept", o->dir,
 			    strerror(-ret));
+	return NG_EXIT_OK;
+}
+
+/* The summary, once the recording is in place. */
+static void summary(const struct run *r, const struct opts *o, double secs)
+{
+	const struct ng_conv_summary *sum = &r->sum;
+
 	if (o->quiet)
-		return NG_EXIT_OK;
+		return;
 	fprintf(stderr,
 		"nanograph: %" PRIu64 " threads, %" PRIu64 " events (%" PRIu64
 		" calls), %" PRIu64 " lost, %.2f s, %.1f KiB in %s/\n",
-		sum.threads, sum.events, sum.pushes, sum.lost, secs,
-		sum.bytes / 1024.0, o->dir);
-	if (sum.lost)
+		sum->threads, sum->events, sum->pushes, sum->lost, secs,
+		sum->bytes / 1024.0, o->dir);
+	if (sum->lost)
 		fprintf(stderr,
 			"nanograph: warning: the buffer was full and %" PRIu64
 			" events were lost; record again with a larger --buffer-kb (now %lu)\n",
-			sum.lost, o->buffer_kb);
-	if (sum.closed_at_end || sum.unmatched_exits || sum.repaired)
+			sum->lost, o->buffer_kb);
+	if (sum->closed_at_end || sum->unmatched_exits || sum->repaired)
 		fprintf(stderr,
 			"nanograph: %" PRIu64 " calls still running at the end were closed there; %" PRIu64
 			" returns from calls entered before the recording were left out; %" PRIu64
 			" calls whose return was lost were closed at the next event\n",
-			sum.closed_at_end, sum.unmatched_exits, sum.repaired);
+			sum->closed_at_end, sum->unmatched_exits, sum->repaired);
 	if (r->child > 0 && r->child_done && WIFEXITED(r->status) &&
 	    WEXITSTATUS(r->status))
 		fprintf(stderr, "nanograph: %s exited with status %d\n",
 			o->argv[0], WEXITSTATUS(r->status));
-	return NG_EXIT_OK;
 }
 
 /* Configure the module from the options; the saved state is put back later. */
@@ -697,7 +661,7 @@ int cmd_record(const struct ng_cmd *self, int argc, char **argv)
 	struct run r = { .go_fd = -1, .err_fd = -1 };
 	struct sigaction sa = { 0 };
 	char *clock = NULL;
-	double start;
+	double start, secs = 0;
 	int ret;
 
 	ret = parse(self, argc, argv, &o);
@@ -706,7 +670,8 @@ int cmd_record(const struct ng_cmd *self, int argc, char **argv)
 	ret = preflight(&r);
 	if (ret >= 0)
 		goto out_opts;
-	ret = prepare_dir(o.dir);
+	/* A new directory next to DIR, swapped in once the recording is whole. */
+	ret = ng_cmd_open_outdir(self, o.dir, &r.out);
 	if (ret)
 		goto out_opts;
 	raise_nofile(&r);
@@ -728,8 +693,8 @@ int cmd_record(const struct ng_cmd *self, int argc, char **argv)
 	ret = configure(&r, &o);
 	if (ret >= 0)
 		goto out;
-	snprintf(r.raw_dir, sizeof(r.raw_dir), "%s/.raw", o.dir);
-	if (mkdir(r.raw_dir, 0700) && errno != EEXIST) {
+	snprintf(r.raw_dir, sizeof(r.raw_dir), "%s/.raw", ng_outdir_path(r.out));
+	if (mkdir(r.raw_dir, 0700)) {
 		ret = fail("cannot create %s: %s", r.raw_dir, strerror(errno));
 		r.raw_dir[0] = '\0';
 		goto out;
@@ -771,9 +736,20 @@ int cmd_record(const struct ng_cmd *self, int argc, char **argv)
 	if (ret && !o.quiet)
 		fprintf(stderr, "nanograph record: warning: cannot read /proc/kallsyms (%s): functions are written as addresses\n",
 			strerror(-ret));
-	ret = write_output(&r, &o, now_s() - start);
+	ret = write_output(&r, &o);
+	secs = now_s() - start;
 out:
 	cleanup(&r);
+	if (!ret) {
+		ret = ng_outdir_commit(r.out);
+		if (ret)
+			ret = fail("cannot put the recording in place as %s: %s; nothing was kept",
+				   o.dir, strerror(-ret));
+		else
+			summary(&r, &o, secs);
+	} else if (r.out) {
+		ng_outdir_abort(r.out);
+	}
 out_opts:
 	free(o.graph);
 	free(o.notrace);

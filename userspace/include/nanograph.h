@@ -97,6 +97,33 @@ void ng_ctl_saved_free(struct ng_ctl_saved *s);
  */
 int ng_tracefs_find(const char **dirp);
 
+/* ---- a recording's directory (outdir.c) -------------------------------- */
+
+struct ng_outdir;
+
+/*
+ * Prepare to write a recording that replaces @dir whole or not at all:
+ * the files go to a new directory next to @dir (ng_outdir_path()), which
+ * ng_outdir_commit() swaps in, keeping the earlier recording as @dir.old;
+ * ng_outdir_abort() removes it, leaving @dir as it was. @dir may be
+ * absent, an empty directory or a recording (a directory holding
+ * threads.tsv); anything else is refused before anything is created:
+ * -ENOTEMPTY (a directory of other files), -ENOTDIR (not a directory),
+ * -EEXIST (@dir.old is neither absent, empty nor a recording), -EINVAL
+ * ("." or ".." or "/"), or -errno.
+ */
+int ng_outdir_open(struct ng_outdir **op, const char *dir);
+/* Where to write: the new directory. */
+const char *ng_outdir_path(const struct ng_outdir *o);
+/*
+ * Swap the new recording in: @dir's earlier recording becomes @dir.old
+ * (replacing an older one), in one exchange where the filesystem allows.
+ * On error the new directory is removed. Always frees @o.
+ */
+int ng_outdir_commit(struct ng_outdir *o);
+/* Remove the new directory and what it holds; @dir is left as it was. */
+void ng_outdir_abort(struct ng_outdir *o);
+
 /* ---- push/pop output (pushpop.c, threads.c) ---------------------------- */
 
 /* What a push/pop writer did, including how often it had to fix its input. */
