@@ -789,6 +789,48 @@ static void test_deep_every_view(void)
 			 "assert sum(e['ph'] == 'X' for e in j['traceEvents']) == 300000"));
 }
 
+/*
+ * "-o -" is standard output, for export and report: export wrote a file
+ * named "-" (and report had no -o). A bad input leaves stdout empty.
+ */
+static void test_cmd_output_dash(void)
+{
+	static const char folded[] =
+		"main;a 70\nmain;a;b 29\nmain;a;b;c [mod] 1\nswapper/1;b 10\n";
+	char dir[600], out[600], want[2000];
+	struct t_result r;
+	bool ok;
+
+	T_EQ_INT(make_recording(true), 0);
+	T_EQ_INT(chdir(t_tmpdir()), 0);		/* where a file "-" would go */
+	snprintf(dir, sizeof(dir), "%s", t_path("rec"));
+	T_RUN(ng("export", "--folded", "-o", "-", dir, NULL), 0, folded, "");
+	T_RUN(ng("export", "--chrome", "--output", "-", dir, NULL), 0, chrome_want, "");
+	T_RUN(ng("report", "-o", "-", dir, NULL), 0, report_want, "");
+	T_ASSERT(!t_exists(t_path("-")));
+	T_ASSERT(!t_exists(rp("-")));
+
+	/* report -o FILE: the same text, in the file, whole */
+	snprintf(out, sizeof(out), "%s", t_path("report.txt"));
+	T_RUN(ng("report", "-o", out, dir, NULL), 0, "", "");
+	T_FILE_EQ(out, report_want);
+	T_ASSERT(!t_exists(t_path(".report.txt.tmp")));
+	snprintf(out, sizeof(out), "%s", t_path("no/such/dir/r.txt"));
+	snprintf(want, sizeof(want), "nanograph report: cannot write %s: No such file or directory\n", out);
+	T_RUN(ng("report", "--output", out, dir, NULL), 1, "", want);
+
+	/* a bad file: nothing on stdout, the line that says why */
+	T_EQ_INT(t_write_file(rp("7.txt"), "100:+a\n90:POP\n"), 0);
+	snprintf(want, sizeof(want), "nanograph export: %s/7.txt:2: not a valid push/pop line: timestamp 90 is before the previous 100 (see 'nanograph check %s/7.txt'); nothing written\n",
+		 dir, dir);
+	T_RUN(ng("export", "--chrome", "-o", "-", dir, NULL), 1, "", want);
+	T_RUN(ng("export", "--folded", "-o", "-", dir, NULL), 1, "", want);
+	r = ng("report", "-o", "-", dir, NULL);
+	ok = r.status == 1 && r.out && !*r.out;
+	t_result_free(&r);
+	T_ASSERT(ok);
+}
+
 static const struct t_case cases[] = {
 	{ "walk_calls", test_walk_calls },
 	{ "walk_visitor_stops", test_walk_visitor_stops },
@@ -809,6 +851,7 @@ static const struct t_case cases[] = {
 	{ "cmd_export", test_cmd_export },
 	{ "cmd_export_errors", test_cmd_export_errors },
 	{ "deep_every_view", test_deep_every_view },
+	{ "cmd_output_dash", test_cmd_output_dash },
 };
 
 T_SUITE(analyze, cases);

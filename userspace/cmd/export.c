@@ -24,7 +24,9 @@ const char ng_export_help[] =
 "              in that stack, for flamegraph.pl and speedscope. Default\n"
 "              FILE: DIR/stacks.folded\n"
 "  -o FILE     where to write; written under a temporary name and renamed,\n"
-"              so FILE only ever holds a whole export\n"
+"              so FILE only ever holds a whole export. '-o -': standard\n"
+"              output (every file is checked first: a bad one leaves it\n"
+"              empty)\n"
 "\n"
 "An idle task's file 0-<cpu>.txt becomes tid 4194304 + cpu in pid 0.\n"
 "See Documentation/report-export.md.";
@@ -44,7 +46,8 @@ static void export_error(const struct ng_recording *rec, const char *out,
 		fprintf(stderr, "nanograph export: %s: %s\n", rec->dir,
 			strerror(-err));
 	else
-		fprintf(stderr, "nanograph export: cannot write %s: %s\n", out,
+		fprintf(stderr, "nanograph export: cannot write %s: %s\n",
+			strcmp(out, "-") ? out : "to standard output",
 			strerror(-err));
 }
 
@@ -107,8 +110,12 @@ int cmd_export(const struct ng_cmd *self, int argc, char **argv)
 		}
 		out = path;
 	}
-	ret = fmt == OPT_CHROME ? ng_export_chrome(&rec, out, &bad) :
-				  ng_export_folded(&rec, out, &bad);
+	if (!strcmp(out, "-"))		/* standard output, as everywhere */
+		ret = fmt == OPT_CHROME ? ng_export_chrome_fp(&rec, stdout, &bad) :
+					  ng_export_folded_fp(&rec, stdout, &bad);
+	else
+		ret = fmt == OPT_CHROME ? ng_export_chrome(&rec, out, &bad) :
+					  ng_export_folded(&rec, out, &bad);
 	if (ret)
 		export_error(&rec, out, &bad, ret);
 	ng_recording_close(&rec);

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #define NANOGRAPH_VERSION	"0.1.0"
@@ -96,6 +97,22 @@ void ng_ctl_saved_free(struct ng_ctl_saved *s);
  * mounts it.
  */
 int ng_tracefs_find(const char **dirp);
+
+/* ---- an output file written whole or not at all (outfile.c) ------------ */
+
+struct ng_output;
+
+/*
+ * Write @path through a stream that goes to a temporary name next to it
+ * (".NAME.tmp"), renamed to @path by ng_output_commit(): @path only ever
+ * holds a whole file, and an earlier one stays as it was on failure.
+ */
+int ng_output_open(struct ng_output **op, const char *path);
+FILE *ng_output_fp(const struct ng_output *o);
+/* Flush, close and rename into place; 0 or the first write error. Frees @o. */
+int ng_output_commit(struct ng_output *o);
+/* Remove the temporary file; frees @o. */
+void ng_output_abort(struct ng_output *o);
 
 /* ---- a recording's directory (outdir.c) -------------------------------- */
 

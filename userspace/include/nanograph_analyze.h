@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* ---- a recording directory (analyze.c) -------------------------------- */
 
@@ -176,5 +177,15 @@ int ng_export_chrome(const struct ng_recording *rec, const char *path,
  */
 int ng_export_folded(const struct ng_recording *rec, const char *path,
 		     struct ng_pp_bad *bad);
+/*
+ * The same into @fp, a stream the caller owns (standard output): flushed,
+ * not closed; 0 or -errno of the first failed write. Every input file is
+ * checked before the first byte is written, so a bad input leaves @fp
+ * untouched (for the JSON that is a first pass over the files).
+ */
+int ng_export_chrome_fp(const struct ng_recording *rec, FILE *fp,
+			struct ng_pp_bad *bad);
+int ng_export_folded_fp(const struct ng_recording *rec, FILE *fp,
+			struct ng_pp_bad *bad);
 
 #endif /* NANOGRAPH_ANALYZE_H */

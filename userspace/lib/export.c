@@ -42,26 +42,47 @@ long long ng_chrome_pid(const struct ng_rec_thread *t)
 	return t->pid > 0 ? t->pid : t->id;
 }
 
-/* Open @path (any directory, or none for the current one) as an outfile. */
-static int out_open(struct ng_outfile *o, const char *path)
+/*
+ * Open @path as an outfile with a large buffer (a JSON export can be
+ * gigabytes), or write to @fp if it is given.
+ */
+static int out_open(struct ng_outfile *o, const char *path, FILE *fp)
 {
-	const char *slash = strrchr(path, '/');
-	char *dir;
 	int ret;
 
-	if (!slash || slash == path) {
-		ret = ng_outfile_open(o, slash ? "/" : ".", slash ? path + 1 : path);
-	} else {
-		dir = strndup(path, slash - path);
-		if (!dir)
-			return -ENOMEM;
-		ret = ng_outfile_open(o, dir, slash + 1);
-		free(dir);
+	if (fp) {
+		ng_outfile_stream(o, fp);
+		return 0;
 	}
-	/* Large writes: a JSON export can be gigabytes. */
+	ret = ng_outfile_open_path(o, path);
 	if (!ret)
 		setvbuf(o->fp, NULL, _IOFBF, 1 << 20);
 	return ret;
+}
+
+/*
+ * Check every file before anything goes to a stream, which cannot take
+ * back what it was given: the same checks as the walk, so a bad input
+ * leaves the stream untouched, as it leaves no file under a path.
+ */
+static int check_all(const struct ng_recording *rec, struct ng_pp_bad *bad)
+{
+	const struct ng_rec_thread *t;
+	struct ng_pp_check c;
+	int ret;
+
+	for (t = rec->threads; t < rec->threads + rec->nr_threads; t++) {
+		ret = ng_pp_check_file(t->path, &c);
+		if (!ret && !c.error)
+			continue;
+		bad->file = t->file;
+		if (ret < 0)
+			return ret;
+		bad->line = c.error_line;
+		snprintf(bad->why, sizeof(bad->why), "%s", c.error_msg);
+		return -EBADMSG;
+	}
+	return 0;
 }
 
 /* Write bytes; the first failure sticks and makes the commit fail. */
@@ -355,9 +376,9 @@ static void chrome_free(struct chrome *c)
 	free(c->open);
 }
 
-/* Metadata, then each thread's calls; a bad input leaves no file. */
-int ng_export_chrome(const struct ng_recording *rec, const char *path,
-		     struct ng_pp_bad *bad)
+/* Metadata, then each thread's calls; a bad input leaves no output. */
+static int export_chrome(const struct ng_recording *rec, const char *path,
+			 FILE *fp, struct ng_pp_bad *bad)
 {
 	struct chrome c = { 0 };
 	struct ng_pp_visitor v = { chrome_enter, chrome_leave, &c };
@@ -368,10 +389,15 @@ int ng_export_chrome(const struct ng_recording *rec, const char *path,
 	if (!bad)
 		bad = &ignored;
 	memset(bad, 0, sizeof(*bad));
+	if (fp) {
+		ret = check_all(rec, bad);
+		if (ret)
+			return ret;
+	}
 	c.names = ng_strmap_new(sizeof(char *));
 	if (!c.names)
 		return -ENOMEM;
-	ret = out_open(&c.out, path);
+	ret = out_open(&c.out, path, fp);
 	if (ret) {
 		chrome_free(&c);
 		return ret;
@@ -394,6 +420,18 @@ int ng_export_chrome(const struct ng_recording *rec, const char *path,
 		ng_outfile_abort(&c.out);
 	chrome_free(&c);
 	return ret;
+}
+
+int ng_export_chrome(const struct ng_recording *rec, const char *path,
+		     struct ng_pp_bad *bad)
+{
+	return export_chrome(rec, path, NULL, bad);
+}
+
+int ng_export_chrome_fp(const struct ng_recording *rec, FILE *fp,
+			struct ng_pp_bad *bad)
+{
+	return export_chrome(rec, NULL, fp, bad);
 }
 
 /* ---- folded stacks ---- */
@@ -649,9 +687,12 @@ static int fold_write(struct fold_out *o, const struct fnode *root)
 	return ret;
 }
 
-/* Stacks start with the comm, so flame graphs group by program. */
-int ng_export_folded(const struct ng_recording *rec, const char *path,
-		     struct ng_pp_bad *bad)
+/*
+ * Stacks start with the comm, so flame graphs group by program. Every
+ * file is read before anything is written.
+ */
+static int export_folded(const struct ng_recording *rec, const char *path,
+			 FILE *fp, struct ng_pp_bad *bad)
 {
 	struct folded f = { 0 };
 	struct ng_pp_visitor v = { folded_enter, folded_leave, &f };
@@ -678,7 +719,7 @@ int ng_export_folded(const struct ng_recording *rec, const char *path,
 			bad->file = t->file;
 	}
 	if (!ret)
-		ret = out_open(&o.out, path);
+		ret = out_open(&o.out, path, fp);
 	if (!ret) {
 		ret = fold_write(&o, &f.root);
 		if (ret)
@@ -693,4 +734,16 @@ int ng_export_folded(const struct ng_recording *rec, const char *path,
 	free(f.open);
 	free(f.tmp);
 	return ret;
+}
+
+int ng_export_folded(const struct ng_recording *rec, const char *path,
+		     struct ng_pp_bad *bad)
+{
+	return export_folded(rec, path, NULL, bad);
+}
+
+int ng_export_folded_fp(const struct ng_recording *rec, FILE *fp,
+			struct ng_pp_bad *bad)
+{
+	return export_folded(rec, NULL, fp, bad);
 }

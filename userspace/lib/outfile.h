@@ -12,11 +12,18 @@
 struct ng_outfile {
 	FILE *fp;
 	char *tmp;	/* DIR/.NAME.tmp */
-	char *final;	/* DIR/NAME */
+	char *final;	/* DIR/NAME; NULL for a stream */
 	int err;	/* first write error (-errno), sticky */
 };
 
 int ng_outfile_open(struct ng_outfile *of, const char *dir, const char *name);
+/* The same for a path: DIR/NAME, or NAME in the current directory. */
+int ng_outfile_open_path(struct ng_outfile *of, const char *path);
+/*
+ * Write to @fp, a stream the caller owns (stdout): no temporary name;
+ * commit flushes it and reports the first error, abort leaves it open.
+ */
+void ng_outfile_stream(struct ng_outfile *of, FILE *fp);
 /* Writes to a parked file reopen it first (for appending). */
 int ng_outfile_printf(struct ng_outfile *of, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
