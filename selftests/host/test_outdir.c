@@ -7,10 +7,14 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nanograph.h"
@@ -248,6 +252,88 @@ static void test_cmd_convert(void)
 	T_EQ_STR(ls(t_path("w")), "d d.old e e.old notes");
 }
 
+/* The first entry of @dir whose name starts with @prefix, or NULL. */
+static bool has_entry(const char *dir, const char *prefix, char *found,
+		      size_t size)
+{
+	struct dirent *de;
+	bool got = false;
+	DIR *d = opendir(dir);
+
+	while (d && !got && (de = readdir(d)))
+		if (!strncmp(de->d_name, prefix, strlen(prefix))) {
+			snprintf(found, size, "%s/%s", dir, de->d_name);
+			got = true;
+		}
+	if (d)
+		closedir(d);
+	return got;
+}
+
+/*
+ * Ctrl-C (or SIGTERM, SIGHUP) during a long convert: it stops, says so,
+ * exits 128 + the signal, and leaves DIR as it was, with nothing beside
+ * it. Before, the signal killed it with its temporary files in DIR.
+ */
+static void test_cmd_convert_interrupted(void)
+{
+	struct timespec ms = { 0, 1000000 };
+	char big[600], small[600], d[600], tmp[900], tmpfile[1000], *err;
+	struct t_tdat *t;
+	int status, i, fd;
+	long c;
+	pid_t pid;
+
+	snprintf(big, sizeof(big), "%s", t_path("big.dat"));
+	snprintf(small, sizeof(small), "%s", t_path("small.dat"));
+	snprintf(d, sizeof(d), "%s", t_path("w/d"));
+	T_EQ_INT(mkdir(t_path("w"), 0755), 0);
+	T_EQ_INT(make_tdat(small, 2, true), 0);
+	t = t_tdat_open(big, 1, kallsyms, "");
+	T_ASSERT(t);
+	t_tdat_clock(t, 0, 100, 1000, 5000, 1000000000);
+	for (c = 0; c < 2000000; c++) {
+		t_tdat_entry(t, 0, 42, 200 + 2 * c, 2000 + 2 * c, 0, 0xffffffff81001000ULL);
+		t_tdat_exit(t, 0, 42, 201 + 2 * c, 2001 + 2 * c, 0, 0xffffffff81001000ULL);
+	}
+	T_EQ_INT(t_tdat_close(t), 0);
+	T_RUN(nanograph("convert", "-q", "-o", d, small), 0, "", "");
+
+	if (!t_nanograph())
+		t_skip("no --nanograph binary given");
+	pid = fork();
+	T_ASSERT(pid >= 0);
+	if (!pid) {
+		fd = open(t_path("err"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || dup2(fd, 2) < 0)
+			_exit(126);
+		execl(t_nanograph(), t_nanograph(), "convert", "-q", "-o", d,
+		      big, (char *)NULL);
+		_exit(127);
+	}
+	/* wait until it writes 42.txt in its new directory, then Ctrl-C */
+	for (i = 0; i < 20000; i++) {
+		if ((has_entry(t_path("w"), ".d.", tmp, sizeof(tmp)) &&
+		     has_entry(tmp, ".42.txt.tmp", tmpfile, sizeof(tmpfile))) ||
+		    has_entry(d, ".42.txt.tmp", tmpfile, sizeof(tmpfile)))
+			break;
+		nanosleep(&ms, NULL);
+	}
+	T_ASSERT(i < 20000);
+	kill(pid, SIGINT);
+	T_ASSERT(waitpid(pid, &status, 0) == pid);
+	err = t_read_file(t_path("err"), NULL);
+	T_ASSERT(err);
+	t_diag("stderr: %s", t_escape(err, strlen(err)));
+	free(err);
+	T_ASSERT(WIFEXITED(status) || (t_diag("killed by signal %d", WTERMSIG(status)), 0));
+	T_EQ_INT(WEXITSTATUS(status), 128 + SIGINT);
+	snprintf(tmp, sizeof(tmp), "nanograph convert: interrupted: nothing was kept, %s is as it was\n", d);
+	T_FILE_EQ(t_path("err"), tmp);
+	T_EQ_STR(ls(t_path("w")), "d");
+	T_EQ_STR(ls(d), "1.txt 2.txt threads.tsv");
+}
+
 static const struct t_case cases[] = {
 	{ "new_dir", test_new_dir },
 	{ "earlier_becomes_old", test_earlier_becomes_old },
@@ -255,6 +341,7 @@ static const struct t_case cases[] = {
 	{ "refused", test_refused },
 	{ "symlink", test_symlink },
 	{ "cmd_convert", test_cmd_convert },
+	{ "cmd_convert_interrupted", test_cmd_convert_interrupted },
 };
 
 T_SUITE(outdir, cases);

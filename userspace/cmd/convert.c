@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,22 @@ const char ng_convert_help[] =
 "module of a module function comes from --kallsyms when that names the\n"
 "same address the same way (the same kernel). Timestamps use the clock_sync\n"
 "event the module writes when tracing starts; start trace-cmd before\n"
-"'echo 1 > tracing_on' so that it is in the recording, or pass --clock.";
+"'echo 1 > tracing_on' so that it is in the recording, or pass --clock.\n"
+"Ctrl-C (SIGTERM, SIGHUP) stops a conversion and leaves DIR as it was.";
+
+/* The signal that interrupted the conversion, if any. */
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+static bool cancelled(void *priv)
+{
+	(void)priv;
+	return interrupted != 0;
+}
 
 /* One error line: "nanograph convert: <what>". */
 static int fail(const char *what, const char *why)
@@ -68,6 +84,8 @@ int cmd_convert(const struct ng_cmd *self, int argc, char **argv)
 	struct ng_clock clock = { 0 }, *clockp = NULL;
 	struct ng_conv_summary sum;
 	struct ng_syms *syms = NULL;
+	struct ng_cancel cancel = { cancelled, NULL };
+	struct sigaction sa = { 0 };
 	struct ng_outdir *out;
 	bool quiet = false;
 	const char *in;
@@ -122,7 +140,13 @@ int cmd_convert(const struct ng_cmd *self, int argc, char **argv)
 		ng_syms_free(syms);
 		return NG_EXIT_FAIL;
 	}
-	ret = ng_tdat_convert(in, ng_outdir_path(out), syms, clockp, &sum);
+	/* Ctrl-C, SIGTERM, SIGHUP: stop, and leave DIR as it was. */
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	ret = ng_tdat_convert(in, ng_outdir_path(out), syms, clockp, &cancel,
+			      &sum);
 	ng_syms_free(syms);
 	if (ret)
 		ng_outdir_abort(out);
@@ -131,6 +155,10 @@ int cmd_convert(const struct ng_cmd *self, int argc, char **argv)
 	switch (ret) {
 	case 0:
 		break;
+	case -ECANCELED:
+		fprintf(stderr, "nanograph convert: interrupted: nothing was kept, %s is as it was\n",
+			dir);
+		return 128 + interrupted;
 	case -EBADMSG:
 		return fail(in, "not a trace-cmd trace.dat, or truncated or damaged: libtracecmd cannot read it");
 	case -ENOENT:

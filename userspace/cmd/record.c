@@ -44,8 +44,14 @@ const char ng_record_help[] =
 "\n"
 "A command is started and recorded with its threads and children until it\n"
 "exits; with -p, the process, its threads and the children it forks from\n"
-"then on, until it exits. Ctrl-C, SIGTERM (passed on to a started command)\n"
-"and --duration stop the recording cleanly at any time.\n"
+"then on, until it exits. Ctrl-C, SIGTERM, SIGHUP (the last two passed on\n"
+"to a started command) and --duration stop the recording, which is then\n"
+"written; a second signal, or one while it is written, abandons it.\n"
+"\n"
+"Exit status: the command's, as time(1) and strace(1) give it (its exit\n"
+"code, or 128 + the signal that killed it); 0 with -p or when --duration\n"
+"ended the command; 128 + the signal when abandoned; 1 when recording\n"
+"failed; 2 for a usage error.\n"
 "\n"
 "DIR gets one <tid>.txt push/pop file per thread and threads.tsv. It is\n"
 "written as a new directory next to DIR and swapped in when complete: an\n"
@@ -88,17 +94,34 @@ struct run {
 	bool child_done;
 	int go_fd;		/* write end: the child may exec */
 	int err_fd;		/* read end: errno of a failed exec */
+	bool duration_stop;	/* record ended the command at --duration */
 	struct ng_outdir *out;	/* where the recording is written */
 	struct ng_conv_summary sum;
+	struct ng_ctl_stats stats0;	/* the module's counts at the start */
+	uint64_t skipped;	/* calls the module skipped while recording */
 	struct rlimit user_nofile;	/* the open-files limit record found */
 	bool nofile_raised;		/* and raised for itself */
 };
 
-static volatile sig_atomic_t stop_signal;
+/*
+ * SIGINT, SIGTERM, SIGHUP: the first stops the recording, which is then
+ * written; another one, or one while the recording is being written
+ * (converting), abandons it: nothing is kept, DIR stays as it was.
+ */
+static volatile sig_atomic_t stop_signal, abort_signal, converting;
 
 static void on_signal(int sig)
 {
-	stop_signal = sig;
+	if (stop_signal || converting)
+		abort_signal = sig;
+	else
+		stop_signal = sig;
+}
+
+static bool cancelled(void *priv)
+{
+	(void)priv;
+	return abort_signal != 0;
 }
 
 static void on_sigchld(int sig)
@@ -466,8 +489,10 @@ static int stream(struct run *r, const struct opts *o)
 		if (stop_signal || !workload_alive(r, o))
 			break;
 		if (o->duration && now_s() - start >= o->duration) {
-			if (r->child > 0 && !r->child_done)
+			if (r->child > 0 && !r->child_done) {
 				kill(r->child, SIGTERM);
+				r->duration_stop = true;
+			}
 			break;
 		}
 		if (tty && now_s() - last >= 1.0) {
@@ -495,6 +520,7 @@ static int stream(struct run *r, const struct opts *o)
 static int stop_recording(struct run *r)
 {
 	struct timespec poll = { 0, POLL_MS * 1000000L };
+	struct ng_ctl_stats st;
 	uint64_t live = 0;
 	int i, ret;
 
@@ -502,12 +528,14 @@ static int stop_recording(struct run *r)
 	if (ret)
 		return fail("cannot stop the module: %s/tracing_on: %s",
 			    ng_ctl_root(&r->ctl), strerror(-ret));
-	for (i = 0; i < 20; i++) {
+	for (i = 0; i < 20 && !abort_signal; i++) {
 		module_events(r, &live);
 		if (!live)
 			break;
 		nanosleep(&poll, NULL);
 	}
+	if (!ng_ctl_stats(&r->ctl, &st) && st.skipped >= r->stats0.skipped)
+		r->skipped = st.skipped - r->stats0.skipped;
 	return drain(r);
 }
 
@@ -530,9 +558,18 @@ static void raise_nofile(struct run *r)
 	}
 }
 
+/* Abandoned by a signal: say so; the exit status of the signal. */
+static int interrupted(const struct opts *o)
+{
+	fprintf(stderr, "nanograph record: interrupted while writing the recording: nothing was kept, %s is as it was\n",
+		o->dir);
+	return 128 + abort_signal;
+}
+
 /* Merge and convert into the new directory; the counts in r->sum. */
 static int write_output(struct run *r, const struct opts *o)
 {
+	struct ng_cancel cancel = { cancelled, NULL };
 	struct ng_conv_summary *sum = &r->sum;
 	struct ng_conv *conv;
 	uint64_t lost = 0;
@@ -544,13 +581,20 @@ static int write_output(struct run *r, const struct opts *o)
 		return fail("out of memory");
 	ng_conv_set_clock(conv, &r->clock);
 	ng_conv_set_thread_info(conv, ng_rec_thread_info, r->rec);
+	ng_conv_set_cancel(conv, &cancel);
 	ret = ng_rec_replay(r->rec, conv);
+	if (ret == -ECANCELED) {
+		ng_conv_abort(conv);
+		return interrupted(o);
+	}
 	if (ret) {
 		ng_conv_abort(conv);
 		return fail("reading back the recorded events: %s", strerror(-ret));
 	}
 	ng_conv_lost(conv, -1, (long long)lost);
 	ret = ng_conv_finish(conv, sum);
+	if (ret == -ECANCELED)
+		return interrupted(o);
 	if (ret == -ENOSPC || ret == -EDQUOT)
 		return fail("writing %s: %s: free some space or choose another -o DIR; nothing was kept",
 			    o->dir, strerror(-ret));
@@ -569,9 +613,9 @@ static void summary(const struct run *r, const struct opts *o, double secs)
 		return;
 	fprintf(stderr,
 		"nanograph: %" PRIu64 " threads, %" PRIu64 " events (%" PRIu64
-		" calls), %" PRIu64 " lost, %.2f s, %.1f KiB in %s/\n",
-		sum->threads, sum->events, sum->pushes, sum->lost, secs,
-		sum->bytes / 1024.0, o->dir);
+		" calls), %" PRIu64 " lost, %" PRIu64 " skipped, %.2f s, %.1f KiB in %s/\n",
+		sum->threads, sum->events, sum->pushes, sum->lost, r->skipped,
+		secs, sum->bytes / 1024.0, o->dir);
 	if (sum->lost)
 		fprintf(stderr,
 			"nanograph: warning: the buffer was full and %" PRIu64
@@ -583,10 +627,40 @@ static void summary(const struct run *r, const struct opts *o, double secs)
 			" returns from calls entered before the recording were left out; %" PRIu64
 			" calls whose return was lost were closed at the next event\n",
 			sum->closed_at_end, sum->unmatched_exits, sum->repaired);
+	if (r->skipped)
+		fprintf(stderr,
+			"nanograph: the module skipped %" PRIu64
+			" calls of the traced tasks, which are not in the files: deeper than %s64 frames of a shadow stack, or in a task without one (stats: skipped)\n",
+			r->skipped, o->depth > 0 ? "-D or the " : "the ");
 	if (r->child > 0 && r->child_done && WIFEXITED(r->status) &&
 	    WEXITSTATUS(r->status))
 		fprintf(stderr, "nanograph: %s exited with status %d\n",
 			o->argv[0], WEXITSTATUS(r->status));
+	else if (r->child > 0 && r->child_done && WIFSIGNALED(r->status) &&
+		 !r->duration_stop)
+		fprintf(stderr, "nanograph: %s was killed by signal %d (%s)\n",
+			o->argv[0], WTERMSIG(r->status),
+			strsignal(WTERMSIG(r->status)));
+}
+
+/*
+ * record's exit status once the recording is in place, as time(1) and
+ * strace(1) give theirs: the command's (its exit code, or 128 + the
+ * signal that killed it); 0 when record itself ended the command at
+ * --duration, and for -p. A command still running (it ignored the signal
+ * passed on) gives 128 + the signal that stopped the recording.
+ */
+static int exit_status(const struct run *r)
+{
+	if (r->child <= 0 || r->duration_stop)
+		return NG_EXIT_OK;
+	if (!r->child_done)
+		return stop_signal ? 128 + stop_signal : NG_EXIT_OK;
+	if (WIFEXITED(r->status))
+		return WEXITSTATUS(r->status);
+	if (WIFSIGNALED(r->status))
+		return 128 + WTERMSIG(r->status);
+	return NG_EXIT_FAIL;
 }
 
 /* Configure the module from the options; the saved state is put back later. */
@@ -687,8 +761,12 @@ int cmd_record(const struct ng_cmd *self, int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = on_sigchld;
 	sigaction(SIGCHLD, &sa, NULL);
+	/* A closed stderr must not kill record before it puts things back. */
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
 
 	ret = configure(&r, &o);
 	if (ret >= 0)
@@ -711,6 +789,7 @@ int cmd_record(const struct ng_cmd *self, int argc, char **argv)
 			     strerror(-ret));
 		goto out;
 	}
+	ng_ctl_stats(&r.ctl, &r.stats0);	/* all 0 if it cannot be read */
 	ret = set(&r, "tracing_on", "1");
 	if (ret) {
 		ret = NG_EXIT_FAIL;
@@ -729,24 +808,37 @@ int cmd_record(const struct ng_cmd *self, int argc, char **argv)
 		ret = NG_EXIT_FAIL;
 		goto out;
 	}
-	if (stop_signal == SIGTERM && r.child > 0 && !r.child_done)
-		kill(r.child, SIGTERM);
+	/* SIGTERM and SIGHUP are passed on; Ctrl-C reaches it from the tty. */
+	if ((stop_signal == SIGTERM || stop_signal == SIGHUP) &&
+	    r.child > 0 && !r.child_done)
+		kill(r.child, stop_signal);
+	secs = now_s() - start;
+	converting = 1;
+	if (abort_signal) {
+		ret = interrupted(&o);
+		goto out;
+	}
 	/* Symbols after the run: reading kallsyms takes a while; not at the start. */
 	ret = ng_syms_load(&r.syms, NULL);
 	if (ret && !o.quiet)
 		fprintf(stderr, "nanograph record: warning: cannot read /proc/kallsyms (%s): functions are written as addresses\n",
 			strerror(-ret));
 	ret = write_output(&r, &o);
-	secs = now_s() - start;
 out:
 	cleanup(&r);
 	if (!ret) {
 		ret = ng_outdir_commit(r.out);
-		if (ret)
+		if (ret) {
 			ret = fail("cannot put the recording in place as %s: %s; nothing was kept",
 				   o.dir, strerror(-ret));
-		else
+		} else {
+			/* a command that ended while the files were written */
+			if (r.child > 0 && !r.child_done &&
+			    waitpid(r.child, &r.status, WNOHANG) == r.child)
+				r.child_done = true;
 			summary(&r, &o, secs);
+			ret = exit_status(&r);
+		}
 	} else if (r.out) {
 		ng_outdir_abort(r.out);
 	}

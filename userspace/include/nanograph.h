@@ -382,6 +382,29 @@ void ng_conv_set_thread_info(struct ng_conv *c, ng_thread_info_fn fn,
 			     void *priv);
 void ng_conv_set_resolver(struct ng_conv *c, ng_sym_resolver_fn fn,
 			  void *priv);
+
+/* A way to stop a long conversion: @fn(@priv) returns true to stop. */
+struct ng_cancel {
+	bool (*fn)(void *priv);
+	void *priv;
+};
+
+/*
+ * Ask @cancel (copied; NULL: never) every few thousand events, and
+ * between files at the end: once it says stop, the conversion fails with
+ * -ECANCELED, as any error, and leaves nothing under a final name. For a
+ * program that must stay interruptible (a second Ctrl-C).
+ */
+void ng_conv_set_cancel(struct ng_conv *c, const struct ng_cancel *cancel);
+/* -ECANCELED (and it sticks) if the cancel function says stop, else 0. */
+int ng_conv_check_cancel(struct ng_conv *c);
+/*
+ * The first pass of a reader of a whole recording: hand it the events in
+ * order until it returns 1, at the first clock_sync, which is then the
+ * converter's clock (ng_conv_set_clock()); 0: go on; -ECANCELED if the
+ * cancel function said stop. Nothing is converted or counted.
+ */
+int ng_conv_scan(struct ng_conv *c, const struct ng_event *ev);
 /*
  * Feed one event; the first error sticks and is returned by finish.
  * -ENODATA: no clock yet after NG_CONV_MAX_HELD entries and exits.
@@ -403,10 +426,12 @@ void ng_conv_abort(struct ng_conv *c);
 /*
  * Convert a trace-cmd recording (trace.dat, read with libtracecmd) into
  * push/pop files in @dir. -ENOENT if it holds no nanograph events,
- * -EBADMSG if libtracecmd cannot read it (malformed or truncated).
+ * -EBADMSG if libtracecmd cannot read it (malformed or truncated),
+ * -ECANCELED if @cancel (may be NULL) said stop.
  */
 int ng_tdat_convert(const char *path, const char *dir,
 		    const struct ng_syms *syms, const struct ng_clock *clock,
+		    const struct ng_cancel *cancel,
 		    struct ng_conv_summary *sum);
 
 /* ---- recording from tracefs (record.c) --------------------------------- */

@@ -76,6 +76,8 @@ struct ng_conv {
 	void *info_priv;
 	ng_sym_resolver_fn resolver;
 	void *sym_priv;
+	struct ng_cancel cancel;
+	unsigned int until_check;	/* events before asking cancel again */
 
 	struct thread **threads;
 	unsigned int thread_bits, nr_threads;
@@ -162,6 +164,23 @@ void ng_conv_set_resolver(struct ng_conv *c, ng_sym_resolver_fn fn,
 {
 	c->resolver = fn;
 	c->sym_priv = priv;
+}
+
+#define CANCEL_EVERY	4096
+
+void ng_conv_set_cancel(struct ng_conv *c, const struct ng_cancel *cancel)
+{
+	if (cancel)
+		c->cancel = *cancel;
+	else
+		memset(&c->cancel, 0, sizeof(c->cancel));
+}
+
+int ng_conv_check_cancel(struct ng_conv *c)
+{
+	if (!c->err && c->cancel.fn && c->cancel.fn(c->cancel.priv))
+		c->err = -ECANCELED;
+	return c->err;
 }
 
 /* Double a chained hash table when it averages two entries a bucket. */
@@ -500,6 +519,21 @@ static int hold(struct ng_conv *c, const struct ng_event *ev)
 	return 0;
 }
 
+int ng_conv_scan(struct ng_conv *c, const struct ng_event *ev)
+{
+	struct ng_clock clock;
+
+	if (!c->until_check--) {
+		c->until_check = CANCEL_EVERY;
+		if (ng_conv_check_cancel(c))
+			return c->err;
+	}
+	if (!ng_clock_from_event(ev, &clock))
+		return 0;
+	ng_conv_set_clock(c, &clock);
+	return 1;
+}
+
 int ng_conv_event(struct ng_conv *c, const struct ng_event *ev)
 {
 	if (c->err)
@@ -512,6 +546,11 @@ int ng_conv_event(struct ng_conv *c, const struct ng_event *ev)
 		return c->err;
 	case NG_EV_ENTRY:
 	case NG_EV_EXIT:
+		if (!c->until_check--) {
+			c->until_check = CANCEL_EVERY;
+			if (ng_conv_check_cancel(c))
+				return c->err;
+		}
 		c->sum.events++;
 		c->err = c->clock.freq ? process(c, ev) : hold(c, ev);
 		return c->err;
@@ -652,6 +691,9 @@ int ng_conv_finish(struct ng_conv *c, struct ng_conv_summary *sum)
 	for (i = 0; !ret && i < c->nr_threads; i++) {
 		struct thread *t = v[i];
 
+		ret = ng_conv_check_cancel(c);
+		if (ret)
+			break;
 		ret = ng_pp_close(t->w, &t->st);
 		t->w = NULL;
 		c->sum.closed_at_end += t->st.closed_at_end;

@@ -248,7 +248,8 @@ static bool before(uint64_t a, uint64_t b)
 
 /*
  * Merge the records of @nr CPU files from their start and hand each
- * event to @fn, which returns 0 to go on, > 0 to stop there, or -errno.
+ * event to @fn, which returns 0 to go on, > 0 to stop there (returned),
+ * or -errno.
  */
 static int merge(const int *fds, int nr,
 		 int (*fn)(void *priv, const struct ng_event *ev), void *priv)
@@ -289,13 +290,12 @@ static int merge(const int *fds, int nr,
 	for (i = 0; i < nr; i++)
 		free(cur[i].buf);
 	free(cur);
-	return ret < 0 ? ret : 0;
+	return ret;
 }
 
-/* The first clock record: stop there. */
-static int find_clock(void *priv, const struct ng_event *ev)
+static int scan(void *priv, const struct ng_event *ev)
 {
-	return ng_clock_from_event(ev, priv);
+	return ng_conv_scan(priv, ev);
 }
 
 static int feed(void *priv, const struct ng_event *ev)
@@ -309,13 +309,10 @@ static int feed(void *priv, const struct ng_event *ev)
  */
 int ng_raw_replay_fds(const int *fds, int nr, struct ng_conv *conv)
 {
-	struct ng_clock clock = { 0 };
-	int ret = merge(fds, nr, find_clock, &clock);
+	int ret = merge(fds, nr, scan, conv);
 
-	if (ret)
+	if (ret < 0)
 		return ret;
-	if (clock.freq)
-		ng_conv_set_clock(conv, &clock);
 	return merge(fds, nr, feed, conv);
 }
 

@@ -314,8 +314,8 @@ static int cursor_next(struct ng_recorder *r, struct cursor *c, bool first,
 
 /*
  * Merge the spilled events of all CPUs by timestamp and hand each to
- * @fn, which returns 0 to go on, > 0 to stop there, or -errno. With
- * @conv, the pages' missed events are counted there as lost.
+ * @fn, which returns 0 to go on, > 0 to stop there (returned), or -errno.
+ * With @conv, the pages' missed events are counted there as lost.
  */
 static int merge(struct ng_recorder *r, struct ng_conv *conv,
 		 int (*fn)(void *priv, const struct ng_event *ev), void *priv)
@@ -363,13 +363,12 @@ static int merge(struct ng_recorder *r, struct ng_conv *conv,
 		free(cur[cpu].buf);
 	}
 	free(cur);
-	return ret < 0 ? ret : 0;
+	return ret;
 }
 
-/* The first clock_sync: stop there. */
-static int find_clock(void *priv, const struct ng_event *ev)
+static int scan(void *priv, const struct ng_event *ev)
 {
-	return ng_clock_from_event(ev, priv);
+	return ng_conv_scan(priv, ev);
 }
 
 static int feed(void *priv, const struct ng_event *ev)
@@ -384,16 +383,13 @@ static int feed(void *priv, const struct ng_event *ev)
  */
 int ng_rec_replay(struct ng_recorder *r, struct ng_conv *conv)
 {
-	struct ng_clock clock = { 0 };
 	int ret;
 
 	if (r->raw)
 		return ng_rawrec_replay(r->raw, conv);
-	ret = merge(r, NULL, find_clock, &clock);
-	if (ret)
+	ret = merge(r, NULL, scan, conv);
+	if (ret < 0)
 		return ret;
-	if (clock.freq)
-		ng_conv_set_clock(conv, &clock);
 	return merge(r, conv, feed, conv);
 }
 

@@ -27,10 +27,10 @@ struct tdat {
 /*
  * Every record of every CPU in timestamp order (ties to the lower CPU),
  * as tracecmd_iterate_events() merges them, handed to @fn, which returns
- * 0 to go on, > 0 to stop there, or -errno. The merge is our own, on
- * tracecmd_read_data(): libtracecmd 3.1's iterator, stopped early, frees
- * records it does not own (it warns, and leaks them). With @conv, missed
- * events are counted there as lost.
+ * 0 to go on, > 0 to stop there (returned), or -errno. The merge is our
+ * own, on tracecmd_read_data(): libtracecmd 3.1's iterator, stopped
+ * early, frees records it does not own (it warns, and leaks them). With
+ * @conv, missed events are counted there as lost.
  */
 static int tdat_merge(struct tracecmd_input *handle, struct tdat *t,
 		      struct ng_conv *conv,
@@ -65,13 +65,12 @@ static int tdat_merge(struct tracecmd_input *handle, struct tdat *t,
 	for (cpu = 0; cpu < cpus; cpu++)
 		tracecmd_free_record(next[cpu]);
 	free(next);
-	return ret < 0 ? ret : 0;
+	return ret;
 }
 
-/* The first clock_sync: stop there. */
-static int find_clock(void *priv, const struct ng_event *ev)
+static int scan(void *priv, const struct ng_event *ev)
 {
-	return ng_clock_from_event(ev, priv);
+	return ng_conv_scan(priv, ev);
 }
 
 static int feed(void *priv, const struct ng_event *ev)
@@ -92,10 +91,11 @@ static int tdat_open(const char *path, struct tracecmd_input **handlep)
 /*
  * The first pass: find the first clock_sync in timestamp order, reading
  * no further than it (the module writes one when tracing starts, so that
- * is the beginning, unless trace-cmd started later). A handle of its own:
- * libtracecmd reads on from where reading stopped.
+ * is the beginning, unless trace-cmd started later), and make it @conv's
+ * clock. A handle of its own: libtracecmd reads on from where reading
+ * stopped. 1 if found, 0 if not, or -errno.
  */
-static int tdat_find_clock(const char *path, struct ng_clock *clock)
+static int tdat_find_clock(const char *path, struct ng_conv *conv)
 {
 	struct tracecmd_input *handle;
 	struct tdat t = { 0 };
@@ -103,10 +103,9 @@ static int tdat_find_clock(const char *path, struct ng_clock *clock)
 
 	if (ret)
 		return ret;
-	clock->freq = 0;
 	ret = ng_decoder_new(&t.dec, tracecmd_get_tep(handle));
 	if (!ret)
-		ret = tdat_merge(handle, &t, NULL, find_clock, clock);
+		ret = tdat_merge(handle, &t, NULL, scan, conv);
 	ng_decoder_free(t.dec);
 	tracecmd_close(handle);
 	return ret;
@@ -149,43 +148,45 @@ static const char *tdat_sym(void *priv, uint64_t addr, const char **module)
 
 int ng_tdat_convert(const char *path, const char *dir,
 		    const struct ng_syms *syms, const struct ng_clock *clock,
+		    const struct ng_cancel *cancel,
 		    struct ng_conv_summary *sum)
 {
 	struct tracecmd_input *handle = NULL;
-	struct ng_clock first;
 	struct tdat t = { 0 };
 	int ret;
 
 	memset(sum, 0, sizeof(*sum));
-	/* The time base first: without one, fail before writing anything. */
-	ret = tdat_find_clock(path, &first);
+	ret = ng_conv_new(&t.conv, dir, NULL);
 	if (ret)
 		return ret;
-	if (!first.freq && !clock)
-		return -ENODATA;
+	ng_conv_set_cancel(t.conv, cancel);
+	/* The time base first: without one, fail before writing anything. */
+	ret = tdat_find_clock(path, t.conv);
+	if (!ret && clock)
+		ng_conv_set_clock(t.conv, clock);	/* none in the file */
+	else if (!ret)
+		ret = -ENODATA;
+	if (ret < 0)
+		goto out;
 	ret = tdat_open(path, &handle);
 	if (ret)
-		return ret;
+		goto out;
 	t.tep = tracecmd_get_tep(handle);
 	ret = ng_decoder_new(&t.dec, t.tep);
 	if (ret)
 		goto out;
 	t.syms = syms;
-	ret = ng_conv_new(&t.conv, dir, NULL);
-	if (ret)
-		goto out;
-	/* The recording's own clock_sync, else the one given. */
-	ng_conv_set_clock(t.conv, first.freq ? &first : clock);
 	ng_conv_set_thread_info(t.conv, tdat_thread, &t);
 	ng_conv_set_resolver(t.conv, tdat_sym, &t);
 	ret = tdat_merge(handle, &t, t.conv, feed, t.conv);
-	if (ret) {
-		ng_conv_abort(t.conv);
+	if (ret)
 		goto out;
-	}
 	ret = ng_conv_finish(t.conv, sum);
+	t.conv = NULL;		/* finish frees it, even on error */
 out:
+	ng_conv_abort(t.conv);
 	ng_decoder_free(t.dec);
-	tracecmd_close(handle);
+	if (handle)
+		tracecmd_close(handle);
 	return ret;
 }
