@@ -594,6 +594,68 @@ static void test_cmd_threads_over_open_files(void)
 	T_ASSERT(!t_exists(t_path(name)));
 }
 
+/*
+ * A function of a module unloaded before kallsyms was read: written as
+ * its address, counted, never under a neighbour's name (it was
+ * "nft_do_chain [nf_tables]", the function below it).
+ */
+static void test_unloaded_module_as_hex(void)
+{
+	static const char ks[] =
+		"ffffffff81001000 T vfs_read\n"
+		"ffffffff83000000 B _end\n"
+		"ffffffffc0a02000 T nft_do_chain\t[nf_tables]\n"
+		"ffffffffc0b00000 t ext4_lookup\t[ext4]\n";
+	static const char mods[] =
+		"nf_tables 8192 0 - Live 0xffffffffc0a01000\n"
+		"ext4 8192 0 - Live 0xffffffffc0b00000\n";
+	struct ng_conv_summary s;
+	struct ng_syms *table;
+	struct ng_conv *c;
+
+	T_EQ_INT(ng_syms_parse(&table, ks, strlen(ks)), 0);
+	T_EQ_INT(ng_syms_set_modules(table, mods, strlen(mods)), 0);
+	T_EQ_INT(ng_conv_new(&c, t_tmpdir(), table), 0);
+	clock_ev(c);
+	IN(c, 0, 6, 1100, 0, 0xffffffffc0a02010ULL);
+	IN(c, 0, 6, 1101, 1, 0xffffffffc0a10000ULL);	/* gone */
+	OUT(c, 0, 6, 1102, 1, 0xffffffffc0a10000ULL);
+	IN(c, 0, 6, 1103, 1, 0xffffffffc0a10000ULL);
+	OUT(c, 0, 6, 1104, 1, 0xffffffffc0a10000ULL);
+	OUT(c, 0, 6, 1105, 0, 0xffffffffc0a02010ULL);
+	T_EQ_INT(ng_conv_finish(c, &s), 0);
+	ng_syms_free(table);
+	T_FILE_EQ(t_path("6.txt"), "5100:+nft_do_chain [nf_tables]\n"
+		  "5101:+0xffffffffc0a10000\n5102:POP\n"
+		  "5103:+0xffffffffc0a10000\n5104:POP\n5105:POP\n");
+	T_EQ_U64(s.unresolved, 1);
+}
+
+/* convert says once how many addresses it could not name. */
+static void test_cmd_warns_unresolved(void)
+{
+	char dat[600], out[600], want[1200];
+	struct t_tdat *t = NULL;
+	char *argv[] = { NULL, "convert", "-o", out, dat, NULL };
+
+	snprintf(dat, sizeof(dat), "%s", t_path("u.dat"));
+	snprintf(out, sizeof(out), "%s", t_path("u"));
+	t = t_tdat_open(dat, 1, kallsyms, "");
+	T_ASSERT(t);
+	t_tdat_clock(t, 0, 100, 1000, 5000, 1000000000);
+	t_tdat_entry(t, 0, 9, 101, 1001, 0, 0x1000);
+	t_tdat_entry(t, 0, 9, 102, 1002, 1, 0x2000);
+	t_tdat_exit(t, 0, 9, 103, 1003, 1, 0x2000);
+	t_tdat_exit(t, 0, 9, 104, 1004, 0, 0x1000);
+	T_EQ_INT(t_tdat_close(t), 0);
+	snprintf(want, sizeof(want),
+		 "nanograph: 1 threads, 4 events (2 calls), 0 lost, 0.0 KiB in %s/\n"
+		 "nanograph: warning: 2 function addresses lie in no function of the trace's kallsyms: written as hex\n",
+		 out);
+	T_RUN(t_nanograph_run(argv, NULL), 0, "", want);
+	T_FILE_EQ(t_path("u/9.txt"), "5001:+0x1000\n5002:+0x2000\n5003:POP\n5004:POP\n");
+}
+
 static const struct t_case cases[] = {
 	{ "nesting", test_nesting },
 	{ "interleaved_threads_one_cpu", test_interleaved },
@@ -614,6 +676,8 @@ static const struct t_case cases[] = {
 	{ "cmd_memory_flat", test_cmd_memory_flat },
 	{ "threads_over_open_files", test_threads_over_open_files },
 	{ "cmd_threads_over_open_files", test_cmd_threads_over_open_files },
+	{ "unloaded_module_as_hex", test_unloaded_module_as_hex },
+	{ "cmd_warns_unresolved", test_cmd_warns_unresolved },
 };
 
 T_SUITE(convert, cases);

@@ -171,11 +171,16 @@ int cmd_convert(const struct ng_cmd *self, int argc, char **argv)
 	default:
 		return fail(in, strerror(-ret));
 	}
-	if (!quiet)
+	if (quiet)
+		return NG_EXIT_OK;
+	fprintf(stderr,
+		"nanograph: %" PRIu64 " threads, %" PRIu64 " events (%" PRIu64
+		" calls), %" PRIu64 " lost, %.1f KiB in %s/\n",
+		sum.threads, sum.events, sum.pushes, sum.lost,
+		sum.bytes / 1024.0, dir);
+	if (sum.unresolved)
 		fprintf(stderr,
-			"nanograph: %" PRIu64 " threads, %" PRIu64 " events (%" PRIu64
-			" calls), %" PRIu64 " lost, %.1f KiB in %s/\n",
-			sum.threads, sum.events, sum.pushes, sum.lost,
-			sum.bytes / 1024.0, dir);
+			"nanograph: warning: %" PRIu64 " function address%s in no function of the trace's kallsyms: written as hex\n",
+			sum.unresolved, sum.unresolved == 1 ? " lies" : "es lie");
 	return NG_EXIT_OK;
 }

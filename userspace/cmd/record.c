@@ -621,6 +621,10 @@ static void summary(const struct run *r, const struct opts *o, double secs)
 			"nanograph: warning: the buffer was full and %" PRIu64
 			" events were lost; record again with a larger --buffer-kb (now %lu)\n",
 			sum->lost, o->buffer_kb);
+	if (sum->unresolved)
+		fprintf(stderr,
+			"nanograph: warning: %" PRIu64 " function address%s in no function the kernel lists now (a module unloaded during the recording?): written as hex\n",
+			sum->unresolved, sum->unresolved == 1 ? " lies" : "es lie");
 	if (sum->closed_at_end || sum->unmatched_exits || sum->repaired)
 		fprintf(stderr,
 			"nanograph: %" PRIu64 " calls still running at the end were closed there; %" PRIu64
@@ -823,6 +827,9 @@ int cmd_record(const struct ng_cmd *self, int argc, char **argv)
 	if (ret && !o.quiet)
 		fprintf(stderr, "nanograph record: warning: cannot read /proc/kallsyms (%s): functions are written as addresses\n",
 			strerror(-ret));
+	/* Each module's end: code past it is no module's (one unloaded since). */
+	if (!ret)
+		ng_syms_load_modules(r.syms, NULL);
 	ret = write_output(&r, &o);
 out:
 	cleanup(&r);

@@ -250,6 +250,7 @@ const char *ng_pp_error_name(enum ng_pp_error e);
  */
 struct ng_sym {
 	uint64_t addr;
+	uint64_t end;		/* first address past its range */
 	const char *name;
 	const char *module;	/* NULL for the core kernel */
 };
@@ -265,9 +266,27 @@ int ng_syms_parse(struct ng_syms **sp, const char *buf, size_t len);
 /* Read and parse a kallsyms file; @path NULL means /proc/kallsyms. */
 int ng_syms_load(struct ng_syms **sp, const char *path);
 /*
+ * Bound the symbols of each loaded module by the module's end, from a
+ * listing in the format of /proc/modules ("name size refcount deps state
+ * 0xaddress ..."); modules with address 0 (not root) are ignored. A
+ * module the table has symbols for and the listing lacks (an unloaded
+ * one, or [bpf] and [__builtin__ftrace], whose symbols are each their own
+ * allocation) then has each symbol bounded to a page. Returns 0 or
+ * -ENOENT when the listing names no module with an address.
+ */
+int ng_syms_set_modules(struct ng_syms *s, const char *buf, size_t len);
+/* Read and apply a modules listing; @path NULL means /proc/modules. */
+int ng_syms_load_modules(struct ng_syms *s, const char *path);
+/*
  * The symbol @addr lies in: the text symbol with the highest address not
- * above @addr, or NULL when @addr is below the first one. The pointer and
- * its strings live as long as @s.
+ * above @addr, if @addr is below its end; NULL otherwise (below every
+ * symbol, or past the end of the one below it: code the listing does not
+ * name, such as a module unloaded since). A symbol ends where the next
+ * one of its module (or of the core kernel) starts; the last one of the
+ * core kernel past its highest data symbol (_end); the last one of a
+ * module at the module's end when ng_syms_set_modules() gave it, else
+ * where the next symbol starts. The pointer and its strings live as long
+ * as @s.
  */
 const struct ng_sym *ng_syms_lookup(const struct ng_syms *s, uint64_t addr);
 size_t ng_syms_count(const struct ng_syms *s);
