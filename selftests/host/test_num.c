@@ -70,10 +70,39 @@ static void test_decimals(void)
 	T_EQ_INT(num("18446744073709552", 3, 0, UINT64_MAX), -1000 - ERANGE);
 }
 
+/* Numbers after a key at the start of a line of kernel text. */
+static void test_line_nums(void)
+{
+	static const char stats[] =
+		"# cpu entries exits dropped skipped\n"
+		"cpu0 10 9 0 1\n"
+		"totalish 1 1 1 1\n"
+		"total 10 9 0 18446744073709551615\n"
+		"live_frames\t3 trailing words\n";
+	uint64_t v[4] = { 0 };
+
+	T_EQ_INT(ng_parse_line_nums(stats, "total", 0, UINT64_MAX, v, 4), 0);
+	T_EQ_U64(v[0], 10);
+	T_EQ_U64(v[3], UINT64_MAX);
+	T_EQ_INT(ng_parse_line_nums(stats, "live_frames", 0, UINT64_MAX, v, 1), 0);
+	T_EQ_U64(v[0], 3);
+	T_EQ_INT(ng_parse_line_nums(stats, "cpu0", 0, 5, v, 2), -ERANGE);
+	T_EQ_INT(ng_parse_line_nums(stats, "cpu1", 0, 5, v, 1), -ENOENT);
+	T_EQ_INT(ng_parse_line_nums(stats, "live_frames", 0, 9, v, 2), -EINVAL);
+	T_EQ_INT(ng_parse_line_nums("Tgid:\t412\n", "Tgid:", 1, 4194304, v, 1), 0);
+	T_EQ_U64(v[0], 412);
+	T_EQ_INT(ng_parse_line_nums("Tgid:\t-1\n", "Tgid:", 1, 4194304, v, 1), -EINVAL);
+	T_EQ_INT(ng_parse_line_nums("4096\n", "", 0, UINT64_MAX, v, 1), 0);
+	T_EQ_U64(v[0], 4096);
+	T_EQ_INT(ng_parse_line_nums("sync: 12 34x\n", "sync:", 0, UINT64_MAX, v, 2), -EINVAL);
+	T_EQ_INT(ng_parse_line_nums("", "sync:", 0, UINT64_MAX, v, 2), -ENOENT);
+}
+
 static const struct t_case cases[] = {
 	{ "integers", test_integers },
 	{ "refused", test_refused },
 	{ "decimals", test_decimals },
+	{ "line_nums", test_line_nums },
 };
 
 T_SUITE(num, cases);

@@ -30,6 +30,15 @@
  */
 int ng_parse_num(const char *s, unsigned int decimals, uint64_t min,
 		 uint64_t max, uint64_t *val);
+/*
+ * The @n numbers after @key on the first line of @text that starts with
+ * @key and a blank ("total 1 2 3 4", "Tgid:\t412"; an empty @key: a line
+ * that starts with the numbers), blank-separated, each through
+ * ng_parse_num() in [@min, @max]; the rest of the line is not read.
+ * Returns 0, -ENOENT when no line starts so, or ng_parse_num()'s error.
+ */
+int ng_parse_line_nums(const char *text, const char *key, uint64_t min,
+		       uint64_t max, uint64_t *vals, int n);
 
 /* ---- control directory of the module (ctl.c) -------------------------- */
 

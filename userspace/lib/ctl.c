@@ -304,8 +304,8 @@ int ng_ctl_list(const struct ng_ctl *ctl, char ***namesp)
 
 int ng_ctl_stats(const struct ng_ctl *ctl, struct ng_ctl_stats *st)
 {
-	unsigned long long v[4], lf = 0;
-	char *text, *p;
+	uint64_t v[4];
+	char *text;
 	int ret;
 
 	memset(st, 0, sizeof(*st));
@@ -313,18 +313,16 @@ int ng_ctl_stats(const struct ng_ctl *ctl, struct ng_ctl_stats *st)
 	if (ret)
 		return ret;
 	ret = -EBADMSG;
-	p = strstr(text, "\ntotal ");
-	if (p && sscanf(p, "\ntotal %llu %llu %llu %llu", &v[0], &v[1], &v[2],
-			&v[3]) == 4) {
+	if (!ng_parse_line_nums(text, "total", 0, UINT64_MAX, v, 4)) {
 		st->entries = v[0];
 		st->exits = v[1];
 		st->dropped = v[2];
 		st->skipped = v[3];
 		ret = 0;
 	}
-	p = strstr(text, "\nlive_frames ");
-	if (p && sscanf(p, "\nlive_frames %llu", &lf) == 1)
-		st->live_frames = lf;
+	if (ng_parse_line_nums(text, "live_frames", 0, UINT64_MAX,
+			       &st->live_frames, 1))
+		st->live_frames = 0;
 	free(text);
 	return ret;
 }

@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "nanograph.h"
 
@@ -56,4 +57,41 @@ int ng_parse_num(const char *s, unsigned int decimals, uint64_t min,
 		return -ERANGE;
 	*val = v;
 	return 0;
+}
+
+/* Blanks between the words of a line of kernel text. */
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+int ng_parse_line_nums(const char *text, const char *key, uint64_t min,
+		       uint64_t max, uint64_t *vals, int n)
+{
+	size_t klen = strlen(key), wlen;
+	const char *line, *p;
+	char word[24];
+	int i, ret;
+
+	for (line = text; line && *line; line = strchr(line, '\n'),
+	     line = line ? line + 1 : NULL) {
+		if (strncmp(line, key, klen) || (klen && !blank(line[klen])))
+			continue;
+		p = line + klen;
+		for (i = 0; i < n; i++) {
+			while (blank(*p))
+				p++;
+			wlen = strcspn(p, " \t\n");
+			if (!wlen || wlen >= sizeof(word))
+				return -EINVAL;
+			memcpy(word, p, wlen);
+			word[wlen] = '\0';
+			ret = ng_parse_num(word, 0, min, max, &vals[i]);
+			if (ret)
+				return ret;
+			p += wlen;
+		}
+		return 0;
+	}
+	return -ENOENT;
 }

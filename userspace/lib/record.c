@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,11 +86,13 @@ static void scan_page(struct ng_recorder *r, void *page)
 static void grow_cmdlines(struct ng_recorder *r, long want)
 {
 	char *old = tracefs_instance_file_read(NULL, "saved_cmdlines_size", NULL);
+	uint64_t size;
 	char val[32];
 
 	if (!old)
 		return;
-	if (strtol(old, NULL, 10) >= want) {
+	if (ng_parse_line_nums(old, "", 0, UINT64_MAX, &size, 1) ||
+	    size >= (uint64_t)want) {
 		free(old);
 		return;
 	}
@@ -255,8 +258,8 @@ uint64_t ng_rec_bytes(const struct ng_recorder *r)
  */
 int ng_rec_lost(const struct ng_recorder *r, uint64_t *lost)
 {
-	char file[64], *buf, *p;
-	unsigned long long v;
+	char file[64], *buf;
+	uint64_t v;
 	int cpu;
 
 	*lost = 0;
@@ -269,11 +272,10 @@ int ng_rec_lost(const struct ng_recorder *r, uint64_t *lost)
 		buf = tracefs_instance_file_read(r->inst, file, NULL);
 		if (!buf)
 			return -(errno ? errno : EIO);
-		p = strstr(buf, "overrun:");
-		if (p && sscanf(p, "overrun: %llu", &v) == 1)
+		if (!ng_parse_line_nums(buf, "overrun:", 0, UINT64_MAX, &v, 1))
 			*lost += v;
-		p = strstr(buf, "dropped events:");
-		if (p && sscanf(p, "dropped events: %llu", &v) == 1)
+		if (!ng_parse_line_nums(buf, "dropped events:", 0, UINT64_MAX,
+					&v, 1))
 			*lost += v;
 		free(buf);
 	}
@@ -393,18 +395,20 @@ int ng_rec_replay(struct ng_recorder *r, struct ng_conv *conv)
 	return merge(r, conv, feed, conv);
 }
 
-/* Parse "N value" lines of saved_tgids / saved_cmdlines for @tid. */
+/* The value of @tid's "<tid> <value>" line of saved_tgids / saved_cmdlines. */
 static bool saved_lookup(const char *buf, int tid, char *out, size_t size)
 {
 	const char *line;
-	int n, len;
+	char key[16];
+	size_t klen;
 
+	klen = snprintf(key, sizeof(key), "%d ", tid);
 	for (line = buf; line && *line; line = strchr(line, '\n'),
 	     line = line ? line + 1 : NULL) {
-		if (sscanf(line, "%d %n", &n, &len) != 1 || n != tid)
+		if (strncmp(line, key, klen))
 			continue;
-		snprintf(out, size, "%.*s", (int)strcspn(line + len, "\n"),
-			 line + len);
+		snprintf(out, size, "%.*s", (int)strcspn(line + klen, "\n"),
+			 line + klen);
 		return true;
 	}
 	return false;
@@ -418,6 +422,7 @@ void ng_rec_thread_info(void *priv, int tid, int *pid, char *comm,
 			size_t size)
 {
 	struct ng_recorder *r = priv;
+	uint64_t tgid;
 	char val[64];
 
 	if (ng_tasks_get(r->tasks, tid, pid, comm, size))
@@ -429,8 +434,9 @@ void ng_rec_thread_info(void *priv, int tid, int *pid, char *comm,
 							       NULL);
 		r->saved_read = true;
 	}
-	if (r->saved_tgids && saved_lookup(r->saved_tgids, tid, val, sizeof(val)))
-		*pid = atoi(val);
+	if (r->saved_tgids && saved_lookup(r->saved_tgids, tid, val, sizeof(val)) &&
+	    !ng_parse_num(val, 0, 1, INT_MAX, &tgid))
+		*pid = tgid;
 	if (r->saved_cmdlines &&
 	    saved_lookup(r->saved_cmdlines, tid, val, sizeof(val)))
 		snprintf(comm, size, "%s", val);
