@@ -748,6 +748,16 @@ int cmd_record(const struct ng_cmd *self, int argc, char **argv)
 	ret = preflight(&r);
 	if (ret >= 0)
 		goto out_opts;
+	/* From here on, every way out puts back what was changed. */
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = on_sigchld;
+	sigaction(SIGCHLD, &sa, NULL);
+	/* A closed stderr must not kill record before it puts things back. */
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
 	/* A new directory next to DIR, swapped in once the recording is whole. */
 	ret = ng_cmd_open_outdir(self, o.dir, &r.out);
 	if (ret)
@@ -761,16 +771,6 @@ int cmd_record(const struct ng_cmd *self, int argc, char **argv)
 		goto out;
 	}
 	free(clock);
-
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sa.sa_handler = on_sigchld;
-	sigaction(SIGCHLD, &sa, NULL);
-	/* A closed stderr must not kill record before it puts things back. */
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);
 
 	ret = configure(&r, &o);
 	if (ret >= 0)
