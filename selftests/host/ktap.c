@@ -17,20 +17,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ktap.h"
 
 extern const struct t_suite t_suite_pushpop, t_suite_check, t_suite_threads,
 	t_suite_ctl, t_suite_tracefs, t_suite_cli, t_suite_convert,
-	t_suite_analyze, t_suite_syms, t_suite_rawrec, t_suite_perfetto;
+	t_suite_analyze, t_suite_syms, t_suite_rawrec, t_suite_perfetto,
+	t_suite_num, t_suite_outdir;
 
 static const struct t_suite *const suites[] = {
 	&t_suite_pushpop, &t_suite_check, &t_suite_threads,
 	&t_suite_ctl, &t_suite_tracefs, &t_suite_cli, &t_suite_convert,
 	&t_suite_analyze, &t_suite_syms, &t_suite_rawrec, &t_suite_perfetto,
+	&t_suite_num,
+	&t_suite_outdir,
 };
 
 #define TEST_TIMEOUT_S	30
@@ -190,9 +195,79 @@ const char *t_nanograph(void)
 	return nanograph_bin;
 }
 
+static long last_maxrss_kb, peak_anon_kb;
+static bool watch_anon;
+
+long t_run_maxrss_kb(void)
+{
+	return last_maxrss_kb;
+}
+
+void t_run_watch_anon(bool on)
+{
+	watch_anon = on;
+}
+
+long t_run_peak_anon_kb(void)
+{
+	return peak_anon_kb;
+}
+
+/* RssAnon of @pid once it runs @prog (not the fork before exec), or -1. */
+static long anon_kb(pid_t pid, const char *prog)
+{
+	const char *base = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
+	char path[64], line[256];
+	long kb = -1;
+	size_t len;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	len = strlen(base) < 15 ? strlen(base) : 15;
+	if (!fgets(line, sizeof(line), f) || strncmp(line, base, len) ||
+	    line[len] != '\n') {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "RssAnon: %ld", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* Wait for @pid, watching its anonymous memory if asked. */
+static int wait_child(pid_t pid, const char *prog, int *status,
+		      struct rusage *ru)
+{
+	struct timespec ms = { 0, 1000000 };
+	pid_t got;
+	long kb;
+
+	peak_anon_kb = 0;
+	if (!watch_anon)
+		return wait4(pid, status, 0, ru) < 0 ? -1 : 0;
+	while ((got = wait4(pid, status, WNOHANG, ru)) == 0) {
+		kb = anon_kb(pid, prog);
+		if (kb > peak_anon_kb)
+			peak_anon_kb = kb;
+		nanosleep(&ms, NULL);
+	}
+	return got < 0 ? -1 : 0;
+}
+
 int t_run(char *const argv[], char *const env[], char **out, char **err)
 {
 	char outp[512], errp[512];
+	struct rusage ru;
 	int status;
 	pid_t pid;
 
@@ -213,8 +288,9 @@ int t_run(char *const argv[], char *const env[], char **out, char **err)
 		execv(argv[0], argv);
 		_exit(127);
 	}
-	if (waitpid(pid, &status, 0) < 0)
+	if (wait_child(pid, argv[0], &status, &ru))
 		return -1;
+	last_maxrss_kb = ru.ru_maxrss;
 	*out = t_read_file(outp, NULL);
 	*err = t_read_file(errp, NULL);
 	unlink(outp);
@@ -346,6 +422,8 @@ struct t_result t_nanograph_run(char **argv, char *const env[])
 		t_skip("no --nanograph binary given");
 	argv[0] = (char *)t_nanograph();
 	r.status = t_run(argv, env, &r.out, &r.err);
+	r.maxrss_kb = t_run_maxrss_kb();
+	r.peak_anon_kb = t_run_peak_anon_kb();
 	if (!r.out || !r.err) {
 		t_result_free(&r);
 		r.status = -1;

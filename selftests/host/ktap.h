@@ -105,11 +105,25 @@ const char *t_nanograph(void);
  */
 int t_run(char *const argv[], char *const env[], char **out, char **err);
 
+/* The peak resident set of the last t_run() child, in KiB. */
+long t_run_maxrss_kb(void);
+/*
+ * Whether t_run() watches its child's anonymous memory (RssAnon, read
+ * from /proc every millisecond once it has exec'd), and the peak seen in
+ * the last run, in KiB. The resident set also counts file pages a
+ * program maps (libtracecmd maps the trace it reads); this is the memory
+ * the program allocates.
+ */
+void t_run_watch_anon(bool on);
+long t_run_peak_anon_kb(void);
+
 /* What a run of the nanograph binary did: status (-1: did not exit). */
 struct t_result {
 	int status;
 	char *out;
 	char *err;
+	long maxrss_kb;		/* its peak resident set */
+	long peak_anon_kb;	/* with t_run_watch_anon(true) */
 };
 
 /*

@@ -731,6 +731,106 @@ static void test_cmd_export_errors(void)
 	T_RUN(ng("export", "--help", NULL), 0, NULL, "");
 }
 
+/*
+ * A stack 300,000 frames deep, which "check" accepts, through every view:
+ * nothing may recurse on the input's depth (export --folded did, and
+ * overflowed the C stack). All frames start at 0 and end at 1, so only
+ * the innermost has self time: the folded output is one line, not the
+ * 300,000 zero-weight ones whose paths would add up to 90 GB.
+ */
+#define DEEP	300000
+
+static void test_deep_every_view(void)
+{
+	char *out, want[128];
+	size_t len, i, n;
+	FILE *f;
+
+	T_EQ_INT(mkdir(t_path("deep"), 0755), 0);
+	f = fopen(t_path("deep/1.txt"), "w");
+	T_ASSERT(f);
+	for (i = 0; i < DEEP; i++)
+		fputs("0:+f\n", f);
+	for (i = 0; i < DEEP; i++)
+		fputs("1:POP\n", f);
+	T_EQ_INT(fclose(f), 0);
+
+	snprintf(want, sizeof(want), "%s: ok: %d lines, %d calls, max depth %d, 0..1 ns\n",
+		 t_path("deep/1.txt"), 2 * DEEP, DEEP, DEEP);
+	T_RUN(ng("check", t_path("deep/1.txt"), NULL), 0, want, "");
+
+	snprintf(want, sizeof(want), "# 1 thread, %d calls, 1 ns recorded\n", DEEP);
+	out = NULL;
+	{
+		struct t_result r = ng("report", "--ns", t_path("deep"), NULL);
+
+		T_ASSERT(r.status == 0 && r.out && !strncmp(r.out, want, strlen(want)) &&
+			 strstr(r.out, "      300000            1     300000            1            1  f\n"));
+		t_result_free(&r);
+	}
+
+	T_RUN(ng("export", "--folded", t_path("deep"), NULL), 0, "", "");
+	out = t_read_file(t_path("deep/stacks.folded"), &len);
+	T_ASSERT(out);
+	/* "1;f;f;...;f 1\n" */
+	n = len == 2 * DEEP + 4 && !strncmp(out, "1;f;", 4) &&
+	    !strcmp(out + len - 5, ";f 1\n");
+	free(out);
+	T_ASSERT(n);
+
+	T_RUN(ng("export", "--chrome", t_path("deep"), NULL), 0, "", "");
+	out = t_read_file(t_path("deep/trace.json"), &len);
+	T_ASSERT(out);
+	for (n = 0, i = 0; i + 8 <= len; i++)
+		n += !memcmp(out + i, "\"ph\":\"X\"", 8);
+	free(out);
+	T_EQ_U64(n, DEEP);
+	T_ASSERT(json_ok(t_path("deep/trace.json"),
+			 "assert sum(e['ph'] == 'X' for e in j['traceEvents']) == 300000"));
+}
+
+/*
+ * "-o -" is standard output, for export and report: export wrote a file
+ * named "-" (and report had no -o). A bad input leaves stdout empty.
+ */
+static void test_cmd_output_dash(void)
+{
+	static const char folded[] =
+		"main;a 70\nmain;a;b 29\nmain;a;b;c [mod] 1\nswapper/1;b 10\n";
+	char dir[600], out[600], want[2000];
+	struct t_result r;
+	bool ok;
+
+	T_EQ_INT(make_recording(true), 0);
+	T_EQ_INT(chdir(t_tmpdir()), 0);		/* where a file "-" would go */
+	snprintf(dir, sizeof(dir), "%s", t_path("rec"));
+	T_RUN(ng("export", "--folded", "-o", "-", dir, NULL), 0, folded, "");
+	T_RUN(ng("export", "--chrome", "--output", "-", dir, NULL), 0, chrome_want, "");
+	T_RUN(ng("report", "-o", "-", dir, NULL), 0, report_want, "");
+	T_ASSERT(!t_exists(t_path("-")));
+	T_ASSERT(!t_exists(rp("-")));
+
+	/* report -o FILE: the same text, in the file, whole */
+	snprintf(out, sizeof(out), "%s", t_path("report.txt"));
+	T_RUN(ng("report", "-o", out, dir, NULL), 0, "", "");
+	T_FILE_EQ(out, report_want);
+	T_ASSERT(!t_exists(t_path(".report.txt.tmp")));
+	snprintf(out, sizeof(out), "%s", t_path("no/such/dir/r.txt"));
+	snprintf(want, sizeof(want), "nanograph report: cannot write %s: No such file or directory\n", out);
+	T_RUN(ng("report", "--output", out, dir, NULL), 1, "", want);
+
+	/* a bad file: nothing on stdout, the line that says why */
+	T_EQ_INT(t_write_file(rp("7.txt"), "100:+a\n90:POP\n"), 0);
+	snprintf(want, sizeof(want), "nanograph export: %s/7.txt:2: not a valid push/pop line: timestamp 90 is before the previous 100 (see 'nanograph check %s/7.txt'); nothing written\n",
+		 dir, dir);
+	T_RUN(ng("export", "--chrome", "-o", "-", dir, NULL), 1, "", want);
+	T_RUN(ng("export", "--folded", "-o", "-", dir, NULL), 1, "", want);
+	r = ng("report", "-o", "-", dir, NULL);
+	ok = r.status == 1 && r.out && !*r.out;
+	t_result_free(&r);
+	T_ASSERT(ok);
+}
+
 static const struct t_case cases[] = {
 	{ "walk_calls", test_walk_calls },
 	{ "walk_visitor_stops", test_walk_visitor_stops },
@@ -750,6 +850,8 @@ static const struct t_case cases[] = {
 	{ "cmd_report_errors", test_cmd_report_errors },
 	{ "cmd_export", test_cmd_export },
 	{ "cmd_export_errors", test_cmd_export_errors },
+	{ "deep_every_view", test_deep_every_view },
+	{ "cmd_output_dash", test_cmd_output_dash },
 };
 
 T_SUITE(analyze, cases);

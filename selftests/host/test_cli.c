@@ -75,6 +75,129 @@ static void test_collector_commands(void)
 	      "nanograph convert: /no/such.dat: No such file or directory\n");
 }
 
+/*
+ * Every option of every command, used wrongly: the exit status is 2 and
+ * stderr is exactly the one line that names the option and the mistake,
+ * then the hint. Before: "--hook" alone printed a NUL byte as the
+ * option's name, "--duration" alone said "unknown option", and "-p
+ * 4294967297" recorded pid 1.
+ */
+static void test_option_errors(void)
+{
+	static const struct {
+		const char *args[4];
+		const char *msg;
+	} cases[] = {
+		{ { "record", "--hook" }, "option '--hook' needs a value" },
+		{ { "record", "--hook", "" }, "option '--hook' needs a value" },
+		{ { "record", "--duration" }, "option '--duration' needs a value" },
+		{ { "record", "--buffer-kb" }, "option '--buffer-kb' needs a value" },
+		{ { "record", "-F" }, "option '-F' needs a value" },
+		{ { "record", "-F", "" }, "option '-F' needs a value" },
+		{ { "record", "-N" }, "option '-N' needs a value" },
+		{ { "record", "-N", "" }, "option '-N' needs a value" },
+		{ { "record", "-D" }, "option '-D' needs a value" },
+		{ { "record", "-p" }, "option '-p' needs a value" },
+		{ { "record", "-o" }, "option '-o' needs a value" },
+		{ { "record", "-o", "" }, "option '-o' needs a value" },
+		{ { "record", "-qD" }, "option '-D' needs a value" },
+		{ { "record", "-D", "x" }, "-D wants a depth (0: no limit) from 0 to 255, not 'x'" },
+		{ { "record", "-D", "256" }, "-D wants a depth (0: no limit) from 0 to 255, not '256'" },
+		{ { "record", "-D", "-1" }, "-D wants a depth (0: no limit) from 0 to 255, not '-1'" },
+		{ { "record", "-p", "4294967297" }, "-p wants a process id from 1 to 4194304, not '4294967297'" },
+		{ { "record", "-p", "0" }, "-p wants a process id from 1 to 4194304, not '0'" },
+		{ { "record", "-p", " 12" }, "-p wants a process id from 1 to 4194304, not ' 12'" },
+		{ { "record", "--duration", "0" }, "--duration wants seconds from 0.001 to 31536000, not '0'" },
+		{ { "record", "--duration", "-1" }, "--duration wants seconds from 0.001 to 31536000, not '-1'" },
+		{ { "record", "--duration", "inf" }, "--duration wants seconds from 0.001 to 31536000, not 'inf'" },
+		{ { "record", "--duration", "0.0005" }, "--duration wants seconds from 0.001 to 31536000, not '0.0005'" },
+		{ { "record", "--duration", "31536000.001" }, "--duration wants seconds from 0.001 to 31536000, not '31536000.001'" },
+		{ { "record", "--buffer-kb", "3" }, "--buffer-kb wants KiB per CPU from 4 to 4194304, not '3'" },
+		{ { "record", "--buffer-kb", "4194305" }, "--buffer-kb wants KiB per CPU from 4 to 4194304, not '4194305'" },
+		{ { "record", "--buffer-kb", "1k" }, "--buffer-kb wants KiB per CPU from 4 to 4194304, not '1k'" },
+		{ { "record", "--raw=1" }, "option '--raw' takes no value" },
+		{ { "record", "--quiet=yes" }, "option '--quiet' takes no value" },
+		{ { "record", "--help=1" }, "option '--help' takes no value" },
+		{ { "record", "-qx" }, "unknown option '-x'" },
+		{ { "record", "--clock", "f" }, "unknown option '--clock'" },
+		{ { "record", "--bogus=1" }, "unknown option '--bogus'" },
+		{ { "convert", "-o" }, "option '-o' needs a value" },
+		{ { "convert", "-o", "" }, "option '-o' needs a value" },
+		{ { "convert", "--clock" }, "option '--clock' needs a value" },
+		{ { "convert", "--clock", "" }, "option '--clock' needs a value" },
+		{ { "convert", "--kallsyms" }, "option '--kallsyms' needs a value" },
+		{ { "convert", "--kallsyms", "" }, "option '--kallsyms' needs a value" },
+		{ { "convert", "--quiet=1" }, "option '--quiet' takes no value" },
+		{ { "convert", "-x" }, "unknown option '-x'" },
+		{ { "report", "-s" }, "option '-s' needs a value" },
+		{ { "report", "--sort" }, "option '--sort' needs a value" },
+		{ { "report", "--sort", "speed" }, "--sort wants total, self, calls, avg, max or name, not 'speed'" },
+		{ { "report", "-n" }, "option '-n' needs a value" },
+		{ { "report", "-n", "-1" }, "-n wants a number of rows from 0 to 2147483647, not '-1'" },
+		{ { "report", "-n", "2147483648" }, "-n wants a number of rows from 0 to 2147483647, not '2147483648'" },
+		{ { "report", "-n", "10x" }, "-n wants a number of rows from 0 to 2147483647, not '10x'" },
+		{ { "report", "--threads=1" }, "option '--threads' takes no value" },
+		{ { "report", "--ns=1" }, "option '--ns' takes no value" },
+		{ { "report", "-o" }, "option '-o' needs a value" },
+		{ { "report", "-o", "" }, "option '-o' needs a value" },
+		{ { "report", "--output" }, "option '--output' needs a value" },
+		{ { "export", "--chrome=1" }, "option '--chrome' takes no value" },
+		{ { "export", "--folded=1" }, "option '--folded' takes no value" },
+		{ { "export", "--chrome", "--folded" }, "give only one of --chrome, --perfetto and --folded" },
+		{ { "export", "--perfetto", "-o", "-" }, "--perfetto writes a file, not standard output: give -o FILE" },
+		{ { "export", "-o" }, "option '-o' needs a value" },
+		{ { "export", "-o", "" }, "option '-o' needs a value" },
+		{ { "export", "--output" }, "option '--output' needs a value" },
+		{ { "convert", "--help=1" }, "option '--help' takes no value" },
+		{ { "report", "--help=1" }, "option '--help' takes no value" },
+		{ { "export", "--help=1" }, "option '--help' takes no value" },
+		{ { "status", "--help=1" }, "option '--help' takes no value" },
+		{ { "version", "--help=1" }, "option '--help' takes no value" },
+		{ { "help", "--help=1" }, "option '--help' takes no value" },
+		{ { "check", "--help=1" }, "option '--help' takes no value" },
+		{ { "check", "-x" }, "unknown option '-x'" },
+		{ { "status", "--bogus" }, "unknown option '--bogus'" },
+		{ { "version", "-v" }, "unknown option '-v'" },
+		{ { "help", "--all" }, "unknown option '--all'" },
+	};
+	char want[512];
+	size_t i, bad = 0;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[6] = { NULL };
+		int j;
+
+		for (j = 0; j < 4 && cases[i].args[j]; j++)
+			argv[j + 1] = (char *)cases[i].args[j];
+		snprintf(want, sizeof(want), "nanograph %s: %s\nTry 'nanograph help %s'.\n",
+			 cases[i].args[0], cases[i].msg, cases[i].args[0]);
+		if (!t_result_is(t_nanograph_run(argv, NULL), 2, "", want)) {
+			t_diag("  for: %s %s %s", cases[i].args[0],
+			       cases[i].args[1] ? cases[i].args[1] : "",
+			       cases[i].args[2] ? cases[i].args[2] : "");
+			bad++;
+		}
+	}
+	T_EQ_U64(bad, 0);
+}
+
+/* The help promises nothing the command refuses: no whole-system record. */
+static void test_help_is_true(void)
+{
+	struct t_result r = ng(NULL, "help", NULL, NULL, NULL);
+	bool ok = r.status == 0 && r.out &&
+		  strstr(r.out, "record a command or a running process as push/pop files\n") &&
+		  !strstr(r.out, "whole system");
+
+	t_result_free(&r);
+	T_ASSERT(ok);
+	r = ng(NULL, "help", "record", NULL, NULL);
+	ok = r.status == 0 && r.out && !strstr(r.out, "whole system") &&
+	     !strstr(r.out, "every task") && !strstr(r.out, " -a");
+	t_result_free(&r);
+	T_ASSERT(ok);
+}
+
 static void test_help_and_version(void)
 {
 	struct t_result r = ng(NULL, "help", NULL, NULL, NULL);
@@ -165,6 +288,8 @@ static void test_status_not_loaded(void)
 static const struct t_case cases[] = {
 	{ "usage_errors", test_usage_errors },
 	{ "collector_commands", test_collector_commands },
+	{ "option_errors", test_option_errors },
+	{ "help_is_true", test_help_is_true },
 	{ "help_and_version", test_help_and_version },
 	{ "check_files", test_check_files },
 	{ "status_fake_module", test_status_fake_module },

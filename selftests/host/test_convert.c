@@ -15,6 +15,7 @@
 #include "nanograph.h"
 #include "nanograph_event.h"
 #include "ktap.h"
+#include "tdat_gen.h"
 
 static const char kallsyms[] =
 	"ffffffff81000000 T _stext\n"
@@ -384,6 +385,277 @@ static void test_all_or_nothing(void)
 	T_EQ_U64(s.threads, 0);
 }
 
+/* The peak resident set of this process so far, KiB. */
+static long maxrss_kb(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+/*
+ * With a clock given, memory stays flat however many events come and
+ * whether or not a clock_sync ever does: the given clock was only a
+ * fallback, and every event waited in memory for a clock_sync (20M
+ * events took 1.2 GiB). Two million events here held 128 MiB.
+ */
+static void test_memory_flat_given_clock(void)
+{
+	struct ng_clock clk = { .counter = 0, .mono_ns = 1000, .freq = 1000000000 };
+	struct ng_conv_summary s;
+	struct ng_conv *c = conv();
+	long before;
+	uint64_t i;
+
+	T_ASSERT(c);
+	ng_conv_set_clock(c, &clk);
+	before = maxrss_kb();
+	for (i = 0; i < 1000000; i++) {
+		IN(c, 0, 5, 2 * i, 0, VFS_READ);
+		OUT(c, 0, 5, 2 * i + 1, 0, VFS_READ);
+	}
+	t_diag("2M events: peak RSS grew by %ld KiB", maxrss_kb() - before);
+	T_ASSERT(maxrss_kb() - before < 16 * 1024);
+	T_EQ_INT(ng_conv_finish(c, &s), 0);
+	T_EQ_U64(s.pushes, 1000000);
+	T_EQ_U64(s.first_ns, 1000);
+	T_EQ_U64(s.last_ns, 2000999);
+}
+
+/*
+ * Without any clock, the events before the first clock_sync wait for it,
+ * but only NG_CONV_MAX_HELD of them: then -ENODATA, and nothing written.
+ */
+static void test_held_events_bounded(void)
+{
+	struct ng_conv *c = conv();
+	int i, ret = 0;
+
+	T_ASSERT(c);
+	for (i = 0; i < NG_CONV_MAX_HELD && !ret; i++)
+		ret = ev(c, NG_EV_ENTRY, 0, 4, 1100 + i, 0, VFS_READ);
+	T_EQ_INT(ret, 0);
+	T_EQ_INT(ev(c, NG_EV_EXIT, 0, 4, 1100 + i, 0, VFS_READ), -ENODATA);
+	T_EQ_INT(ng_conv_finish(c, NULL), -ENODATA);
+	T_ASSERT(!t_exists(t_path("4.txt")));
+	T_ASSERT(!t_exists(t_path(".4.txt.tmp")));
+	T_ASSERT(!t_exists(t_path("threads.tsv")));
+}
+
+/* ---- the convert command, on trace.dat files made by tdat_gen.c ---- */
+
+/* A trace.dat of @calls calls of thread 42 on CPU 0; a clock_sync last if @sync. */
+static int make_tdat(const char *path, long calls, bool sync)
+{
+	struct t_tdat *t = t_tdat_open(path, 2, kallsyms, "42 worker\n");
+	long i;
+
+	if (!t)
+		return -1;
+	for (i = 0; i < calls; i++) {
+		t_tdat_entry(t, 0, 42, 1000 + 2 * i, 2000 + 2 * i, 0, VFS_READ);
+		t_tdat_exit(t, 0, 42, 1001 + 2 * i, 2001 + 2 * i, 0, VFS_READ);
+	}
+	if (sync)	/* tracing_on=0's clock_sync: counter 2000 was 7000 ns */
+		t_tdat_clock(t, 1, 1000 + 2 * calls, 2000, 7000, 1000000000);
+	return t_tdat_close(t);
+}
+
+/* "nanograph convert" with ASan's quarantine off: freed memory is reused. */
+static struct t_result convert_cmd(const char *a1, const char *a2,
+				   const char *a3, const char *a4,
+				   const char *a5)
+{
+	char *argv[] = { NULL, "convert", "-q", (char *)a1, (char *)a2,
+			 (char *)a3, (char *)a4, (char *)a5, NULL };
+	char *env[] = { "ASAN_OPTIONS=quarantine_size_mb=0", NULL };
+
+	return t_nanograph_run(argv, env);
+}
+
+/*
+ * The memory the command allocates does not grow with the trace (its
+ * resident set does: libtracecmd maps the file): 1.5M calls
+ * against 100, converted with --clock (no clock_sync in the file), and
+ * with only the clock_sync of tracing_on=0, at the very end, which is
+ * now found first. Before, both held every event: 3M events, 190 MiB.
+ */
+static void test_cmd_memory_flat(void)
+{
+	static const struct { bool sync; const char *clock; } runs[] = {
+		{ false, "--clock" },
+		{ true, NULL },
+	};
+	char small[600], big[600], clk[600], out[600], *text;
+	struct t_result r;
+	long base;
+	size_t i;
+	bool ok;
+
+	t_run_watch_anon(true);
+	snprintf(clk, sizeof(clk), "%s", t_path("clock"));
+	T_EQ_INT(t_write_file(clk, "frequency: 1000000000\nsync: 2000 7000\n"), 0);
+	for (i = 0; i < 2; i++) {
+		snprintf(small, sizeof(small), "%s", t_path("small.dat"));
+		snprintf(big, sizeof(big), "%s", t_path("big.dat"));
+		snprintf(out, sizeof(out), "%s", t_path("out"));
+		T_EQ_INT(make_tdat(small, 100, runs[i].sync), 0);
+		T_EQ_INT(make_tdat(big, 1500000, runs[i].sync), 0);
+		r = convert_cmd("-o", out, runs[i].clock ? "--clock" : small,
+				runs[i].clock ? clk : NULL, runs[i].clock ? small : NULL);
+		base = r.peak_anon_kb;
+		T_RUN(r, 0, "", "");
+		text = t_read_file(t_path("out/42.txt"), NULL);
+		ok = text && !strncmp(text, "7000:+vfs_read\n7001:POP\n7002:+vfs_read\n", 38);
+		free(text);
+		T_ASSERT(ok);
+		r = convert_cmd("-o", out, runs[i].clock ? "--clock" : big,
+				runs[i].clock ? clk : NULL, runs[i].clock ? big : NULL);
+		t_diag("%s: peak RssAnon %ld KiB for 100 calls, %ld KiB for 1.5M",
+		       runs[i].sync ? "clock_sync at the end" : "--clock",
+		       base, r.peak_anon_kb);
+		T_ASSERT(base > 0 && r.peak_anon_kb - base < 16 * 1024);
+		T_RUN(r, 0, "", "");
+	}
+}
+
+/*
+ * More threads than open files: 5000 threads taking turns, three calls
+ * each, under a limit of 256 open files. The converter kept one FILE *
+ * per thread and failed with EMFILE at about 250 (1020 by default).
+ */
+static void test_threads_over_open_files(void)
+{
+	struct rlimit rl = { 256, 256 };
+	struct ng_conv_summary s;
+	struct ng_conv *c = conv();
+	char name[32], want[128];
+	int tid, round;
+
+	T_ASSERT(c);
+	T_EQ_INT(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	clock_ev(c);
+	for (round = 0; round < 3; round++)
+		for (tid = 1; tid <= 5000; tid++) {
+			IN(c, 0, tid, 10000 * round + 2 * tid, 0, VFS_READ);
+			OUT(c, 0, tid, 10000 * round + 2 * tid + 1, 0, VFS_READ);
+		}
+	T_EQ_INT(ng_conv_finish(c, &s), 0);
+	T_EQ_U64(s.threads, 5000);
+	T_EQ_U64(s.pushes, 15000);
+	for (tid = 1; tid <= 5000; tid += 499) {
+		snprintf(name, sizeof(name), "%d.txt", tid);
+		snprintf(want, sizeof(want), "%d:+vfs_read\n%d:POP\n%d:+vfs_read\n%d:POP\n"
+			 "%d:+vfs_read\n%d:POP\n", 4000 + 2 * tid, 4001 + 2 * tid,
+			 14000 + 2 * tid, 14001 + 2 * tid, 24000 + 2 * tid,
+			 24001 + 2 * tid);
+		T_FILE_EQ(t_path(name), want);
+	}
+	T_ASSERT(!t_exists(t_path(".5000.txt.tmp")));
+}
+
+/* The same through the command, on a trace.dat of 5000 threads, ulimit -n 256. */
+static void test_cmd_threads_over_open_files(void)
+{
+	struct rlimit rl = { 256, 256 };
+	struct t_tdat *t;
+	char dat[600], out[600], name[64], *tsv;
+	size_t len;
+	int tid, round, rows = 0;
+	size_t i;
+
+	snprintf(dat, sizeof(dat), "%s", t_path("many.dat"));
+	snprintf(out, sizeof(out), "%s", t_path("many"));
+	t = t_tdat_open(dat, 4, kallsyms, "");
+	T_ASSERT(t);
+	for (round = 0; round < 3; round++)
+		for (tid = 1; tid <= 5000; tid++) {
+			uint64_t ts = 10000 * round + 2 * tid;
+
+			if (!round && tid == 1)
+				t_tdat_clock(t, 0, ts, 1000, 5000, 1000000000);
+			t_tdat_entry(t, tid % 4, tid, ts, ts, 0, VFS_READ);
+			t_tdat_exit(t, tid % 4, tid, ts + 1, ts + 1, 0, VFS_READ);
+		}
+	T_EQ_INT(t_tdat_close(t), 0);
+	T_EQ_INT(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	T_RUN(convert_cmd("-o", out, dat, NULL, NULL), 0, "", "");
+	T_FILE_EQ(t_path("many/4999.txt"),
+		  "13998:+vfs_read\n13999:POP\n23998:+vfs_read\n23999:POP\n"
+		  "33998:+vfs_read\n33999:POP\n");
+	tsv = t_read_file(t_path("many/threads.tsv"), &len);
+	T_ASSERT(tsv);
+	for (i = 0; i < len; i++)
+		rows += tsv[i] == '\n';
+	free(tsv);
+	T_EQ_INT(rows, 5001);
+	snprintf(name, sizeof(name), "many/.%d.txt.tmp", 1);
+	T_ASSERT(!t_exists(t_path(name)));
+}
+
+/*
+ * A function of a module unloaded before kallsyms was read: written as
+ * its address, counted, never under a neighbour's name (it was
+ * "nft_do_chain [nf_tables]", the function below it).
+ */
+static void test_unloaded_module_as_hex(void)
+{
+	static const char ks[] =
+		"ffffffff81001000 T vfs_read\n"
+		"ffffffff83000000 B _end\n"
+		"ffffffffc0a02000 T nft_do_chain\t[nf_tables]\n"
+		"ffffffffc0b00000 t ext4_lookup\t[ext4]\n";
+	static const char mods[] =
+		"nf_tables 8192 0 - Live 0xffffffffc0a01000\n"
+		"ext4 8192 0 - Live 0xffffffffc0b00000\n";
+	struct ng_conv_summary s;
+	struct ng_syms *table;
+	struct ng_conv *c;
+
+	T_EQ_INT(ng_syms_parse(&table, ks, strlen(ks)), 0);
+	T_EQ_INT(ng_syms_set_modules(table, mods, strlen(mods)), 0);
+	T_EQ_INT(ng_conv_new(&c, t_tmpdir(), table), 0);
+	clock_ev(c);
+	IN(c, 0, 6, 1100, 0, 0xffffffffc0a02010ULL);
+	IN(c, 0, 6, 1101, 1, 0xffffffffc0a10000ULL);	/* gone */
+	OUT(c, 0, 6, 1102, 1, 0xffffffffc0a10000ULL);
+	IN(c, 0, 6, 1103, 1, 0xffffffffc0a10000ULL);
+	OUT(c, 0, 6, 1104, 1, 0xffffffffc0a10000ULL);
+	OUT(c, 0, 6, 1105, 0, 0xffffffffc0a02010ULL);
+	T_EQ_INT(ng_conv_finish(c, &s), 0);
+	ng_syms_free(table);
+	T_FILE_EQ(t_path("6.txt"), "5100:+nft_do_chain [nf_tables]\n"
+		  "5101:+0xffffffffc0a10000\n5102:POP\n"
+		  "5103:+0xffffffffc0a10000\n5104:POP\n5105:POP\n");
+	T_EQ_U64(s.unresolved, 1);
+}
+
+/* convert says once how many addresses it could not name. */
+static void test_cmd_warns_unresolved(void)
+{
+	char dat[600], out[600], want[1200];
+	struct t_tdat *t = NULL;
+	char *argv[] = { NULL, "convert", "-o", out, dat, NULL };
+
+	snprintf(dat, sizeof(dat), "%s", t_path("u.dat"));
+	snprintf(out, sizeof(out), "%s", t_path("u"));
+	t = t_tdat_open(dat, 1, kallsyms, "");
+	T_ASSERT(t);
+	t_tdat_clock(t, 0, 100, 1000, 5000, 1000000000);
+	t_tdat_entry(t, 0, 9, 101, 1001, 0, 0x1000);
+	t_tdat_entry(t, 0, 9, 102, 1002, 1, 0x2000);
+	t_tdat_exit(t, 0, 9, 103, 1003, 1, 0x2000);
+	t_tdat_exit(t, 0, 9, 104, 1004, 0, 0x1000);
+	T_EQ_INT(t_tdat_close(t), 0);
+	snprintf(want, sizeof(want),
+		 "nanograph: 1 threads, 4 events (2 calls), 0 lost, 0.0 KiB in %s/\n"
+		 "nanograph: warning: 2 function addresses lie in no function of the trace's kallsyms: written as hex\n",
+		 out);
+	T_RUN(t_nanograph_run(argv, NULL), 0, "", want);
+	T_FILE_EQ(t_path("u/9.txt"), "5001:+0x1000\n5002:+0x2000\n5003:POP\n5004:POP\n");
+}
+
 static const struct t_case cases[] = {
 	{ "nesting", test_nesting },
 	{ "interleaved_threads_one_cpu", test_interleaved },
@@ -399,6 +671,13 @@ static const struct t_case cases[] = {
 	{ "symbols_and_threads", test_symbols_threads },
 	{ "clamped_timestamps", test_clamp },
 	{ "all_or_nothing", test_all_or_nothing },
+	{ "memory_flat_given_clock", test_memory_flat_given_clock },
+	{ "held_events_bounded", test_held_events_bounded },
+	{ "cmd_memory_flat", test_cmd_memory_flat },
+	{ "threads_over_open_files", test_threads_over_open_files },
+	{ "cmd_threads_over_open_files", test_cmd_threads_over_open_files },
+	{ "unloaded_module_as_hex", test_unloaded_module_as_hex },
+	{ "cmd_warns_unresolved", test_cmd_warns_unresolved },
 };
 
 T_SUITE(convert, cases);

@@ -1000,7 +1000,7 @@ static void test_cmd_export_errors(void)
 	      "nanograph export: no recording directory given\n"
 	      "Try 'nanograph help export'.\n");
 	T_RUN(ng("export", "--perfetto=yes", dir, NULL), 2, "",
-	      "nanograph export: unknown option '--perfetto=yes'\n"
+	      "nanograph export: option '--perfetto' takes no value\n"
 	      "Try 'nanograph help export'.\n");
 
 	/* a bad file: named with its line; an earlier export stays whole */

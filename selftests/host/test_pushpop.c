@@ -255,7 +255,40 @@ static void test_random_input_gives_valid_file(void)
 	T_EQ_U64(c.max_depth, st.max_depth);
 }
 
+/* A parked writer lets go of its descriptor and goes on where it was. */
+static void test_park_and_reopen(void)
+{
+	struct ng_pp_writer *w;
+	struct ng_pp_stats st;
+
+	T_EQ_INT(ng_pp_open(&w, t_tmpdir(), 7), 0);
+	T_EQ_INT(ng_pp_push(w, 10, "a", NULL), 0);
+	T_EQ_INT(ng_pp_park(w), 0);
+	T_EQ_INT(ng_pp_park(w), 0);		/* twice is fine */
+	T_FILE_EQ(t_path(".7.txt.tmp"), "10:+a\n");
+	T_EQ_INT(ng_pp_push(w, 20, "b", NULL), 0);	/* reopens */
+	T_EQ_INT(ng_pp_park(w), 0);
+	T_EQ_INT(ng_pp_unpark(w), 0);
+	T_EQ_INT(ng_pp_unpark(w), 0);		/* open already */
+	T_EQ_INT(ng_pp_pop(w, 30), 0);
+	T_EQ_INT(ng_pp_park(w), 0);
+	/* closing a parked writer pops the rest and publishes */
+	T_EQ_INT(ng_pp_close(w, &st), 0);
+	T_FILE_EQ(t_path("7.txt"), "10:+a\n20:+b\n30:POP\n30:POP\n");
+	T_EQ_U64(st.closed_at_end, 1);
+	T_ASSERT(!t_exists(t_path(".7.txt.tmp")));
+
+	/* aborting a parked writer leaves nothing */
+	T_EQ_INT(ng_pp_open(&w, t_tmpdir(), 8), 0);
+	T_EQ_INT(ng_pp_push(w, 10, "a", NULL), 0);
+	T_EQ_INT(ng_pp_park(w), 0);
+	ng_pp_abort(w);
+	T_ASSERT(!t_exists(t_path(".8.txt.tmp")));
+	T_ASSERT(!t_exists(t_path("8.txt")));
+}
+
 static const struct t_case cases[] = {
+	{ "park_and_reopen", test_park_and_reopen },
 	{ "nesting", test_nesting },
 	{ "open_frames_closed_at_end", test_open_frames_closed_at_end },
 	{ "pop_on_empty_stack_dropped", test_pop_on_empty_stack_dropped },

@@ -4,10 +4,12 @@
  * into push/pop files: task records, the clock record, CPUs merged by
  * counter across a 56-bit wrap, migration, and what the reader skips.
  */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "nanograph.h"
@@ -195,12 +197,58 @@ static void test_idle(void)
 	T_FILE_EQ(t_path("0-1.txt"), "5102:+ksys_read\n5103:POP\n");
 }
 
+/*
+ * One drain of more than INT_MAX bytes is a drain, not an error: it was
+ * returned as an int count, which wrapped negative and stopped the
+ * recording with a bogus errno. Two CPUs' buffers grow by 1.2 GB each
+ * after the recorder is open (sparse files read as zeros); the spill
+ * files are /dev/null, so nothing is written to disk.
+ */
+static void test_drain_over_2gib(void)
+{
+	const off_t each = 1200ULL << 20;
+	struct ng_rec_opts o = { 0 };
+	struct ng_recorder *r = NULL;
+	char path[600];
+	int cpu, fd[2];
+
+	T_EQ_INT(mkdir(t_path("ctl"), 0755), 0);
+	T_EQ_INT(mkdir(t_path("ctl/per_cpu"), 0755), 0);
+	T_EQ_INT(mkdir(t_path("spill"), 0755), 0);
+	T_EQ_INT(t_write_file(t_path("ctl/stats"),
+			      "# cpu entries exits dropped skipped\ntotal 0 0 0 0\n"), 0);
+	for (cpu = 0; cpu < 2; cpu++) {
+		snprintf(path, sizeof(path), "%s/ctl/per_cpu/cpu%d", t_tmpdir(), cpu);
+		T_EQ_INT(mkdir(path, 0755), 0);
+		strcat(path, "/raw");
+		fd[cpu] = open(path, O_RDWR | O_CREAT, 0644);
+		T_ASSERT(fd[cpu] >= 0);
+		snprintf(path, sizeof(path), "%s/spill/cpu%d.raw", t_tmpdir(), cpu);
+		T_EQ_INT(symlink("/dev/null", path), 0);
+	}
+	o.raw = true;
+	o.ctl_root = t_path("ctl");
+	o.raw_dir = t_path("spill");
+	o.buffer_kb = each >> 10;
+	if (sysconf(_SC_NPROCESSORS_CONF) < 2)
+		t_skip("needs two possible CPUs");
+	T_EQ_INT(ng_rec_open(&r, &o), 0);
+	for (cpu = 0; cpu < 2; cpu++) {
+		T_EQ_INT(ftruncate(fd[cpu], each), 0);
+		close(fd[cpu]);
+	}
+	T_EQ_INT(ng_rec_drain(r), 0);
+	T_EQ_U64(ng_rec_bytes(r), 2 * (uint64_t)each);
+	ng_rec_close(r);
+}
+
 static const struct t_case cases[] = {
 	{ "two_cpus", test_two_cpus },
 	{ "switch_and_migration", test_switch_and_migration },
 	{ "wrap_across_cpus", test_wrap_across_cpus },
 	{ "skips", test_skips },
 	{ "idle", test_idle },
+	{ "drain_over_2gib", test_drain_over_2gib },
 };
 
 T_SUITE(rawrec, cases);

@@ -620,6 +620,119 @@ static void test_load_proc_kallsyms(void)
 	ng_syms_free(s);
 }
 
+/* Nothing at @addr: it lies outside every symbol's range. */
+static bool no_sym(const struct ng_syms *s, uint64_t addr)
+{
+	const struct ng_sym *y = ng_syms_lookup(s, addr);
+
+	if (!y)
+		return true;
+	t_diag("  lookup(%#" PRIx64 "): got %s [%s] at %#" PRIx64
+	       ", want nothing", addr, y->name, y->module ? y->module : "",
+	       y->addr);
+	return false;
+}
+
+#define T_NO_SYM(s, addr) T_ASSERT(no_sym(s, addr))
+
+/*
+ * A listing read after a module was unloaded (record reads kallsyms once
+ * the run is over): its addresses used to resolve to whatever symbol lay
+ * below them, a function of another module or the core kernel's last.
+ * Each symbol now ends where the next of its module starts, a module at
+ * its end from /proc/modules, the core kernel at _end.
+ */
+static const char unloaded_kallsyms[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81001000 T vfs_read\n"
+	"ffffffff81002000 T _etext\n"
+	"ffffffff82000000 D some_data\n"
+	"ffffffff83000000 B _end\n"
+	"ffffffffc0a01000 t nf_hook_slow\t[nf_tables]\n"
+	"ffffffffc0a02000 T nft_do_chain\t[nf_tables]\n"
+	"ffffffffc0a08000 d nft_data\t[nf_tables]\n"
+	/* an unloaded module lay at c0a10000..c0a20000 */
+	"ffffffffc0b00000 t ext4_lookup\t[ext4]\n"
+	"ffffffffc0c00000 t bpf_prog_1234_f\t[bpf]\n"
+	"ffffffffc0d00000 t ftrace_trampoline\t[__builtin__ftrace]\n";
+
+static const char unloaded_modules[] =
+	"nf_tables 45056 0 - Live 0xffffffffc0a01000\n"
+	"ext4 917504 1 - Live 0xffffffffc0b00000 (E)\n";
+
+static void test_module_ends(void)
+{
+	struct ng_syms *s;
+
+	T_EQ_INT(parse(&s, unloaded_kallsyms), 0);
+	/* without the modules: modules end at the next symbol only */
+	T_SYM(s, 0xffffffffc0a10000, 0xffffffffc0a02000, "nft_do_chain",
+	      "nf_tables");
+	/* the core kernel ends at _end: the module area is not its */
+	T_SYM(s, 0xffffffff82fff000, 0xffffffff81002000, "_etext", NULL);
+	T_NO_SYM(s, 0xffffffff83000001);
+	T_NO_SYM(s, 0xffffffffc0000000);
+
+	T_EQ_INT(ng_syms_set_modules(s, unloaded_modules,
+				     strlen(unloaded_modules)), 0);
+	T_SYM(s, 0xffffffffc0a01004, 0xffffffffc0a01000, "nf_hook_slow",
+	      "nf_tables");
+	T_SYM(s, 0xffffffffc0a0bfff, 0xffffffffc0a02000, "nft_do_chain",
+	      "nf_tables");
+	T_NO_SYM(s, 0xffffffffc0a0c000);	/* past nf_tables' 45056 bytes */
+	T_NO_SYM(s, 0xffffffffc0a10000);	/* the unloaded module */
+	T_SYM(s, 0xffffffffc0b00010, 0xffffffffc0b00000, "ext4_lookup", "ext4");
+	/* [bpf], [__builtin__ftrace]: one allocation each, a page at most */
+	T_SYM(s, 0xffffffffc0c00010, 0xffffffffc0c00000, "bpf_prog_1234_f", "bpf");
+	T_NO_SYM(s, 0xffffffffc0c01000);
+	T_SYM(s, 0xffffffffc0d00fff, 0xffffffffc0d00000, "ftrace_trampoline",
+	      "__builtin__ftrace");
+	T_NO_SYM(s, 0xffffffffc0d01000);
+	T_NO_SYM(s, UINT64_MAX);
+	ng_syms_free(s);
+}
+
+/* A listing in a buffer of exactly its length (no NUL for the parser). */
+static int set_modules(struct ng_syms *s, const char *text)
+{
+	size_t len = strlen(text);
+	char *copy = malloc(len ? len : 1);
+	int ret;
+
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, text, len);
+	ret = ng_syms_set_modules(s, copy, len);
+	free(copy);
+	return ret;
+}
+
+/* /proc/modules as a user sees it (addresses 0) bounds nothing. */
+static void test_modules_listing(void)
+{
+	struct ng_syms *s;
+
+	T_EQ_INT(parse(&s, unloaded_kallsyms), 0);
+	T_EQ_INT(set_modules(s, "nf_tables 45056 0 - Live 0x0000000000000000\n"),
+		 -ENOENT);
+	T_EQ_INT(set_modules(s, ""), -ENOENT);
+	T_EQ_INT(set_modules(s, "junk\nnf_tables x 0 - Live 0xffffffffc0a01000\n"
+			     "nf_tables 45056 0 - Live ffffffffc0a01000\n"
+			     "nf_tables 45056 0 - Live 0xffffffffc0a01000x\n"),
+		 -ENOENT);
+	T_SYM(s, 0xffffffffc0a10000, 0xffffffffc0a02000, "nft_do_chain",
+	      "nf_tables");
+	/* from a file; no trailing newline */
+	T_EQ_INT(t_write_file(t_path("modules"), "ext4 4096 1 - Live 0xffffffffc0b00000"), 0);
+	T_EQ_INT(ng_syms_load_modules(s, t_path("modules")), 0);
+	T_SYM(s, 0xffffffffc0b00fff, 0xffffffffc0b00000, "ext4_lookup", "ext4");
+	T_NO_SYM(s, 0xffffffffc0b01000);
+	/* nf_tables is not in that listing: a page, as for [bpf] */
+	T_NO_SYM(s, 0xffffffffc0a03000);
+	T_EQ_INT(ng_syms_load_modules(s, t_path("none")), -ENOENT);
+	ng_syms_free(s);
+}
+
 static const struct t_case cases[] = {
 	{ "core_and_module", test_core_and_module },
 	{ "non_text_ignored", test_non_text_ignored },
@@ -637,6 +750,8 @@ static const struct t_case cases[] = {
 	{ "load_fifo", test_load_fifo },
 	{ "parse_200k_lines_fast", test_parse_200k_lines_fast },
 	{ "load_proc_kallsyms", test_load_proc_kallsyms },
+	{ "module_ends", test_module_ends },
+	{ "modules_listing", test_modules_listing },
 };
 
 T_SUITE(syms, cases);

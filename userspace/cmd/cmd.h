@@ -7,6 +7,8 @@
 #ifndef NG_CMD_H
 #define NG_CMD_H
 
+#include <stdint.h>
+
 #define NG_EXIT_OK	0
 #define NG_EXIT_FAIL	1
 #define NG_EXIT_USAGE	2
@@ -30,6 +32,28 @@ int ng_usage_error(const char *cmd, const char *fmt, ...)
 int ng_cmd_options(const struct ng_cmd *self, int argc, char **argv,
 		   int *first);
 void ng_cmd_help(const struct ng_cmd *self);
+struct option;
+/*
+ * The usage error for getopt_long()'s ':' (a value missing) or '?' (an
+ * unknown option, or a value given to one that takes none), with
+ * opterr = 0 and an optstring starting "+:". Returns 2.
+ */
+int ng_option_error(const struct ng_cmd *self, int c, char **argv,
+		    const struct option *longopts);
+/*
+ * An option's number through ng_parse_num(): -1 with *@val set, or the
+ * usage error "OPT wants WHAT from MIN to MAX, not 'ARG'" (exit code 2).
+ */
+int ng_opt_num(const struct ng_cmd *self, const char *opt, const char *arg,
+	       unsigned int decimals, uint64_t min, uint64_t max,
+	       const char *what, uint64_t *val);
+struct ng_outdir;
+/*
+ * ng_outdir_open() for record and convert: 0, or NG_EXIT_FAIL after one
+ * line saying why @dir cannot take a new recording.
+ */
+int ng_cmd_open_outdir(const struct ng_cmd *self, const char *dir,
+		       struct ng_outdir **op);
 struct ng_recording;
 /* Open a recording directory for report/export; on failure, say why. */
 int ng_cmd_open_recording(const struct ng_cmd *self, const char *dir,

@@ -6,10 +6,10 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "nanograph.h"
@@ -17,7 +17,9 @@
 
 const char ng_convert_help[] =
 "Options:\n"
-"  -o DIR            output directory (default: nanograph.data)\n"
+"  -o DIR            output directory (default: nanograph.data), replaced\n"
+"                    whole when the conversion succeeds; an earlier\n"
+"                    recording there is kept as DIR.old\n"
 "  --kallsyms FILE   symbols for module names (default: /proc/kallsyms)\n"
 "  --clock FILE      a copy of the module's clock file, for a trace.dat\n"
 "                    that holds no nanograph:clock_sync event\n"
@@ -27,7 +29,22 @@ const char ng_convert_help[] =
 "module of a module function comes from --kallsyms when that names the\n"
 "same address the same way (the same kernel). Timestamps use the clock_sync\n"
 "event the module writes when tracing starts; start trace-cmd before\n"
-"'echo 1 > tracing_on' so that it is in the recording, or pass --clock.";
+"'echo 1 > tracing_on' so that it is in the recording, or pass --clock.\n"
+"Ctrl-C (SIGTERM, SIGHUP) stops a conversion and leaves DIR as it was.";
+
+/* The signal that interrupted the conversion, if any. */
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+static bool cancelled(void *priv)
+{
+	(void)priv;
+	return interrupted != 0;
+}
 
 /* One error line: "nanograph convert: <what>". */
 static int fail(const char *what, const char *why)
@@ -67,13 +84,16 @@ int cmd_convert(const struct ng_cmd *self, int argc, char **argv)
 	struct ng_clock clock = { 0 }, *clockp = NULL;
 	struct ng_conv_summary sum;
 	struct ng_syms *syms = NULL;
+	struct ng_cancel cancel = { cancelled, NULL };
+	struct sigaction sa = { 0 };
+	struct ng_outdir *out;
 	bool quiet = false;
 	const char *in;
 	int c, ret;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+hqo:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:hqo:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			ng_cmd_help(self);
@@ -91,12 +111,13 @@ int cmd_convert(const struct ng_cmd *self, int argc, char **argv)
 			clock_file = optarg;
 			break;
 		default:
-			if (optopt == 'o')
-				return ng_usage_error(self->name,
-						      "option '-o' needs a value");
-			return ng_usage_error(self->name, "unknown option '%s'",
-					      argv[optind - 1]);
+			return ng_option_error(self, c, argv, longopts);
 		}
+		if (optarg && !*optarg)
+			return ng_usage_error(self->name,
+					      "option '%s' needs a value",
+					      c == 'o' ? "-o" : c == OPT_CLOCK ?
+					      "--clock" : "--kallsyms");
 	}
 	if (argc - optind != 1)
 		return ng_usage_error(self->name, argc == optind ?
@@ -114,14 +135,30 @@ int cmd_convert(const struct ng_cmd *self, int argc, char **argv)
 	ret = ng_syms_load(&syms, ksyms);
 	if (ret && ksyms)
 		return fail(ksyms, strerror(-ret));
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return fail(dir, strerror(errno));
-
-	ret = ng_tdat_convert(in, dir, syms, clockp, &sum);
+	/* Into a new directory, swapped in whole at the end. */
+	if (ng_cmd_open_outdir(self, dir, &out)) {
+		ng_syms_free(syms);
+		return NG_EXIT_FAIL;
+	}
+	/* Ctrl-C, SIGTERM, SIGHUP: stop, and leave DIR as it was. */
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	ret = ng_tdat_convert(in, ng_outdir_path(out), syms, clockp, &cancel,
+			      &sum);
 	ng_syms_free(syms);
+	if (ret)
+		ng_outdir_abort(out);
+	else if ((ret = ng_outdir_commit(out)))
+		return fail(dir, strerror(-ret));
 	switch (ret) {
 	case 0:
 		break;
+	case -ECANCELED:
+		fprintf(stderr, "nanograph convert: interrupted: nothing was kept, %s is as it was\n",
+			dir);
+		return 128 + interrupted;
 	case -EBADMSG:
 		return fail(in, "not a trace-cmd trace.dat, or truncated or damaged: libtracecmd cannot read it");
 	case -ENOENT:
@@ -134,11 +171,16 @@ int cmd_convert(const struct ng_cmd *self, int argc, char **argv)
 	default:
 		return fail(in, strerror(-ret));
 	}
-	if (!quiet)
+	if (quiet)
+		return NG_EXIT_OK;
+	fprintf(stderr,
+		"nanograph: %" PRIu64 " threads, %" PRIu64 " events (%" PRIu64
+		" calls), %" PRIu64 " lost, %.1f KiB in %s/\n",
+		sum.threads, sum.events, sum.pushes, sum.lost,
+		sum.bytes / 1024.0, dir);
+	if (sum.unresolved)
 		fprintf(stderr,
-			"nanograph: %" PRIu64 " threads, %" PRIu64 " events (%" PRIu64
-			" calls), %" PRIu64 " lost, %.1f KiB in %s/\n",
-			sum.threads, sum.events, sum.pushes, sum.lost,
-			sum.bytes / 1024.0, dir);
+			"nanograph: warning: %" PRIu64 " function address%s in no function of the trace's kallsyms: written as hex\n",
+			sum.unresolved, sum.unresolved == 1 ? " lies" : "es lie");
 	return NG_EXIT_OK;
 }

@@ -29,7 +29,9 @@ const char ng_export_help[] =
 "              in that stack, for flamegraph.pl and speedscope. Default\n"
 "              FILE: DIR/stacks.folded\n"
 "  -o FILE     where to write; written under a temporary name and renamed,\n"
-"              so FILE only ever holds a whole export\n"
+"              so FILE only ever holds a whole export. '-o -': standard\n"
+"              output (every file is checked first: a bad one leaves it\n"
+"              empty)\n"
 "\n"
 "An idle task's file 0-<cpu>.txt becomes tid 4194304 + cpu in pid 0.\n"
 "See Documentation/report-export.md.";
@@ -49,7 +51,8 @@ static void export_error(const struct ng_recording *rec, const char *out,
 		fprintf(stderr, "nanograph export: %s: %s\n", rec->dir,
 			strerror(-err));
 	else
-		fprintf(stderr, "nanograph export: cannot write %s: %s\n", out,
+		fprintf(stderr, "nanograph export: cannot write %s: %s\n",
+			strcmp(out, "-") ? out : "to standard output",
 			strerror(-err));
 }
 
@@ -73,7 +76,7 @@ int cmd_export(const struct ng_cmd *self, int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+ho:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:ho:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			ng_cmd_help(self);
@@ -81,7 +84,7 @@ int cmd_export(const struct ng_cmd *self, int argc, char **argv)
 		case 'o':
 			if (!*optarg)
 				return ng_usage_error(self->name,
-					"option '-o' needs a file name");
+					"option '-o' needs a value");
 			out = optarg;
 			break;
 		case OPT_CHROME:
@@ -92,17 +95,16 @@ int cmd_export(const struct ng_cmd *self, int argc, char **argv)
 					"give only one of --chrome, --perfetto and --folded");
 			fmt = c;
 			break;
-		case '?':
-			if (optopt == 'o')
-				return ng_usage_error(self->name,
-					"option '-o' needs a file name");
-			return ng_usage_error(self->name, "unknown option '%s'",
-					      argv[optind - 1]);
+		default:
+			return ng_option_error(self, c, argv, longopts);
 		}
 	}
 	if (!fmt)
 		return ng_usage_error(self->name,
 				      "which format? give --chrome, --perfetto or --folded");
+	if (fmt == OPT_PERFETTO && out && !strcmp(out, "-"))
+		return ng_usage_error(self->name,
+				      "--perfetto writes a file, not standard output: give -o FILE");
 	if (argc - optind != 1)
 		return ng_usage_error(self->name, argc == optind ?
 				      "no recording directory given" :
@@ -119,9 +121,13 @@ int cmd_export(const struct ng_cmd *self, int argc, char **argv)
 		}
 		out = path;
 	}
-	ret = fmt == OPT_CHROME ? ng_export_chrome(&rec, out, &bad) :
-	      fmt == OPT_PERFETTO ? ng_export_perfetto(&rec, out, &bad, NULL) :
-				    ng_export_folded(&rec, out, &bad);
+	if (!strcmp(out, "-"))		/* standard output, as everywhere */
+		ret = fmt == OPT_CHROME ? ng_export_chrome_fp(&rec, stdout, &bad) :
+					  ng_export_folded_fp(&rec, stdout, &bad);
+	else
+		ret = fmt == OPT_CHROME ? ng_export_chrome(&rec, out, &bad) :
+		      fmt == OPT_PERFETTO ? ng_export_perfetto(&rec, out, &bad, NULL) :
+					    ng_export_folded(&rec, out, &bad);
 	if (ret)
 		export_error(&rec, out, &bad, ret);
 	ng_recording_close(&rec);

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,7 +19,7 @@ static int cmd_help(const struct ng_cmd *self, int argc, char **argv);
 
 static const struct ng_cmd commands[] = {
 	{ "record", "[OPTIONS] [-p PID | [--] CMD ARGS...]",
-	  "record a command, a running process or the whole system as push/pop files",
+	  "record a command or a running process as push/pop files",
 	  ng_record_help, cmd_record },
 	{ "convert", "[OPTIONS] TRACE.DAT",
 	  "write push/pop files from a 'trace-cmd record -e nanograph' recording",
@@ -70,6 +71,88 @@ int ng_usage_error(const char *cmd, const char *fmt, ...)
 	return NG_EXIT_USAGE;
 }
 
+/* @v scaled by 10^@decimals, as the user would write it: 1500, 3 -> "1.5". */
+static void fmt_scaled(char *buf, size_t size, uint64_t v,
+		       unsigned int decimals)
+{
+	uint64_t scale = 1, frac;
+	unsigned int i, n;
+
+	for (i = 0; i < decimals; i++)
+		scale *= 10;
+	frac = v % scale;
+	n = snprintf(buf, size, "%" PRIu64, v / scale);
+	if (!frac || n >= size)
+		return;
+	/* the fraction with its leading zeros, then without trailing ones */
+	snprintf(buf + n, size - n, ".%0*" PRIu64, (int)decimals, frac);
+	for (n = strlen(buf); buf[n - 1] == '0'; n--)
+		buf[n - 1] = '\0';
+}
+
+int ng_opt_num(const struct ng_cmd *self, const char *opt, const char *arg,
+	       unsigned int decimals, uint64_t min, uint64_t max,
+	       const char *what, uint64_t *val)
+{
+	char lo[32], hi[32];
+
+	if (!ng_parse_num(arg, decimals, min, max, val))
+		return -1;
+	fmt_scaled(lo, sizeof(lo), min, decimals);
+	fmt_scaled(hi, sizeof(hi), max, decimals);
+	return ng_usage_error(self->name, "%s wants %s from %s to %s, not '%s'",
+			      opt, what, lo, hi, arg);
+}
+
+/* The long option @token ("--name" or "--name=value") names, or NULL. */
+static const struct option *long_option(const struct option *longopts,
+					const char *token)
+{
+	size_t len = strcspn(token + 2, "=");
+	const struct option *o, *found = NULL;
+
+	for (o = longopts; o && o->name; o++) {
+		if (strncmp(o->name, token + 2, len))
+			continue;
+		if (strlen(o->name) == len)
+			return o;		/* exact */
+		if (found)
+			return NULL;		/* ambiguous prefix */
+		found = o;
+	}
+	return found;
+}
+
+/*
+ * getopt_long() with an optstring starting "+:" returns ':' for an
+ * option missing its value and '?' for anything it does not take. Name
+ * the option as the user typed it: argv[optind - 1] is the word getopt
+ * last finished, which for a short option in a group ("-qx") may be an
+ * earlier word, so short options are named by optopt.
+ */
+int ng_option_error(const struct ng_cmd *self, int c, char **argv,
+		    const struct option *longopts)
+{
+	const char *token = argv[optind - 1];
+	bool is_long = !strncmp(token, "--", 2) && token[2];
+	const struct option *o = is_long ? long_option(longopts, token) : NULL;
+
+	if (c == ':' && is_long && o && o->val == optopt)
+		return ng_usage_error(self->name, "option '--%s' needs a value",
+				      o->name);
+	if (c == ':')
+		return ng_usage_error(self->name, "option '-%c' needs a value",
+				      optopt);
+	if (is_long && o && o->val == optopt && optopt &&
+	    o->has_arg == no_argument && strchr(token, '='))
+		return ng_usage_error(self->name, "option '--%s' takes no value",
+				      o->name);
+	if (optopt > 0 && optopt < 256)
+		return ng_usage_error(self->name, "unknown option '-%c'", optopt);
+	return ng_usage_error(self->name, "unknown option '%.*s'",
+			      (int)strcspn(token, "="), token);
+}
+
 /* The overall usage, for "nanograph help" and "nanograph --help". */
 static void usage(FILE *fp)
 {
@@ -107,14 +190,13 @@ int ng_cmd_options(const struct ng_cmd *self, int argc, char **argv,
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			ng_cmd_help(self);
 			return NG_EXIT_OK;
 		default:
-			return ng_usage_error(self->name, "unknown option '%s'",
-					      argv[optind - 1]);
+			return ng_option_error(self, c, argv, longopts);
 		}
 	}
 	*first = optind;
@@ -139,6 +221,34 @@ int ng_cmd_open_recording(const struct ng_cmd *self, const char *dir,
 		fprintf(stderr, "nanograph %s: %s: %s\n", self->name, dir,
 			strerror(-ret));
 	return ret ? NG_EXIT_FAIL : 0;
+}
+
+/* The output directory of record and convert; on failure, say why. */
+int ng_cmd_open_outdir(const struct ng_cmd *self, const char *dir,
+		       struct ng_outdir **op)
+{
+	int ret = ng_outdir_open(op, dir);
+
+	switch (ret) {
+	case 0:
+		return 0;
+	case -ENOTEMPTY:
+		fprintf(stderr, "nanograph %s: %s holds files but is not a nanograph recording (no threads.tsv): choose another -o DIR\n",
+			self->name, dir);
+		break;
+	case -EEXIST:
+		fprintf(stderr, "nanograph %s: %s.old is not a nanograph recording, and the recording in %s would replace it: move it away or choose another -o DIR\n",
+			self->name, dir, dir);
+		break;
+	case -EINVAL:
+		fprintf(stderr, "nanograph %s: -o %s: give the recording directory's own name\n",
+			self->name, dir);
+		break;
+	default:
+		fprintf(stderr, "nanograph %s: %s: %s\n", self->name, dir,
+			strerror(-ret));
+	}
+	return NG_EXIT_FAIL;
 }
 
 /* "nanograph version": the version of the command and its library. */

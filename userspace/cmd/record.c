@@ -44,11 +44,19 @@ const char ng_record_help[] =
 "\n"
 "A command is started and recorded with its threads and children until it\n"
 "exits; with -p, the process, its threads and the children it forks from\n"
-"then on, until it exits. Ctrl-C, SIGTERM (passed on to a started command)\n"
-"and --duration stop the recording cleanly at any time.\n"
+"then on, until it exits. Ctrl-C, SIGTERM, SIGHUP (the last two passed on\n"
+"to a started command) and --duration stop the recording, which is then\n"
+"written; a second signal, or one while it is written, abandons it.\n"
 "\n"
-"DIR gets one <tid>.txt push/pop file per thread and threads.tsv.\n"
-"Needs root, tracefs and the module loaded.";
+"Exit status: the command's, as time(1) and strace(1) give it (its exit\n"
+"code, or 128 + the signal that killed it); 0 with -p or when --duration\n"
+"ended the command; 128 + the signal when abandoned; 1 when recording\n"
+"failed; 2 for a usage error.\n"
+"\n"
+"DIR gets one <tid>.txt push/pop file per thread and threads.tsv. It is\n"
+"written as a new directory next to DIR and swapped in when complete: an\n"
+"earlier recording in DIR is kept as DIR.old, and a failed recording\n"
+"leaves DIR as it was. Needs root, tracefs and the module loaded.";
 
 #define DEFAULT_DIR	"nanograph.data"
 #define DEFAULT_BUF_KB	8192
@@ -86,13 +94,34 @@ struct run {
 	bool child_done;
 	int go_fd;		/* write end: the child may exec */
 	int err_fd;		/* read end: errno of a failed exec */
+	bool duration_stop;	/* record ended the command at --duration */
+	struct ng_outdir *out;	/* where the recording is written */
+	struct ng_conv_summary sum;
+	struct ng_ctl_stats stats0;	/* the module's counts at the start */
+	uint64_t skipped;	/* calls the module skipped while recording */
+	struct rlimit user_nofile;	/* the open-files limit record found */
+	bool nofile_raised;		/* and raised for itself */
 };
 
-static volatile sig_atomic_t stop_signal;
+/*
+ * SIGINT, SIGTERM, SIGHUP: the first stops the recording, which is then
+ * written; another one, or one while the recording is being written
+ * (converting), abandons it: nothing is kept, DIR stays as it was.
+ */
+static volatile sig_atomic_t stop_signal, abort_signal, converting;
 
 static void on_signal(int sig)
 {
-	stop_signal = sig;
+	if (stop_signal || converting)
+		abort_signal = sig;
+	else
+		stop_signal = sig;
+}
+
+static bool cancelled(void *priv)
+{
+	(void)priv;
+	return abort_signal != 0;
 }
 
 static void on_sigchld(int sig)
@@ -125,6 +154,15 @@ static int push_arg(char ***v, int *n, char *arg)
 	return 0;
 }
 
+/* A value that is a name: present and not empty ("-F ''" is a mistake). */
+static int need_value(const struct ng_cmd *self, const char *opt,
+		      const char *arg)
+{
+	if (*arg)
+		return -1;
+	return ng_usage_error(self->name, "option '%s' needs a value", opt);
+}
+
 /* Parse the command line into @o; -1 to go on, else an exit code. */
 static int parse(const struct ng_cmd *self, int argc, char **argv,
 		 struct opts *o)
@@ -139,16 +177,17 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 		{ "raw", no_argument, NULL, OPT_RAW },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
-	int c;
+	uint64_t v = 0;
+	int c, ret;
 
 	o->dir = DEFAULT_DIR;
 	o->buffer_kb = DEFAULT_BUF_KB;
 	o->depth = -1;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+hqF:N:D:p:o:", longopts,
+	while ((c = getopt_long(argc, argv, "+:hqF:N:D:p:o:", longopts,
 				NULL)) != -1) {
+		ret = -1;
 		switch (c) {
 		case 'h':
 			ng_cmd_help(self);
@@ -157,66 +196,54 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 			o->quiet = true;
 			break;
 		case 'F':
-			if (push_arg(&o->graph, &o->nr_graph, optarg))
+			ret = need_value(self, "-F", optarg);
+			if (ret < 0 && push_arg(&o->graph, &o->nr_graph, optarg))
 				return fail("out of memory");
 			break;
 		case 'N':
-			if (push_arg(&o->notrace, &o->nr_notrace, optarg))
+			ret = need_value(self, "-N", optarg);
+			if (ret < 0 && push_arg(&o->notrace, &o->nr_notrace, optarg))
 				return fail("out of memory");
 			break;
 		case OPT_HOOK:
-			if (push_arg(&o->hook, &o->nr_hook, optarg))
+			ret = need_value(self, "--hook", optarg);
+			if (ret < 0 && push_arg(&o->hook, &o->nr_hook, optarg))
 				return fail("out of memory");
 			break;
 		case 'D':
-			errno = 0;
-			o->depth = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || o->depth < 0 ||
-			    o->depth > 255)
-				return ng_usage_error(self->name,
-					"-D wants a depth from 0 (no limit) to 255, not '%s'",
-					optarg);
+			ret = ng_opt_num(self, "-D", optarg, 0, 0, 255,
+					 "a depth (0: no limit)", &v);
+			o->depth = v;
 			break;
 		case 'p':
-			errno = 0;
-			o->pid = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || o->pid <= 0)
-				return ng_usage_error(self->name,
-					"-p wants a process id, not '%s'", optarg);
+			/* PID_MAX_LIMIT: no pid is larger on any kernel */
+			ret = ng_opt_num(self, "-p", optarg, 0, 1, 4194304,
+					 "a process id", &v);
+			o->pid = v;
 			break;
 		case 'o':
+			ret = need_value(self, "-o", optarg);
 			o->dir = optarg;
 			break;
 		case OPT_DURATION:
-			errno = 0;
-			o->duration = strtod(optarg, &end);
-			if (errno || *end || end == optarg || !(o->duration > 0))
-				return ng_usage_error(self->name,
-					"--duration wants seconds above 0, not '%s'",
-					optarg);
+			/* milliseconds; at most a year */
+			ret = ng_opt_num(self, "--duration", optarg, 3, 1,
+					 365ULL * 24 * 3600 * 1000, "seconds", &v);
+			o->duration = v / 1000.0;
 			break;
 		case OPT_BUFFER:
-			errno = 0;
-			o->buffer_kb = strtoul(optarg, &end, 10);
-			if (errno || *end || end == optarg || o->buffer_kb < 4 ||
-			    o->buffer_kb > (1UL << 22))
-				return ng_usage_error(self->name,
-					"--buffer-kb wants KiB from 4 to 4194304, not '%s'",
-					optarg);
+			ret = ng_opt_num(self, "--buffer-kb", optarg, 0, 4,
+					 1UL << 22, "KiB per CPU", &v);
+			o->buffer_kb = v;
 			break;
 		case OPT_RAW:
 			o->raw = true;
 			break;
-		case ':':
-			return ng_usage_error(self->name, "option '%s' needs a value",
-					      argv[optind - 1]);
 		default:
-			if (optopt && strchr("FNDpo", optopt))
-				return ng_usage_error(self->name,
-					"option '-%c' needs a value", optopt);
-			return ng_usage_error(self->name, "unknown option '%s'",
-					      argv[optind - 1]);
+			return ng_option_error(self, c, argv, longopts);
 		}
+		if (ret >= 0)
+			return ret;
 	}
 	if (optind < argc)
 		o->argv = argv + optind;
@@ -239,6 +266,7 @@ static int preflight(struct run *r)
 {
 	const char *dir;
 	char *val = NULL;
+	uint64_t on;
 	int ret;
 
 	if (geteuid() != 0)
@@ -253,60 +281,14 @@ static int preflight(struct run *r)
 	if (ret)
 		return fail("cannot read %s/tracing_on: %s", ng_ctl_root(&r->ctl),
 			    strerror(-ret));
-	if (atoi(val) != 0) {
+	val[strcspn(val, "\n")] = '\0';
+	if (ng_parse_num(val, 0, 0, 1, &on) || on) {
 		free(val);
 		return fail("the module is already recording (tracing_on is 1): another 'nanograph record' or a manual session; stop it with 'echo 0 > %s/tracing_on'",
 			    ng_ctl_root(&r->ctl));
 	}
 	free(val);
 	return -1;
-}
-
-/* True if @name is a push/pop file or threads.tsv of an earlier recording. */
-static bool our_file(const char *name)
-{
-	return !strcmp(name, "threads.tsv") || ng_pp_file_name(name);
-}
-
-/*
- * Make DIR, or clear an earlier recording out of it. A directory that
- * holds .txt files but no threads.tsv is someone else's: refuse.
- */
-static int prepare_dir(const char *dir)
-{
-	bool ours, foreign = false;
-	struct dirent *de;
-	char path[4096];
-	DIR *d;
-
-	if (!mkdir(dir, 0755))
-		return 0;
-	if (errno != EEXIST)
-		return fail("cannot create %s: %s", dir, strerror(errno));
-	snprintf(path, sizeof(path), "%s/threads.tsv", dir);
-	ours = !access(path, F_OK);
-	d = opendir(dir);
-	if (!d)
-		return fail("cannot open %s: %s", dir, strerror(errno));
-	while (!ours && (de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-
-		foreign |= len > 4 && !strcmp(de->d_name + len - 4, ".txt");
-	}
-	if (foreign) {
-		closedir(d);
-		return fail("%s holds .txt files but is not a nanograph recording: choose another -o DIR",
-			    dir);
-	}
-	rewinddir(d);
-	while ((de = readdir(d))) {
-		if (!our_file(de->d_name))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		unlink(path);
-	}
-	closedir(d);
-	return 0;
 }
 
 /* Write one control file; on failure, say which and why. */
@@ -380,12 +362,22 @@ static int spawn(struct run *r, char **argv)
 	if (r->child < 0)
 		return fail("fork: %s", strerror(errno));
 	if (!r->child) {
+		sigset_t none;
+
 		close(go[1]);
 		close(err[0]);
 		if (read(go[0], &buf, 1) != 1)
 			_exit(127);
+		/* The command runs as it would have without record. */
+		if (r->nofile_raised)
+			setrlimit(RLIMIT_NOFILE, &r->user_nofile);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGCHLD, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(err[1], &e, sizeof(e)) < 0)
@@ -497,8 +489,10 @@ static int stream(struct run *r, const struct opts *o)
 		if (stop_signal || !workload_alive(r, o))
 			break;
 		if (o->duration && now_s() - start >= o->duration) {
-			if (r->child > 0 && !r->child_done)
+			if (r->child > 0 && !r->child_done) {
 				kill(r->child, SIGTERM);
+				r->duration_stop = true;
+			}
 			break;
 		}
 		if (tty && now_s() - last >= 1.0) {
@@ -526,6 +520,7 @@ static int stream(struct run *r, const struct opts *o)
 static int stop_recording(struct run *r)
 {
 	struct timespec poll = { 0, POLL_MS * 1000000L };
+	struct ng_ctl_stats st;
 	uint64_t live = 0;
 	int i, ret;
 
@@ -533,76 +528,143 @@ static int stop_recording(struct run *r)
 	if (ret)
 		return fail("cannot stop the module: %s/tracing_on: %s",
 			    ng_ctl_root(&r->ctl), strerror(-ret));
-	for (i = 0; i < 20; i++) {
+	for (i = 0; i < 20 && !abort_signal; i++) {
 		module_events(r, &live);
 		if (!live)
 			break;
 		nanosleep(&poll, NULL);
 	}
+	if (!ng_ctl_stats(&r->ctl, &st) && st.skipped >= r->stats0.skipped)
+		r->skipped = st.skipped - r->stats0.skipped;
 	return drain(r);
 }
 
-/* Raise the open-files limit: one push/pop file is open per thread. */
-static void raise_nofile(void)
+/*
+ * Raise the open-files limit for record's own files (two per CPU, and
+ * the push/pop files the converter keeps open), remembering the user's:
+ * the command gets that one back (spawn()).
+ */
+static void raise_nofile(struct run *r)
 {
 	struct rlimit rl;
 
-	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	r->user_nofile = rl;
+	r->nofile_raised = rl.rlim_cur < rl.rlim_max;
+	if (r->nofile_raised) {
 		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
+		r->nofile_raised = !setrlimit(RLIMIT_NOFILE, &rl);
 	}
 }
 
-/* Merge, convert, publish; the summary line. */
-static int write_output(struct run *r, const struct opts *o, double secs)
+/* Abandoned by a signal: say so; the exit status of the signal. */
+static int interrupted(const struct opts *o)
 {
-	struct ng_conv_summary sum;
+	fprintf(stderr, "nanograph record: interrupted while writing the recording: nothing was kept, %s is as it was\n",
+		o->dir);
+	return 128 + abort_signal;
+}
+
+/* Merge and convert into the new directory; the counts in r->sum. */
+static int write_output(struct run *r, const struct opts *o)
+{
+	struct ng_cancel cancel = { cancelled, NULL };
+	struct ng_conv_summary *sum = &r->sum;
 	struct ng_conv *conv;
 	uint64_t lost = 0;
 	int ret;
 
 	ng_rec_lost(r->rec, &lost);
-	ret = ng_conv_new(&conv, o->dir, r->syms);
+	ret = ng_conv_new(&conv, ng_outdir_path(r->out), r->syms);
 	if (ret)
 		return fail("out of memory");
 	ng_conv_set_clock(conv, &r->clock);
 	ng_conv_set_thread_info(conv, ng_rec_thread_info, r->rec);
+	ng_conv_set_cancel(conv, &cancel);
 	ret = ng_rec_replay(r->rec, conv);
+	if (ret == -ECANCELED) {
+		ng_conv_abort(conv);
+		return interrupted(o);
+	}
 	if (ret) {
 		ng_conv_abort(conv);
 		return fail("reading back the recorded events: %s", strerror(-ret));
 	}
 	ng_conv_lost(conv, -1, (long long)lost);
-	ret = ng_conv_finish(conv, &sum);
+	ret = ng_conv_finish(conv, sum);
+	if (ret == -ECANCELED)
+		return interrupted(o);
 	if (ret == -ENOSPC || ret == -EDQUOT)
 		return fail("writing %s: %s: free some space or choose another -o DIR; nothing was kept",
 			    o->dir, strerror(-ret));
 	if (ret)
 		return fail("writing %s: %s; nothing was kept", o->dir,
 			    strerror(-ret));
+	return NG_EXIT_OK;
+}
+
+/* The summary, once the recording is in place. */
+static void summary(const struct run *r, const struct opts *o, double secs)
+{
+	const struct ng_conv_summary *sum = &r->sum;
+
 	if (o->quiet)
-		return NG_EXIT_OK;
+		return;
 	fprintf(stderr,
 		"nanograph: %" PRIu64 " threads, %" PRIu64 " events (%" PRIu64
-		" calls), %" PRIu64 " lost, %.2f s, %.1f KiB in %s/\n",
-		sum.threads, sum.events, sum.pushes, sum.lost, secs,
-		sum.bytes / 1024.0, o->dir);
-	if (sum.lost)
+		" calls), %" PRIu64 " lost, %" PRIu64 " skipped, %.2f s, %.1f KiB in %s/\n",
+		sum->threads, sum->events, sum->pushes, sum->lost, r->skipped,
+		secs, sum->bytes / 1024.0, o->dir);
+	if (sum->lost)
 		fprintf(stderr,
 			"nanograph: warning: the buffer was full and %" PRIu64
 			" events were lost; record again with a larger --buffer-kb (now %lu)\n",
-			sum.lost, o->buffer_kb);
-	if (sum.closed_at_end || sum.unmatched_exits || sum.repaired)
+			sum->lost, o->buffer_kb);
+	if (sum->unresolved)
+		fprintf(stderr,
+			"nanograph: warning: %" PRIu64 " function address%s in no function the kernel lists now (a module unloaded during the recording?): written as hex\n",
+			sum->unresolved, sum->unresolved == 1 ? " lies" : "es lie");
+	if (sum->closed_at_end || sum->unmatched_exits || sum->repaired)
 		fprintf(stderr,
 			"nanograph: %" PRIu64 " calls still running at the end were closed there; %" PRIu64
 			" returns from calls entered before the recording were left out; %" PRIu64
 			" calls whose return was lost were closed at the next event\n",
-			sum.closed_at_end, sum.unmatched_exits, sum.repaired);
+			sum->closed_at_end, sum->unmatched_exits, sum->repaired);
+	if (r->skipped)
+		fprintf(stderr,
+			"nanograph: the module skipped %" PRIu64
+			" calls of the traced tasks, which are not in the files: deeper than %s64 frames of a shadow stack, or in a task without one (stats: skipped)\n",
+			r->skipped, o->depth > 0 ? "-D or the " : "the ");
 	if (r->child > 0 && r->child_done && WIFEXITED(r->status) &&
 	    WEXITSTATUS(r->status))
 		fprintf(stderr, "nanograph: %s exited with status %d\n",
 			o->argv[0], WEXITSTATUS(r->status));
-	return NG_EXIT_OK;
+	else if (r->child > 0 && r->child_done && WIFSIGNALED(r->status) &&
+		 !r->duration_stop)
+		fprintf(stderr, "nanograph: %s was killed by signal %d (%s)\n",
+			o->argv[0], WTERMSIG(r->status),
+			strsignal(WTERMSIG(r->status)));
+}
+
+/*
+ * record's exit status once the recording is in place, as time(1) and
+ * strace(1) give theirs: the command's (its exit code, or 128 + the
+ * signal that killed it); 0 when record itself ended the command at
+ * --duration, and for -p. A command still running (it ignored the signal
+ * passed on) gives 128 + the signal that stopped the recording.
+ */
+static int exit_status(const struct run *r)
+{
+	if (r->child <= 0 || r->duration_stop)
+		return NG_EXIT_OK;
+	if (!r->child_done)
+		return stop_signal ? 128 + stop_signal : NG_EXIT_OK;
+	if (WIFEXITED(r->status))
+		return WEXITSTATUS(r->status);
+	if (WIFSIGNALED(r->status))
+		return 128 + WTERMSIG(r->status);
+	return NG_EXIT_FAIL;
 }
 
 /* Configure the module from the options; the saved state is put back later. */
@@ -677,7 +739,7 @@ int cmd_record(const struct ng_cmd *self, int argc, char **argv)
 	struct run r = { .go_fd = -1, .err_fd = -1 };
 	struct sigaction sa = { 0 };
 	char *clock = NULL;
-	double start;
+	double start, secs = 0;
 	int ret;
 
 	ret = parse(self, argc, argv, &o);
@@ -686,10 +748,21 @@ int cmd_record(const struct ng_cmd *self, int argc, char **argv)
 	ret = preflight(&r);
 	if (ret >= 0)
 		goto out_opts;
-	ret = prepare_dir(o.dir);
+	/* From here on, every way out puts back what was changed. */
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = on_sigchld;
+	sigaction(SIGCHLD, &sa, NULL);
+	/* A closed stderr must not kill record before it puts things back. */
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+	/* A new directory next to DIR, swapped in once the recording is whole. */
+	ret = ng_cmd_open_outdir(self, o.dir, &r.out);
 	if (ret)
 		goto out_opts;
-	raise_nofile();
+	raise_nofile(&r);
 	if (ng_ctl_read(&r.ctl, "clock", &clock, NULL) ||
 	    ng_clock_parse(clock, &r.clock)) {
 		free(clock);
@@ -699,17 +772,11 @@ int cmd_record(const struct ng_cmd *self, int argc, char **argv)
 	}
 	free(clock);
 
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sa.sa_handler = on_sigchld;
-	sigaction(SIGCHLD, &sa, NULL);
-
 	ret = configure(&r, &o);
 	if (ret >= 0)
 		goto out;
-	snprintf(r.raw_dir, sizeof(r.raw_dir), "%s/.raw", o.dir);
-	if (mkdir(r.raw_dir, 0700) && errno != EEXIST) {
+	snprintf(r.raw_dir, sizeof(r.raw_dir), "%s/.raw", ng_outdir_path(r.out));
+	if (mkdir(r.raw_dir, 0700)) {
 		ret = fail("cannot create %s: %s", r.raw_dir, strerror(errno));
 		r.raw_dir[0] = '\0';
 		goto out;
@@ -726,6 +793,7 @@ int cmd_record(const struct ng_cmd *self, int argc, char **argv)
 			     strerror(-ret));
 		goto out;
 	}
+	ng_ctl_stats(&r.ctl, &r.stats0);	/* all 0 if it cannot be read */
 	ret = set(&r, "tracing_on", "1");
 	if (ret) {
 		ret = NG_EXIT_FAIL;
@@ -744,16 +812,43 @@ int cmd_record(const struct ng_cmd *self, int argc, char **argv)
 		ret = NG_EXIT_FAIL;
 		goto out;
 	}
-	if (stop_signal == SIGTERM && r.child > 0 && !r.child_done)
-		kill(r.child, SIGTERM);
+	/* SIGTERM and SIGHUP are passed on; Ctrl-C reaches it from the tty. */
+	if ((stop_signal == SIGTERM || stop_signal == SIGHUP) &&
+	    r.child > 0 && !r.child_done)
+		kill(r.child, stop_signal);
+	secs = now_s() - start;
+	converting = 1;
+	if (abort_signal) {
+		ret = interrupted(&o);
+		goto out;
+	}
 	/* Symbols after the run: reading kallsyms takes a while; not at the start. */
 	ret = ng_syms_load(&r.syms, NULL);
 	if (ret && !o.quiet)
 		fprintf(stderr, "nanograph record: warning: cannot read /proc/kallsyms (%s): functions are written as addresses\n",
 			strerror(-ret));
-	ret = write_output(&r, &o, now_s() - start);
+	/* Each module's end: code past it is no module's (one unloaded since). */
+	if (!ret)
+		ng_syms_load_modules(r.syms, NULL);
+	ret = write_output(&r, &o);
 out:
 	cleanup(&r);
+	if (!ret) {
+		ret = ng_outdir_commit(r.out);
+		if (ret) {
+			ret = fail("cannot put the recording in place as %s: %s; nothing was kept",
+				   o.dir, strerror(-ret));
+		} else {
+			/* a command that ended while the files were written */
+			if (r.child > 0 && !r.child_done &&
+			    waitpid(r.child, &r.status, WNOHANG) == r.child)
+				r.child_done = true;
+			summary(&r, &o, secs);
+			ret = exit_status(&r);
+		}
+	} else if (r.out) {
+		ng_outdir_abort(r.out);
+	}
 out_opts:
 	free(o.graph);
 	free(o.notrace);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,10 @@ const char ng_report_help[] =
 "                  pid and comm, instead of one for the whole recording\n"
 "  -n N            only the first N rows of each table\n"
 "  --ns            times as integer nanoseconds, for scripts\n"
+"  -o, --output FILE\n"
+"                  write the report to FILE (whole, through a temporary\n"
+"                  name) instead of standard output; '-o -' is standard\n"
+"                  output\n"
 "\n"
 "Total is a function's inclusive time summed over its calls; self is\n"
 "total minus the time of the calls it made; avg is total / calls; max is\n"
@@ -53,9 +58,9 @@ static const char *fmt_time(char *buf, size_t size, uint64_t ns, bool raw)
 	return buf;
 }
 
-/* The header and up to @limit rows (all if negative) of one profile. */
-static int print_table(struct ng_profile *p, enum ng_sort key, long limit,
-		       bool raw)
+/* The header and up to @limit rows of one profile. */
+static int print_table(FILE *fp, struct ng_profile *p, enum ng_sort key,
+		       uint64_t limit, bool raw)
 {
 	const struct ng_func_stats *s;
 	char a[32], b[32], c[32], d[32];
@@ -64,27 +69,27 @@ static int print_table(struct ng_profile *p, enum ng_sort key, long limit,
 
 	if (ret)
 		return ret;
-	printf("%12s %12s %10s %12s %12s  %s\n", "Total", "Self", "Calls",
-	       "Avg", "Max", "Function");
-	for (i = 0; i < n && (limit < 0 || i < (size_t)limit); i++)
-		printf("%12s %12s %10" PRIu64 " %12s %12s  %s\n",
-		       fmt_time(a, sizeof(a), s[i].total_ns, raw),
-		       fmt_time(b, sizeof(b), s[i].self_ns, raw), s[i].calls,
-		       fmt_time(c, sizeof(c), s[i].avg_ns, raw),
-		       fmt_time(d, sizeof(d), s[i].max_ns, raw), s[i].label);
+	fprintf(fp, "%12s %12s %10s %12s %12s  %s\n", "Total", "Self",
+		"Calls", "Avg", "Max", "Function");
+	for (i = 0; i < n && i < limit; i++)
+		fprintf(fp, "%12s %12s %10" PRIu64 " %12s %12s  %s\n",
+			fmt_time(a, sizeof(a), s[i].total_ns, raw),
+			fmt_time(b, sizeof(b), s[i].self_ns, raw), s[i].calls,
+			fmt_time(c, sizeof(c), s[i].avg_ns, raw),
+			fmt_time(d, sizeof(d), s[i].max_ns, raw), s[i].label);
 	return 0;
 }
 
 /* "N calls, T recorded": what the summary lines have in common. */
-static void print_counts(uint64_t calls, uint64_t first, uint64_t last,
-			 bool raw)
+static void print_counts(FILE *fp, uint64_t calls, uint64_t first,
+			 uint64_t last, bool raw)
 {
 	char span[32];
 
-	printf("%" PRIu64 " call%s, %s%s recorded\n", calls,
-	       calls == 1 ? "" : "s",
-	       fmt_time(span, sizeof(span), last - first, raw),
-	       raw ? " ns" : "");
+	fprintf(fp, "%" PRIu64 " call%s, %s%s recorded\n", calls,
+		calls == 1 ? "" : "s",
+		fmt_time(span, sizeof(span), last - first, raw),
+		raw ? " ns" : "");
 }
 
 /* One line on stderr for a file that cannot be read or breaks the format. */
@@ -128,8 +133,8 @@ static int load(const struct ng_recording *rec, struct ng_profile **profs,
  * The summary line over the whole recording, then one table, or one per
  * thread with its own summary: what "report" prints.
  */
-static int print_report(const struct ng_recording *rec, bool threads,
-			enum ng_sort key, long limit, bool raw)
+static int print_report(FILE *fp, const struct ng_recording *rec,
+			bool threads, enum ng_sort key, uint64_t limit, bool raw)
 {
 	size_t nr = threads ? rec->nr_threads : 1, i;
 	uint64_t calls = 0, first = UINT64_MAX, last = 0, c, f, l;
@@ -147,9 +152,9 @@ static int print_report(const struct ng_recording *rec, bool threads,
 			last = l;
 	}
 	if (!ret) {
-		printf("# %zu thread%s, ", rec->nr_threads,
-		       rec->nr_threads == 1 ? "" : "s");
-		print_counts(calls, calls ? first : 0, last, raw);
+		fprintf(fp, "# %zu thread%s, ", rec->nr_threads,
+			rec->nr_threads == 1 ? "" : "s");
+		print_counts(fp, calls, calls ? first : 0, last, raw);
 	}
 	for (i = 0; !ret && i < nr; i++) {
 		const struct ng_rec_thread *t = &rec->threads[i];
@@ -160,10 +165,11 @@ static int print_report(const struct ng_recording *rec, bool threads,
 			if (t->pid >= 0)
 				snprintf(pid, sizeof(pid), "%d", t->pid);
 			ng_profile_totals(profs[i], &c, &f, &l);
-			printf("\n# tid %s, pid %s, %s: ", t->tid, pid, t->comm);
-			print_counts(c, f, l, raw);
+			fprintf(fp, "\n# tid %s, pid %s, %s: ", t->tid, pid,
+				t->comm);
+			print_counts(fp, c, f, l, raw);
 		}
-		ret = print_table(profs[i], key, limit, raw);
+		ret = print_table(fp, profs[i], key, limit, raw);
 		if (ret)
 			fprintf(stderr, "nanograph report: %s\n", strerror(-ret));
 	}
@@ -182,18 +188,20 @@ int cmd_report(const struct ng_cmd *self, int argc, char **argv)
 		{ "sort", required_argument, NULL, 's' },
 		{ "threads", no_argument, NULL, 't' },
 		{ "ns", no_argument, NULL, OPT_NS },
+		{ "output", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum ng_sort key = NG_SORT_TOTAL;
 	bool threads = false, raw = false;
+	const char *out = NULL;
 	struct ng_recording rec;
-	long limit = -1;
-	char *end;
+	struct ng_output *o;
+	uint64_t limit = UINT64_MAX;
 	int c, ret;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+hs:tn:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:hs:tn:o:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			ng_cmd_help(self);
@@ -208,25 +216,22 @@ int cmd_report(const struct ng_cmd *self, int argc, char **argv)
 			threads = true;
 			break;
 		case 'n':
-			errno = 0;
-			limit = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || limit < 0)
-				return ng_usage_error(self->name,
-					"-n wants a number of rows, not '%s'",
-					optarg);
+			ret = ng_opt_num(self, "-n", optarg, 0, 0, INT_MAX,
+					 "a number of rows", &limit);
+			if (ret >= 0)
+				return ret;
 			break;
 		case OPT_NS:
 			raw = true;
 			break;
-		case '?':
-			if (optopt == 's')
+		case 'o':
+			if (!*optarg)
 				return ng_usage_error(self->name,
-					"option '--sort' needs a KEY");
-			if (optopt == 'n')
-				return ng_usage_error(self->name,
-					"option '-n' needs a number");
-			return ng_usage_error(self->name, "unknown option '%s'",
-					      argv[optind - 1]);
+					"option '-o' needs a value");
+			out = optarg;
+			break;
+		default:
+			return ng_option_error(self, c, argv, longopts);
 		}
 	}
 	if (argc - optind != 1)
@@ -235,7 +240,28 @@ int cmd_report(const struct ng_cmd *self, int argc, char **argv)
 				      "give one recording directory");
 	if (ng_cmd_open_recording(self, argv[optind], &rec))
 		return NG_EXIT_FAIL;
-	ret = print_report(&rec, threads, key, limit, raw);
+	if (!out || !strcmp(out, "-")) {
+		ret = print_report(stdout, &rec, threads, key, limit, raw);
+		ng_recording_close(&rec);
+		return ret;
+	}
+	/* A file: whole or not at all, like an export. */
+	ret = ng_output_open(&o, out);
+	if (ret) {
+		ng_recording_close(&rec);
+		fprintf(stderr, "nanograph report: cannot write %s: %s\n", out,
+			strerror(-ret));
+		return NG_EXIT_FAIL;
+	}
+	ret = print_report(ng_output_fp(o), &rec, threads, key, limit, raw);
 	ng_recording_close(&rec);
-	return ret;
+	if (ret) {
+		ng_output_abort(o);
+		return ret;
+	}
+	ret = ng_output_commit(o);
+	if (ret)
+		fprintf(stderr, "nanograph report: cannot write %s: %s\n", out,
+			strerror(-ret));
+	return ret ? NG_EXIT_FAIL : NG_EXIT_OK;
 }

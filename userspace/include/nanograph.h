@@ -13,9 +13,32 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #define NANOGRAPH_VERSION	"0.1.0"
+
+/* ---- numbers (num.c) -------------------------------------------------- */
+
+/*
+ * Parse @s as a decimal number in [@min, @max]: digits only, and with
+ * @decimals > 0 optionally a '.' and at most @decimals digits after it,
+ * the result scaled by 10^@decimals ("1.5" with 3 decimals is 1500). No
+ * sign, space, exponent, hex or trailing text. Returns 0, -EINVAL for
+ * anything else, -ERANGE for a number outside the range (or 64 bits);
+ * *@val is set only on success.
+ */
+int ng_parse_num(const char *s, unsigned int decimals, uint64_t min,
+		 uint64_t max, uint64_t *val);
+/*
+ * The @n numbers after @key on the first line of @text that starts with
+ * @key and a blank ("total 1 2 3 4", "Tgid:\t412"; an empty @key: a line
+ * that starts with the numbers), blank-separated, each through
+ * ng_parse_num() in [@min, @max]; the rest of the line is not read.
+ * Returns 0, -ENOENT when no line starts so, or ng_parse_num()'s error.
+ */
+int ng_parse_line_nums(const char *text, const char *key, uint64_t min,
+		       uint64_t max, uint64_t *vals, int n);
 
 /* ---- control directory of the module (ctl.c) -------------------------- */
 
@@ -84,6 +107,49 @@ void ng_ctl_saved_free(struct ng_ctl_saved *s);
  */
 int ng_tracefs_find(const char **dirp);
 
+/* ---- an output file written whole or not at all (outfile.c) ------------ */
+
+struct ng_output;
+
+/*
+ * Write @path through a stream that goes to a temporary name next to it
+ * (".NAME.tmp"), renamed to @path by ng_output_commit(): @path only ever
+ * holds a whole file, and an earlier one stays as it was on failure.
+ */
+int ng_output_open(struct ng_output **op, const char *path);
+FILE *ng_output_fp(const struct ng_output *o);
+/* Flush, close and rename into place; 0 or the first write error. Frees @o. */
+int ng_output_commit(struct ng_output *o);
+/* Remove the temporary file; frees @o. */
+void ng_output_abort(struct ng_output *o);
+
+/* ---- a recording's directory (outdir.c) -------------------------------- */
+
+struct ng_outdir;
+
+/*
+ * Prepare to write a recording that replaces @dir whole or not at all:
+ * the files go to a new directory next to @dir (ng_outdir_path()), which
+ * ng_outdir_commit() swaps in, keeping the earlier recording as @dir.old;
+ * ng_outdir_abort() removes it, leaving @dir as it was. @dir may be
+ * absent, an empty directory or a recording (a directory holding
+ * threads.tsv); anything else is refused before anything is created:
+ * -ENOTEMPTY (a directory of other files), -ENOTDIR (not a directory),
+ * -EEXIST (@dir.old is neither absent, empty nor a recording), -EINVAL
+ * ("." or ".." or "/"), or -errno.
+ */
+int ng_outdir_open(struct ng_outdir **op, const char *dir);
+/* Where to write: the new directory. */
+const char *ng_outdir_path(const struct ng_outdir *o);
+/*
+ * Swap the new recording in: @dir's earlier recording becomes @dir.old
+ * (replacing an older one), in one exchange where the filesystem allows.
+ * On error the new directory is removed. Always frees @o.
+ */
+int ng_outdir_commit(struct ng_outdir *o);
+/* Remove the new directory and what it holds; @dir is left as it was. */
+void ng_outdir_abort(struct ng_outdir *o);
+
 /* ---- push/pop output (pushpop.c, threads.c) ---------------------------- */
 
 /* What a push/pop writer did, including how often it had to fix its input. */
@@ -116,6 +182,15 @@ int ng_pp_push(struct ng_pp_writer *w, uint64_t ns, const char *func,
 	       const char *module);
 /* Write a pop at @ns; a pop with no open frame is dropped and counted. */
 int ng_pp_pop(struct ng_pp_writer *w, uint64_t ns);
+/*
+ * Close the writer's file descriptor, keeping its file (and its place):
+ * for a program that writes more files than it may hold open. The next
+ * push, pop or close reopens it for appending. 0, or the writer's first
+ * error.
+ */
+int ng_pp_park(struct ng_pp_writer *w);
+/* Reopen a parked writer's file now (nothing if open): 0 or -errno. */
+int ng_pp_unpark(struct ng_pp_writer *w);
 uint64_t ng_pp_depth(const struct ng_pp_writer *w);
 /*
  * Pop the frames still open at the last timestamp, then publish the file.
@@ -184,6 +259,7 @@ const char *ng_pp_error_name(enum ng_pp_error e);
  */
 struct ng_sym {
 	uint64_t addr;
+	uint64_t end;		/* first address past its range */
 	const char *name;
 	const char *module;	/* NULL for the core kernel */
 };
@@ -199,9 +275,27 @@ int ng_syms_parse(struct ng_syms **sp, const char *buf, size_t len);
 /* Read and parse a kallsyms file; @path NULL means /proc/kallsyms. */
 int ng_syms_load(struct ng_syms **sp, const char *path);
 /*
+ * Bound the symbols of each loaded module by the module's end, from a
+ * listing in the format of /proc/modules ("name size refcount deps state
+ * 0xaddress ..."); modules with address 0 (not root) are ignored. A
+ * module the table has symbols for and the listing lacks (an unloaded
+ * one, or [bpf] and [__builtin__ftrace], whose symbols are each their own
+ * allocation) then has each symbol bounded to a page. Returns 0 or
+ * -ENOENT when the listing names no module with an address.
+ */
+int ng_syms_set_modules(struct ng_syms *s, const char *buf, size_t len);
+/* Read and apply a modules listing; @path NULL means /proc/modules. */
+int ng_syms_load_modules(struct ng_syms *s, const char *path);
+/*
  * The symbol @addr lies in: the text symbol with the highest address not
- * above @addr, or NULL when @addr is below the first one. The pointer and
- * its strings live as long as @s.
+ * above @addr, if @addr is below its end; NULL otherwise (below every
+ * symbol, or past the end of the one below it: code the listing does not
+ * name, such as a module unloaded since). A symbol ends where the next
+ * one of its module (or of the core kernel) starts; the last one of the
+ * core kernel past its highest data symbol (_end); the last one of a
+ * module at the module's end when ng_syms_set_modules() gave it, else
+ * where the next symbol starts. The pointer and its strings live as long
+ * as @s.
  */
 const struct ng_sym *ng_syms_lookup(const struct ng_syms *s, uint64_t addr);
 size_t ng_syms_count(const struct ng_syms *s);
@@ -252,6 +346,11 @@ struct ng_clock {
 	uint64_t freq;		/* ticks per second; 0: not known */
 };
 
+/*
+ * Whether @ev is a clock_sync that can convert (a frequency), and if so
+ * its pair in *@clock: what the readers look for before converting.
+ */
+bool ng_clock_from_event(const struct ng_event *ev, struct ng_clock *clock);
 /* Parse the module's clock file ("frequency: N", "sync: COUNTER NS"). */
 int ng_clock_parse(const char *text, struct ng_clock *clock);
 /*
@@ -297,13 +396,47 @@ struct ng_conv;
  */
 int ng_conv_new(struct ng_conv **cp, const char *dir,
 		const struct ng_syms *syms);
-/* The clock to use when the events carry no clock_sync of their own. */
+/*
+ * Convert every event with @clock from now on (events held so far too);
+ * clock_sync events fed later are ignored. Without it, the first
+ * clock_sync fed sets the clock, and the entries and exits before it wait
+ * for it, at most NG_CONV_MAX_HELD of them (then -ENODATA): set the
+ * recording's first clock_sync, or another clock, before feeding events
+ * to keep memory flat (the readers below do).
+ */
 void ng_conv_set_clock(struct ng_conv *c, const struct ng_clock *clock);
+#define NG_CONV_MAX_HELD	65536
 void ng_conv_set_thread_info(struct ng_conv *c, ng_thread_info_fn fn,
 			     void *priv);
 void ng_conv_set_resolver(struct ng_conv *c, ng_sym_resolver_fn fn,
 			  void *priv);
-/* Feed one event; the first error sticks and is returned by finish. */
+
+/* A way to stop a long conversion: @fn(@priv) returns true to stop. */
+struct ng_cancel {
+	bool (*fn)(void *priv);
+	void *priv;
+};
+
+/*
+ * Ask @cancel (copied; NULL: never) every few thousand events, and
+ * between files at the end: once it says stop, the conversion fails with
+ * -ECANCELED, as any error, and leaves nothing under a final name. For a
+ * program that must stay interruptible (a second Ctrl-C).
+ */
+void ng_conv_set_cancel(struct ng_conv *c, const struct ng_cancel *cancel);
+/* -ECANCELED (and it sticks) if the cancel function says stop, else 0. */
+int ng_conv_check_cancel(struct ng_conv *c);
+/*
+ * The first pass of a reader of a whole recording: hand it the events in
+ * order until it returns 1, at the first clock_sync, which is then the
+ * converter's clock (ng_conv_set_clock()); 0: go on; -ECANCELED if the
+ * cancel function said stop. Nothing is converted or counted.
+ */
+int ng_conv_scan(struct ng_conv *c, const struct ng_event *ev);
+/*
+ * Feed one event; the first error sticks and is returned by finish.
+ * -ENODATA: no clock yet after NG_CONV_MAX_HELD entries and exits.
+ */
 int ng_conv_event(struct ng_conv *c, const struct ng_event *ev);
 /* @n events were lost on @cpu (n < 0: an unknown number). */
 void ng_conv_lost(struct ng_conv *c, int cpu, long long n);
@@ -321,10 +454,12 @@ void ng_conv_abort(struct ng_conv *c);
 /*
  * Convert a trace-cmd recording (trace.dat, read with libtracecmd) into
  * push/pop files in @dir. -ENOENT if it holds no nanograph events,
- * -EBADMSG if libtracecmd cannot read it (malformed or truncated).
+ * -EBADMSG if libtracecmd cannot read it (malformed or truncated),
+ * -ECANCELED if @cancel (may be NULL) said stop.
  */
 int ng_tdat_convert(const char *path, const char *dir,
 		    const struct ng_syms *syms, const struct ng_clock *clock,
+		    const struct ng_cancel *cancel,
 		    struct ng_conv_summary *sum);
 
 /* ---- recording from tracefs (record.c) --------------------------------- */
@@ -350,8 +485,13 @@ struct ng_recorder;
  * (tracing_on) only after this, so that the first clock_sync lands here.
  */
 int ng_rec_open(struct ng_recorder **rp, const struct ng_rec_opts *o);
-/* Move what the buffers hold now to the spill files: bytes, or -errno. */
+/*
+ * Move what the buffers hold now to the spill files: 0 or -errno. One
+ * call moves at most a buffer's worth per CPU, which can be gigabytes in
+ * all: ng_rec_bytes() counts them.
+ */
 int ng_rec_drain(struct ng_recorder *r);
+/* Bytes moved to the spill files so far. */
 uint64_t ng_rec_bytes(const struct ng_recorder *r);
 /* Events the ring buffer dropped or overwrote, from its per-CPU stats. */
 int ng_rec_lost(const struct ng_recorder *r, uint64_t *lost);

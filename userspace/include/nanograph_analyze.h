@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* ---- a recording directory (analyze.c) -------------------------------- */
 
@@ -170,10 +171,21 @@ int ng_export_chrome(const struct ng_recording *rec, const char *path,
 /*
  * Write folded stacks to @path the same way: one line per distinct stack,
  * "comm;f1;...;fn <ns>", weighted by fn's self time in that stack summed
- * over the recording, lines in byte order. ';' in a comm or label is
- * written as '_' so the frames stay apart.
+ * over the recording, lines in byte order; a stack whose weight is 0
+ * (no line would add to any frame's width) is left out. ';' in a comm or
+ * label is written as '_' so the frames stay apart.
  */
 int ng_export_folded(const struct ng_recording *rec, const char *path,
 		     struct ng_pp_bad *bad);
+/*
+ * The same into @fp, a stream the caller owns (standard output): flushed,
+ * not closed; 0 or -errno of the first failed write. Every input file is
+ * checked before the first byte is written, so a bad input leaves @fp
+ * untouched (for the JSON that is a first pass over the files).
+ */
+int ng_export_chrome_fp(const struct ng_recording *rec, FILE *fp,
+			struct ng_pp_bad *bad);
+int ng_export_folded_fp(const struct ng_recording *rec, FILE *fp,
+			struct ng_pp_bad *bad);
 
 #endif /* NANOGRAPH_ANALYZE_H */

@@ -92,8 +92,8 @@ struct tsv_row {
 /* Split "tid\tpid\tcomm" (no newline); false for the header or a bad row. */
 static bool parse_row(char *line, struct tsv_row *r)
 {
-	char *pid = strchr(line, '\t'), *comm, *end;
-	long v;
+	char *pid = strchr(line, '\t'), *comm;
+	uint64_t v;
 
 	if (!pid)
 		return false;
@@ -101,10 +101,8 @@ static bool parse_row(char *line, struct tsv_row *r)
 	if (!comm || !parse_tid(line, pid - line, &r->idle, &r->id))
 		return false;
 	*comm++ = '\0';
-	errno = 0;
-	v = strtol(pid + 1, &end, 10);
-	r->pid = (errno || end == pid + 1 || *end || v < -1 || v > INT_MAX) ?
-		 -1 : (int)v;
+	/* -1: not known (convert writes it); anything else not a pid: the same */
+	r->pid = ng_parse_num(pid + 1, 0, 0, INT_MAX, &v) ? -1 : (int)v;
 	snprintf(r->comm, sizeof(r->comm), "%s", comm);
 	return true;
 }

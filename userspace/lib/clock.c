@@ -16,25 +16,30 @@
 #include "nanograph.h"
 #include "nanograph_event.h"
 
+bool ng_clock_from_event(const struct ng_event *ev, struct ng_clock *clock)
+{
+	if (ev->type != NG_EV_CLOCK || !ev->freq)
+		return false;
+	clock->counter = ev->counter;
+	clock->mono_ns = ev->mono_ns;
+	clock->freq = ev->freq;
+	return true;
+}
+
 /* "frequency: N" and "sync: COUNTER NS", in any order, other lines ignored. */
 int ng_clock_parse(const char *text, struct ng_clock *clock)
 {
-	bool have_freq = false, have_sync = false;
-	const char *line;
+	uint64_t sync[2];
 
 	memset(clock, 0, sizeof(*clock));
-	for (line = text; line && *line; line = strchr(line, '\n'),
-	     line = line ? line + 1 : NULL) {
-		if (sscanf(line, "frequency: %" SCNu64, &clock->freq) == 1)
-			have_freq = clock->freq != 0;
-		else if (sscanf(line, "sync: %" SCNu64 " %" SCNu64,
-				&clock->counter, &clock->mono_ns) == 2)
-			have_sync = true;
-	}
-	if (!have_freq || !have_sync) {
+	if (ng_parse_line_nums(text, "frequency:", 1, UINT64_MAX,
+			       &clock->freq, 1) ||
+	    ng_parse_line_nums(text, "sync:", 0, UINT64_MAX, sync, 2)) {
 		memset(clock, 0, sizeof(*clock));
 		return -EINVAL;
 	}
+	clock->counter = sync[0];
+	clock->mono_ns = sync[1];
 	return 0;
 }
 

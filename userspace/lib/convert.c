@@ -18,15 +18,29 @@
  * The idle task is pid 0 on every CPU, and each CPU's runs its own stack:
  * it gets one file per CPU, "0-<cpu>.txt".
  *
- * Symbols are resolved once per address through a small cache. Events
- * that arrive before the recording's clock_sync are held back until it
- * comes, so every timestamp uses the same (first) sync pair.
+ * A recording can have more threads than the process may open files
+ * (1024 by default): the writers whose threads ran least recently are
+ * parked (their descriptor closed, the file kept) and reopened for
+ * appending when their thread shows up again, so at most max_open are
+ * open at once, and an EMFILE parks one more and retries.
+ *
+ * Symbols are resolved once per address through a small cache.
+ *
+ * Time: every timestamp of a recording is converted with one sync pair,
+ * the first clock_sync of the recording. The readers of whole recordings
+ * (ng_rec_replay(), ng_raw_replay_fds(), ng_tdat_convert()) look for it
+ * before feeding any event and set it with ng_conv_set_clock(), so the
+ * converter holds nothing back and its memory stays flat however long
+ * the recording. A caller that sets no clock gets the first clock_sync
+ * it feeds, and the events before it are held until it comes, at most
+ * NG_CONV_MAX_HELD of them.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,6 +51,8 @@
 
 struct thread {
 	struct thread *next;		/* hash chain */
+	struct thread *lru_prev, *lru_next;	/* while its file is open */
+	bool open;			/* its writer holds a descriptor */
 	int key;			/* tid, or -(cpu + 1) for an idle task */
 	struct ng_pp_writer *w;
 	unsigned int n;			/* open frames */
@@ -56,14 +72,17 @@ struct ng_conv {
 	char *dir;
 	const struct ng_syms *syms;
 	struct ng_clock clock;		/* valid when clock.freq != 0 */
-	struct ng_clock fallback;
 	ng_thread_info_fn info;
 	void *info_priv;
 	ng_sym_resolver_fn resolver;
 	void *sym_priv;
+	struct ng_cancel cancel;
+	unsigned int until_check;	/* events before asking cancel again */
 
 	struct thread **threads;
 	unsigned int thread_bits, nr_threads;
+	struct thread lru;		/* open files, most recently used first */
+	unsigned int nr_open, max_open;
 	struct sym **syms_cache;
 	unsigned int sym_bits, nr_syms;
 	char **owned;			/* strings made for unknown symbols */
@@ -79,6 +98,23 @@ struct ng_conv {
 static unsigned int hash64(uint64_t v, unsigned int bits)
 {
 	return (unsigned int)((v * 0x9E3779B97F4A7C15ULL) >> (64 - bits));
+}
+
+static int flush_held(struct ng_conv *c);
+
+/*
+ * How many push/pop files to keep open: half of what the open-files limit
+ * leaves after 64 for everything else (trace.dat, spill files, stdio),
+ * at least 8, at most 1024. EMFILE is handled anyway.
+ */
+static unsigned int max_open_files(void)
+{
+	struct rlimit rl;
+	rlim_t n = 1024;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY)
+		n = rl.rlim_cur > 64 ? (rl.rlim_cur - 64) / 2 : 0;
+	return n < 8 ? 8 : n > 1024 ? 1024 : n;
 }
 
 int ng_conv_new(struct ng_conv **cp, const char *dir,
@@ -100,13 +136,20 @@ int ng_conv_new(struct ng_conv **cp, const char *dir,
 		return -ENOMEM;
 	}
 	c->syms = syms;
+	c->lru.lru_prev = c->lru.lru_next = &c->lru;
+	c->max_open = max_open_files();
 	*cp = c;
 	return 0;
 }
 
+/* From now on every event is converted with @clock, and held ones too. */
 void ng_conv_set_clock(struct ng_conv *c, const struct ng_clock *clock)
 {
-	c->fallback = *clock;
+	if (!clock->freq)
+		return;
+	c->clock = *clock;
+	if (c->nr_held && !c->err)
+		c->err = flush_held(c);
 }
 
 void ng_conv_set_thread_info(struct ng_conv *c, ng_thread_info_fn fn,
@@ -121,6 +164,23 @@ void ng_conv_set_resolver(struct ng_conv *c, ng_sym_resolver_fn fn,
 {
 	c->resolver = fn;
 	c->sym_priv = priv;
+}
+
+#define CANCEL_EVERY	4096
+
+void ng_conv_set_cancel(struct ng_conv *c, const struct ng_cancel *cancel)
+{
+	if (cancel)
+		c->cancel = *cancel;
+	else
+		memset(&c->cancel, 0, sizeof(c->cancel));
+}
+
+int ng_conv_check_cancel(struct ng_conv *c)
+{
+	if (!c->err && c->cancel.fn && c->cancel.fn(c->cancel.priv))
+		c->err = -ECANCELED;
+	return c->err;
 }
 
 /* Double a chained hash table when it averages two entries a bucket. */
@@ -162,6 +222,83 @@ static uint64_t sym_key(const void *e)
 	return ((const struct sym *)e)->addr;
 }
 
+static void lru_del(struct thread *t)
+{
+	t->lru_prev->lru_next = t->lru_next;
+	t->lru_next->lru_prev = t->lru_prev;
+}
+
+static void lru_add(struct ng_conv *c, struct thread *t)
+{
+	t->lru_next = c->lru.lru_next;
+	t->lru_prev = &c->lru;
+	c->lru.lru_next->lru_prev = t;
+	c->lru.lru_next = t;
+}
+
+/* Park the file of the thread that ran least recently: -EMFILE if none. */
+static int park_oldest(struct ng_conv *c)
+{
+	struct thread *t = c->lru.lru_prev;
+
+	if (t == &c->lru)
+		return -EMFILE;
+	lru_del(t);
+	t->open = false;
+	c->nr_open--;
+	return ng_pp_park(t->w);
+}
+
+/* Room for one more open file, under max_open. */
+static int make_room(struct ng_conv *c)
+{
+	int ret = 0;
+
+	while (!ret && c->nr_open >= c->max_open)
+		ret = park_oldest(c);
+	return ret;
+}
+
+/* Count @t's writer as open and most recently used. */
+static void now_open(struct ng_conv *c, struct thread *t)
+{
+	t->open = true;
+	c->nr_open++;
+	lru_add(c, t);
+}
+
+/* @t is about to be written: its file open, and first in the LRU order. */
+static int touch(struct ng_conv *c, struct thread *t)
+{
+	int ret;
+
+	if (t->open) {
+		lru_del(t);
+		lru_add(c, t);
+		return 0;
+	}
+	ret = make_room(c);
+	while (!ret && (ret = ng_pp_unpark(t->w)) &&
+	       (ret == -EMFILE || ret == -ENFILE) && c->nr_open)
+		ret = park_oldest(c);
+	if (!ret)
+		now_open(c, t);
+	return ret;
+}
+
+/* Create @t's file, parking others for a descriptor if need be. */
+static int thread_open(struct ng_conv *c, struct thread *t)
+{
+	int ret = make_room(c);
+
+	while (!ret && (ret = ng_pp_open_name(&t->w, c->dir, t->name)) &&
+	       (ret == -EMFILE || ret == -ENFILE) && c->nr_open)
+		ret = park_oldest(c);
+	if (!ret)
+		now_open(c, t);
+	return ret;
+}
+
 /* The thread an event belongs to, its file opened on first sight. */
 static struct thread *thread_get(struct ng_conv *c, const struct ng_event *ev)
 {
@@ -171,8 +308,14 @@ static struct thread *thread_get(struct ng_conv *c, const struct ng_event *ev)
 	int ret;
 
 	for (t = c->threads[h]; t; t = t->next)
-		if (t->key == key)
+		if (t->key == key) {
+			ret = touch(c, t);
+			if (ret) {
+				c->err = ret;
+				return NULL;
+			}
 			return t;
+		}
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		c->err = -ENOMEM;
@@ -183,7 +326,7 @@ static struct thread *thread_get(struct ng_conv *c, const struct ng_event *ev)
 		snprintf(t->name, sizeof(t->name), "%d.txt", key);
 	else
 		snprintf(t->name, sizeof(t->name), "0-%d.txt", ev->cpu);
-	ret = ng_pp_open_name(&t->w, c->dir, t->name);
+	ret = thread_open(c, t);
 	if (ret) {
 		free(t);
 		c->err = ret;
@@ -358,9 +501,11 @@ static int flush_held(struct ng_conv *c)
 	return ret;
 }
 
-/* Hold an event until a clock arrives. */
+/* Hold an event until a clock arrives; past NG_CONV_MAX_HELD, give up. */
 static int hold(struct ng_conv *c, const struct ng_event *ev)
 {
+	if (c->nr_held >= NG_CONV_MAX_HELD)
+		return -ENODATA;
 	if (c->nr_held == c->held_cap) {
 		size_t cap = c->held_cap ? 2 * c->held_cap : 4096;
 		struct ng_event *n = realloc(c->held, cap * sizeof(*n));
@@ -374,21 +519,38 @@ static int hold(struct ng_conv *c, const struct ng_event *ev)
 	return 0;
 }
 
+int ng_conv_scan(struct ng_conv *c, const struct ng_event *ev)
+{
+	struct ng_clock clock;
+
+	if (!c->until_check--) {
+		c->until_check = CANCEL_EVERY;
+		if (ng_conv_check_cancel(c))
+			return c->err;
+	}
+	if (!ng_clock_from_event(ev, &clock))
+		return 0;
+	ng_conv_set_clock(c, &clock);
+	return 1;
+}
+
 int ng_conv_event(struct ng_conv *c, const struct ng_event *ev)
 {
 	if (c->err)
 		return c->err;
 	switch (ev->type) {
 	case NG_EV_CLOCK:
-		if (c->clock.freq || !ev->freq)
+		if (c->clock.freq || !ng_clock_from_event(ev, &c->clock))
 			return 0;
-		c->clock.counter = ev->counter;
-		c->clock.mono_ns = ev->mono_ns;
-		c->clock.freq = ev->freq;
 		c->err = flush_held(c);
 		return c->err;
 	case NG_EV_ENTRY:
 	case NG_EV_EXIT:
+		if (!c->until_check--) {
+			c->until_check = CANCEL_EVERY;
+			if (ng_conv_check_cancel(c))
+				return c->err;
+		}
 		c->sum.events++;
 		c->err = c->clock.freq ? process(c, ev) : hold(c, ev);
 		return c->err;
@@ -516,14 +678,11 @@ int ng_conv_finish(struct ng_conv *c, struct ng_conv_summary *sum)
 	char path[4096];
 	int ret = c->err;
 
-	if (!ret && c->nr_held) {
-		if (!c->fallback.freq)
-			ret = -ENODATA;	/* no clock_sync and no clock given */
-		else {
-			c->clock = c->fallback;
-			ret = flush_held(c);
-		}
-	}
+	if (!ret && c->nr_held)
+		ret = -ENODATA;	/* no clock_sync and no clock given */
+	/* Closing reopens parked files one at a time: park all first. */
+	while (!ret && c->nr_open)
+		ret = park_oldest(c);
 	if (!ret) {
 		v = thread_array(c);
 		if (!v)
@@ -532,6 +691,9 @@ int ng_conv_finish(struct ng_conv *c, struct ng_conv_summary *sum)
 	for (i = 0; !ret && i < c->nr_threads; i++) {
 		struct thread *t = v[i];
 
+		ret = ng_conv_check_cancel(c);
+		if (ret)
+			break;
 		ret = ng_pp_close(t->w, &t->st);
 		t->w = NULL;
 		c->sum.closed_at_end += t->st.closed_at_end;

@@ -243,10 +243,10 @@ static int name_list_add(struct name_list *l, const char *prefix, const char *na
 
 /*
  * Add the regular files of @dir (under @root) to @l, each with @dir as
- * its prefix; with @depth left, descend into subdirectories too.
+ * its prefix, and the names of its subdirectories to @subdirs if given.
  */
-static int list_dir(const char *root, const char *dir, int depth,
-		    struct name_list *l)
+static int list_dir(const char *root, const char *dir, struct name_list *l,
+		    struct name_list *subdirs)
 {
 	char path[PATH_MAX], prefix[NAME_MAX + 2] = "";
 	struct dirent *de;
@@ -267,8 +267,8 @@ static int list_dir(const char *root, const char *dir, int depth,
 			continue;
 		if (S_ISREG(st.st_mode))
 			ret = name_list_add(l, prefix, de->d_name);
-		else if (S_ISDIR(st.st_mode) && depth > 0)
-			ret = list_dir(root, de->d_name, depth - 1, l);
+		else if (S_ISDIR(st.st_mode) && subdirs)
+			ret = name_list_add(subdirs, "", de->d_name);
 	}
 	if (!ret && errno)
 		ret = -errno;
@@ -283,10 +283,13 @@ static int list_dir(const char *root, const char *dir, int depth,
  */
 int ng_ctl_list(const struct ng_ctl *ctl, char ***namesp)
 {
-	struct name_list l = { 0 };
-	int ret;
+	struct name_list l = { 0 }, subdirs = { 0 };
+	int i, ret;
 
-	ret = list_dir(ctl->root, "", 1, &l);
+	ret = list_dir(ctl->root, "", &l, &subdirs);
+	for (i = 0; !ret && i < subdirs.count; i++)
+		ret = list_dir(ctl->root, subdirs.names[i], &l, NULL);
+	ng_ctl_list_free(subdirs.names, subdirs.count);
 	if (ret) {
 		ng_ctl_list_free(l.names, l.count);
 		return ret;
@@ -301,8 +304,8 @@ int ng_ctl_list(const struct ng_ctl *ctl, char ***namesp)
 
 int ng_ctl_stats(const struct ng_ctl *ctl, struct ng_ctl_stats *st)
 {
-	unsigned long long v[4], lf = 0;
-	char *text, *p;
+	uint64_t v[4];
+	char *text;
 	int ret;
 
 	memset(st, 0, sizeof(*st));
@@ -310,18 +313,16 @@ int ng_ctl_stats(const struct ng_ctl *ctl, struct ng_ctl_stats *st)
 	if (ret)
 		return ret;
 	ret = -EBADMSG;
-	p = strstr(text, "\ntotal ");
-	if (p && sscanf(p, "\ntotal %llu %llu %llu %llu", &v[0], &v[1], &v[2],
-			&v[3]) == 4) {
+	if (!ng_parse_line_nums(text, "total", 0, UINT64_MAX, v, 4)) {
 		st->entries = v[0];
 		st->exits = v[1];
 		st->dropped = v[2];
 		st->skipped = v[3];
 		ret = 0;
 	}
-	p = strstr(text, "\nlive_frames ");
-	if (p && sscanf(p, "\nlive_frames %llu", &lf) == 1)
-		st->live_frames = lf;
+	if (ng_parse_line_nums(text, "live_frames", 0, UINT64_MAX,
+			       &st->live_frames, 1))
+		st->live_frames = 0;
 	free(text);
 	return ret;
 }

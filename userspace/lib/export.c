@@ -42,26 +42,47 @@ long long ng_chrome_pid(const struct ng_rec_thread *t)
 	return t->pid > 0 ? t->pid : t->id;
 }
 
-/* Open @path (any directory, or none for the current one) as an outfile. */
-static int out_open(struct ng_outfile *o, const char *path)
+/*
+ * Open @path as an outfile with a large buffer (a JSON export can be
+ * gigabytes), or write to @fp if it is given.
+ */
+static int out_open(struct ng_outfile *o, const char *path, FILE *fp)
 {
-	const char *slash = strrchr(path, '/');
-	char *dir;
 	int ret;
 
-	if (!slash || slash == path) {
-		ret = ng_outfile_open(o, slash ? "/" : ".", slash ? path + 1 : path);
-	} else {
-		dir = strndup(path, slash - path);
-		if (!dir)
-			return -ENOMEM;
-		ret = ng_outfile_open(o, dir, slash + 1);
-		free(dir);
+	if (fp) {
+		ng_outfile_stream(o, fp);
+		return 0;
 	}
-	/* Large writes: a JSON export can be gigabytes. */
+	ret = ng_outfile_open_path(o, path);
 	if (!ret)
 		setvbuf(o->fp, NULL, _IOFBF, 1 << 20);
 	return ret;
+}
+
+/*
+ * Check every file before anything goes to a stream, which cannot take
+ * back what it was given: the same checks as the walk, so a bad input
+ * leaves the stream untouched, as it leaves no file under a path.
+ */
+static int check_all(const struct ng_recording *rec, struct ng_pp_bad *bad)
+{
+	const struct ng_rec_thread *t;
+	struct ng_pp_check c;
+	int ret;
+
+	for (t = rec->threads; t < rec->threads + rec->nr_threads; t++) {
+		ret = ng_pp_check_file(t->path, &c);
+		if (!ret && !c.error)
+			continue;
+		bad->file = t->file;
+		if (ret < 0)
+			return ret;
+		bad->line = c.error_line;
+		snprintf(bad->why, sizeof(bad->why), "%s", c.error_msg);
+		return -EBADMSG;
+	}
+	return 0;
 }
 
 /* Write bytes; the first failure sticks and makes the commit fail. */
@@ -355,9 +376,9 @@ static void chrome_free(struct chrome *c)
 	free(c->open);
 }
 
-/* Metadata, then each thread's calls; a bad input leaves no file. */
-int ng_export_chrome(const struct ng_recording *rec, const char *path,
-		     struct ng_pp_bad *bad)
+/* Metadata, then each thread's calls; a bad input leaves no output. */
+static int export_chrome(const struct ng_recording *rec, const char *path,
+			 FILE *fp, struct ng_pp_bad *bad)
 {
 	struct chrome c = { 0 };
 	struct ng_pp_visitor v = { chrome_enter, chrome_leave, &c };
@@ -368,10 +389,15 @@ int ng_export_chrome(const struct ng_recording *rec, const char *path,
 	if (!bad)
 		bad = &ignored;
 	memset(bad, 0, sizeof(*bad));
+	if (fp) {
+		ret = check_all(rec, bad);
+		if (ret)
+			return ret;
+	}
 	c.names = ng_strmap_new(sizeof(char *));
 	if (!c.names)
 		return -ENOMEM;
-	ret = out_open(&c.out, path);
+	ret = out_open(&c.out, path, fp);
 	if (ret) {
 		chrome_free(&c);
 		return ret;
@@ -394,6 +420,18 @@ int ng_export_chrome(const struct ng_recording *rec, const char *path,
 		ng_outfile_abort(&c.out);
 	chrome_free(&c);
 	return ret;
+}
+
+int ng_export_chrome(const struct ng_recording *rec, const char *path,
+		     struct ng_pp_bad *bad)
+{
+	return export_chrome(rec, path, NULL, bad);
+}
+
+int ng_export_chrome_fp(const struct ng_recording *rec, FILE *fp,
+			struct ng_pp_bad *bad)
+{
+	return export_chrome(rec, NULL, fp, bad);
 }
 
 /* ---- folded stacks ---- */
@@ -536,80 +574,125 @@ static int fold_item_cmp(const void *a, const void *b)
 	}
 }
 
+/* One node whose lines are being written: its sorted items, and where. */
+struct fold_level {
+	struct fold_item *items;
+	size_t nr, next;
+	size_t len;			/* o->path's length at this node */
+};
+
 struct fold_out {
 	struct ng_outfile out;
 	char *path;			/* "comm;f1;...;fk" of the node being written */
 	size_t len, cap;
+	struct fold_level *levels;	/* from the root to the node being written */
+	size_t depth, levels_cap;
 };
 
 /*
- * Write the lines below @n, whose path is o->path, in byte order: the
- * order of "LC_ALL=C sort", which is what a line-by-line diff wants.
+ * Enter @n, whose path is o->path: sort what it contributes (its
+ * callees' own lines and blocks) into a new level.
  */
-static int fold_write_node(struct fold_out *o, const struct fnode *n)
+static int fold_enter(struct fold_out *o, const struct fnode *n)
 {
-	struct fold_item *items;
+	struct fold_level *lv;
 	const struct fnode *c;
-	size_t nr = 0, i, len;
-	int ret = 0;
-	char *p;
+	size_t nr = 0;
 
-	if (!n->nr_children)
-		return 0;
-	items = malloc(2 * n->nr_children * sizeof(*items));
-	if (!items)
+	if (o->depth == o->levels_cap) {
+		size_t cap = o->levels_cap ? 2 * o->levels_cap : 64;
+
+		lv = realloc(o->levels, cap * sizeof(*lv));
+		if (!lv)
+			return -ENOMEM;
+		o->levels = lv;
+		o->levels_cap = cap;
+	}
+	lv = &o->levels[o->depth];
+	lv->items = malloc((2 * n->nr_children + 1) * sizeof(*lv->items));
+	if (!lv->items)
 		return -ENOMEM;
 	for (c = n->child; c; c = c->sibling) {
-		if (n->parent) {	/* below the root: not a comm, has a line */
-			items[nr].n = c;
-			items[nr].tail[0] = ' ';
-			*put_u64(items[nr].tail + 1, c->weight) = '\0';
+		/* below the root (not a comm): a line, unless it weighs nothing */
+		if (n->parent && c->weight) {
+			lv->items[nr].n = c;
+			lv->items[nr].tail[0] = ' ';
+			*put_u64(lv->items[nr].tail + 1, c->weight) = '\0';
 			nr++;
 		}
 		if (c->child) {
-			items[nr].n = c;
-			strcpy(items[nr].tail, ";");
+			lv->items[nr].n = c;
+			strcpy(lv->items[nr].tail, ";");
 			nr++;
 		}
 	}
-	qsort(items, nr, sizeof(*items), fold_item_cmp);
-	for (i = 0; !ret && i < nr; i++) {
-		c = items[i].n;
-		len = strlen(c->label);
-		if (o->len + len + 2 > o->cap) {
-			p = realloc(o->path, 2 * (o->len + len + 2));
+	qsort(lv->items, nr, sizeof(*lv->items), fold_item_cmp);
+	lv->nr = nr;
+	lv->next = 0;
+	lv->len = o->len;
+	o->depth++;
+	return 0;
+}
+
+/*
+ * Write every line below the root in byte order, the order of "LC_ALL=C
+ * sort" (what a line-by-line diff wants): depth first through the sorted
+ * items, with a stack of levels rather than recursion, since a stack as
+ * deep as the input's (hundreds of thousands of frames, which "check"
+ * accepts) would overflow the C stack.
+ */
+static int fold_write(struct fold_out *o, const struct fnode *root)
+{
+	const struct fold_item *it;
+	struct fold_level *lv;
+	size_t len;
+	char *p;
+	int ret = fold_enter(o, root);
+
+	while (!ret && o->depth) {
+		lv = &o->levels[o->depth - 1];
+		if (lv->next == lv->nr) {
+			free(lv->items);
+			o->depth--;
+			continue;
+		}
+		it = &lv->items[lv->next++];
+		len = strlen(it->n->label);
+		if (lv->len + len + 2 > o->cap) {
+			p = realloc(o->path, 2 * (lv->len + len + 2));
 			if (!p) {
 				ret = -ENOMEM;
 				break;
 			}
 			o->path = p;
-			o->cap = 2 * (o->len + len + 2);
+			o->cap = 2 * (lv->len + len + 2);
 		}
-		p = o->path + o->len;
-		if (n->parent)
+		p = o->path + lv->len;
+		if (o->depth > 1)		/* below a comm */
 			*p++ = ';';
-		memcpy(p, c->label, len);
+		memcpy(p, it->n->label, len);
 		p += len;
-		if (items[i].tail[0] == ' ') {
-			out_put(&o->out, o->path, p - o->path);
-			out_str(&o->out, items[i].tail);
+		o->len = p - o->path;
+		if (it->tail[0] == ' ') {
+			out_put(&o->out, o->path, o->len);
+			out_str(&o->out, it->tail);
 			out_put(&o->out, "\n", 1);
 			ret = o->out.err;
 		} else {
-			size_t saved = o->len;
-
-			o->len = p - o->path;
-			ret = fold_write_node(o, c);
-			o->len = saved;
+			ret = fold_enter(o, it->n);
 		}
 	}
-	free(items);
+	while (o->depth)
+		free(o->levels[--o->depth].items);
 	return ret;
 }
 
-/* Stacks start with the comm, so flame graphs group by program. */
-int ng_export_folded(const struct ng_recording *rec, const char *path,
-		     struct ng_pp_bad *bad)
+/*
+ * Stacks start with the comm, so flame graphs group by program. Every
+ * file is read before anything is written.
+ */
+static int export_folded(const struct ng_recording *rec, const char *path,
+			 FILE *fp, struct ng_pp_bad *bad)
 {
 	struct folded f = { 0 };
 	struct ng_pp_visitor v = { folded_enter, folded_leave, &f };
@@ -636,18 +719,31 @@ int ng_export_folded(const struct ng_recording *rec, const char *path,
 			bad->file = t->file;
 	}
 	if (!ret)
-		ret = out_open(&o.out, path);
+		ret = out_open(&o.out, path, fp);
 	if (!ret) {
-		ret = fold_write_node(&o, &f.root);
+		ret = fold_write(&o, &f.root);
 		if (ret)
 			ng_outfile_abort(&o.out);
 		else
 			ret = ng_outfile_commit(&o.out);
 	}
 	free(o.path);
+	free(o.levels);
 	ng_strmap_free(f.labels);
 	ng_strmap_free(f.nodes);
 	free(f.open);
 	free(f.tmp);
 	return ret;
+}
+
+int ng_export_folded(const struct ng_recording *rec, const char *path,
+		     struct ng_pp_bad *bad)
+{
+	return export_folded(rec, path, NULL, bad);
+}
+
+int ng_export_folded_fp(const struct ng_recording *rec, FILE *fp,
+			struct ng_pp_bad *bad)
+{
+	return export_folded(rec, NULL, fp, bad);
 }

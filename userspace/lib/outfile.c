@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "nanograph.h"
 #include "outfile.h"
 
 static void outfile_free_names(struct ng_outfile *of)
@@ -53,12 +54,71 @@ int ng_outfile_open(struct ng_outfile *of, const char *dir, const char *name)
 	return 0;
 }
 
+/* Close the descriptor; the file stays, under its temporary name. */
+int ng_outfile_park(struct ng_outfile *of)
+{
+	if (of->fp) {
+		if (fclose(of->fp) && !of->err)
+			of->err = errno ? -errno : -EIO;
+		of->fp = NULL;
+	}
+	return of->err;
+}
+
+/*
+ * Open the temporary file again, at its end. An error here is the
+ * caller's to handle (EMFILE: park another file and retry); it sticks
+ * only once a write needed the file.
+ */
+int ng_outfile_unpark(struct ng_outfile *of)
+{
+	int fd, ret;
+
+	if (of->fp || of->err)
+		return of->err;
+	fd = open(of->tmp, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	of->fp = fdopen(fd, "a");
+	if (!of->fp) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	return 0;
+}
+
+/* Split @path at its last '/': the outfile's directory and name. */
+int ng_outfile_open_path(struct ng_outfile *of, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int ret;
+
+	if (!slash || slash == path)
+		return ng_outfile_open(of, slash ? "/" : ".", slash ? path + 1 : path);
+	dir = strndup(path, slash - path);
+	if (!dir)
+		return -ENOMEM;
+	ret = ng_outfile_open(of, dir, slash + 1);
+	free(dir);
+	return ret;
+}
+
+void ng_outfile_stream(struct ng_outfile *of, FILE *fp)
+{
+	memset(of, 0, sizeof(*of));
+	of->fp = fp;
+}
+
 /* Formatted write; the first failure sticks and is reported at commit. */
 int ng_outfile_printf(struct ng_outfile *of, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
 
+	if (!of->err && !of->fp)
+		of->err = ng_outfile_unpark(of);
 	if (of->err)
 		return of->err;
 	va_start(ap, fmt);
@@ -77,8 +137,18 @@ int ng_outfile_commit(struct ng_outfile *of)
 {
 	int ret = of->err;
 
-	if (fclose(of->fp) && !ret)	/* flushes, and reports a failed flush */
-		ret = -errno;
+	if (!of->final) {		/* a stream: flush, keep it open */
+		if (fflush(of->fp) && !ret)
+			ret = errno ? -errno : -EIO;
+		if (ferror(of->fp) && !ret)
+			ret = -EIO;
+		of->fp = NULL;
+		return ret;
+	}
+
+	/* fclose() flushes, and reports a failed flush */
+	if (of->fp && fclose(of->fp) && !ret)
+		ret = errno ? -errno : -EIO;
 	of->fp = NULL;
 	if (!ret && rename(of->tmp, of->final))
 		ret = -errno;
@@ -91,28 +161,62 @@ int ng_outfile_commit(struct ng_outfile *of)
 /* Give up on the file: nothing appears under the final name. */
 void ng_outfile_abort(struct ng_outfile *of)
 {
+	if (!of->final && !of->tmp) {	/* a stream (or nothing): not ours */
+		of->fp = NULL;
+		return;
+	}
 	if (of->fp) {
 		fclose(of->fp);
 		of->fp = NULL;
-		unlink(of->tmp);
 	}
+	if (of->tmp)
+		unlink(of->tmp);
 	outfile_free_names(of);
 }
 
-/* Split @path into the directory and name ng_outfile_open() takes. */
-int ng_outfile_open_path(struct ng_outfile *of, const char *path)
+/* ---- the public face: struct ng_output ---- */
+
+struct ng_output {
+	struct ng_outfile of;
+};
+
+int ng_output_open(struct ng_output **op, const char *path)
 {
-	const char *slash = strrchr(path, '/');
-	char *dir;
+	struct ng_output *o = calloc(1, sizeof(*o));
 	int ret;
 
-	if (!slash || slash == path)
-		return ng_outfile_open(of, slash ? "/" : ".",
-				       slash ? path + 1 : path);
-	dir = strndup(path, slash - path);
-	if (!dir)
+	if (!o)
 		return -ENOMEM;
-	ret = ng_outfile_open(of, dir, slash + 1);
-	free(dir);
+	ret = ng_outfile_open_path(&o->of, path);
+	if (ret) {
+		free(o);
+		return ret;
+	}
+	*op = o;
+	return 0;
+}
+
+FILE *ng_output_fp(const struct ng_output *o)
+{
+	return o->of.fp;
+}
+
+int ng_output_commit(struct ng_output *o)
+{
+	int ret;
+
+	/* what went through the stream without ng_outfile_printf() */
+	if (ferror(o->of.fp) && !o->of.err)
+		o->of.err = -EIO;
+	ret = ng_outfile_commit(&o->of);
+	free(o);
 	return ret;
+}
+
+void ng_output_abort(struct ng_output *o)
+{
+	if (!o)
+		return;
+	ng_outfile_abort(&o->of);
+	free(o);
 }

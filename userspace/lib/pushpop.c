@@ -136,6 +136,17 @@ int ng_pp_pop(struct ng_pp_writer *w, uint64_t ns)
 	return write_pop(w, clamp_ns(w, ns));
 }
 
+/* Let go of the descriptor; the next write takes one again. */
+int ng_pp_park(struct ng_pp_writer *w)
+{
+	return ng_outfile_park(&w->out);
+}
+
+int ng_pp_unpark(struct ng_pp_writer *w)
+{
+	return ng_outfile_unpark(&w->out);
+}
+
 /* How many frames are open now. */
 uint64_t ng_pp_depth(const struct ng_pp_writer *w)
 {

@@ -125,7 +125,7 @@ static void scan_chunk(struct ng_rawrec *r, const unsigned char *p, size_t n)
 
 int ng_rawrec_drain(struct ng_rawrec *r)
 {
-	int cpu, total = 0;
+	int cpu;
 
 	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
 		struct raw_cpu *c = &r->cpus[cpu];
@@ -144,9 +144,8 @@ int ng_rawrec_drain(struct ng_rawrec *r)
 		if (n < 0 && errno != EINTR)
 			return -errno;
 		r->bytes += done;
-		total += done;
 	}
-	return total;
+	return 0;
 }
 
 uint64_t ng_rawrec_bytes(const struct ng_rawrec *r)
@@ -247,7 +246,13 @@ static bool before(uint64_t a, uint64_t b)
 	return ((a - b) & NG_TSD_COUNTER_MASK) >> (NG_TSD_DEPTH_SHIFT - 1);
 }
 
-int ng_raw_replay_fds(const int *fds, int nr, struct ng_conv *conv)
+/*
+ * Merge the records of @nr CPU files from their start and hand each
+ * event to @fn, which returns 0 to go on, > 0 to stop there (returned),
+ * or -errno.
+ */
+static int merge(const int *fds, int nr,
+		 int (*fn)(void *priv, const struct ng_event *ev), void *priv)
 {
 	struct cursor *cur = calloc(nr > 0 ? nr : 1, sizeof(*cur));
 	int i, best, ret = 0;
@@ -278,7 +283,7 @@ int ng_raw_replay_fds(const int *fds, int nr, struct ng_conv *conv)
 				best = i;
 		if (best < 0)
 			break;
-		ret = ng_conv_event(conv, &cur[best].ev);
+		ret = fn(priv, &cur[best].ev);
 		if (!ret)
 			ret = cursor_next(&cur[best]);
 	}
@@ -286,6 +291,29 @@ int ng_raw_replay_fds(const int *fds, int nr, struct ng_conv *conv)
 		free(cur[i].buf);
 	free(cur);
 	return ret;
+}
+
+static int scan(void *priv, const struct ng_event *ev)
+{
+	return ng_conv_scan(priv, ev);
+}
+
+static int feed(void *priv, const struct ng_event *ev)
+{
+	return ng_conv_event(priv, ev);
+}
+
+/*
+ * Two passes: the first finds the first clock record in merge order, so
+ * that the second converts every record at once, holding none back.
+ */
+int ng_raw_replay_fds(const int *fds, int nr, struct ng_conv *conv)
+{
+	int ret = merge(fds, nr, scan, conv);
+
+	if (ret < 0)
+		return ret;
+	return merge(fds, nr, feed, conv);
 }
 
 int ng_rawrec_replay(struct ng_rawrec *r, struct ng_conv *conv)

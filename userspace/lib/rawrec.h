@@ -22,6 +22,7 @@ struct ng_tasks;
 int ng_rawrec_open(struct ng_rawrec **rp, const char *ctl_root,
 		   const char *spill_dir, unsigned int buffer_kb,
 		   struct ng_tasks *tasks);
+/* 0 or -errno; ng_rawrec_bytes() counts what was moved. */
 int ng_rawrec_drain(struct ng_rawrec *r);
 uint64_t ng_rawrec_bytes(const struct ng_rawrec *r);
 int ng_rawrec_lost(const struct ng_rawrec *r, uint64_t *lost);

@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,11 +86,13 @@ static void scan_page(struct ng_recorder *r, void *page)
 static void grow_cmdlines(struct ng_recorder *r, long want)
 {
 	char *old = tracefs_instance_file_read(NULL, "saved_cmdlines_size", NULL);
+	uint64_t size;
 	char val[32];
 
 	if (!old)
 		return;
-	if (strtol(old, NULL, 10) >= want) {
+	if (ng_parse_line_nums(old, "", 0, UINT64_MAX, &size, 1) ||
+	    size >= (uint64_t)want) {
 		free(old);
 		return;
 	}
@@ -199,7 +202,7 @@ err:
 /* Move every page the buffers hold now to the spill files. */
 int ng_rec_drain(struct ng_recorder *r)
 {
-	int cpu, n = 0, total = 0;
+	int cpu, n = 0;
 
 	if (r->raw)
 		return ng_rawrec_drain(r->raw);
@@ -224,7 +227,6 @@ int ng_rec_drain(struct ng_recorder *r)
 			scan_page(r, r->page);
 			c->pages++;
 			r->bytes += n;
-			total += n;
 		}
 		/*
 		 * A possible CPU that never came online has no ring buffer
@@ -239,7 +241,7 @@ int ng_rec_drain(struct ng_recorder *r)
 		if (n < 0 && errno != EAGAIN && errno != EINTR)
 			return -errno;
 	}
-	return total;
+	return 0;
 }
 
 uint64_t ng_rec_bytes(const struct ng_recorder *r)
@@ -256,8 +258,8 @@ uint64_t ng_rec_bytes(const struct ng_recorder *r)
  */
 int ng_rec_lost(const struct ng_recorder *r, uint64_t *lost)
 {
-	char file[64], *buf, *p;
-	unsigned long long v;
+	char file[64], *buf;
+	uint64_t v;
 	int cpu;
 
 	*lost = 0;
@@ -270,11 +272,10 @@ int ng_rec_lost(const struct ng_recorder *r, uint64_t *lost)
 		buf = tracefs_instance_file_read(r->inst, file, NULL);
 		if (!buf)
 			return -(errno ? errno : EIO);
-		p = strstr(buf, "overrun:");
-		if (p && sscanf(p, "overrun: %llu", &v) == 1)
+		if (!ng_parse_line_nums(buf, "overrun:", 0, UINT64_MAX, &v, 1))
 			*lost += v;
-		p = strstr(buf, "dropped events:");
-		if (p && sscanf(p, "dropped events: %llu", &v) == 1)
+		if (!ng_parse_line_nums(buf, "dropped events:", 0, UINT64_MAX,
+					&v, 1))
 			*lost += v;
 		free(buf);
 	}
@@ -291,7 +292,7 @@ struct cursor {
 	unsigned long long ts;
 };
 
-/* Advance to the next event, loading pages as needed. */
+/* Advance to the next event, loading pages; missed events go to @conv. */
 static int cursor_next(struct ng_recorder *r, struct cursor *c, bool first,
 		       struct ng_conv *conv, int cpu)
 {
@@ -306,22 +307,26 @@ static int cursor_next(struct ng_recorder *r, struct cursor *c, bool first,
 		c->page++;
 		if (kbuffer_load_subbuffer(c->kbuf, c->buf) < 0)
 			continue;
-		if (kbuffer_missed_events(c->kbuf))
+		if (conv && kbuffer_missed_events(c->kbuf))
 			ng_conv_lost(conv, cpu, kbuffer_missed_events(c->kbuf));
 		c->data = kbuffer_read_event(c->kbuf, &c->ts);
 	}
 	return 0;
 }
 
-int ng_rec_replay(struct ng_recorder *r, struct ng_conv *conv)
+/*
+ * Merge the spilled events of all CPUs by timestamp and hand each to
+ * @fn, which returns 0 to go on, > 0 to stop there (returned), or -errno.
+ * With @conv, the pages' missed events are counted there as lost.
+ */
+static int merge(struct ng_recorder *r, struct ng_conv *conv,
+		 int (*fn)(void *priv, const struct ng_event *ev), void *priv)
 {
 	struct cursor *cur;
 	struct tep_record rec;
 	struct ng_event ev;
 	int cpu, best, ret = 0;
 
-	if (r->raw)
-		return ng_rawrec_replay(r->raw, conv);
 	cur = calloc(r->nr_cpus, sizeof(*cur));
 	if (!cur)
 		return -ENOMEM;
@@ -350,7 +355,7 @@ int ng_rec_replay(struct ng_recorder *r, struct ng_conv *conv)
 		rec.data = cur[best].data;
 		rec.size = kbuffer_event_size(cur[best].kbuf);
 		ng_decode(r->dec, &rec, &ev);
-		ret = ng_conv_event(conv, &ev);
+		ret = fn(priv, &ev);
 		if (!ret)
 			ret = cursor_next(r, &cur[best], false, conv, best);
 	}
@@ -363,18 +368,47 @@ int ng_rec_replay(struct ng_recorder *r, struct ng_conv *conv)
 	return ret;
 }
 
-/* Parse "N value" lines of saved_tgids / saved_cmdlines for @tid. */
+static int scan(void *priv, const struct ng_event *ev)
+{
+	return ng_conv_scan(priv, ev);
+}
+
+static int feed(void *priv, const struct ng_event *ev)
+{
+	return ng_conv_event(priv, ev);
+}
+
+/*
+ * Two passes over the spill files: the first finds the recording's first
+ * clock_sync, so that the second converts every event at once, holding
+ * none back. The first stops at that event: at the start of a recording.
+ */
+int ng_rec_replay(struct ng_recorder *r, struct ng_conv *conv)
+{
+	int ret;
+
+	if (r->raw)
+		return ng_rawrec_replay(r->raw, conv);
+	ret = merge(r, NULL, scan, conv);
+	if (ret < 0)
+		return ret;
+	return merge(r, conv, feed, conv);
+}
+
+/* The value of @tid's "<tid> <value>" line of saved_tgids / saved_cmdlines. */
 static bool saved_lookup(const char *buf, int tid, char *out, size_t size)
 {
 	const char *line;
-	int n, len;
+	char key[16];
+	size_t klen;
 
+	klen = snprintf(key, sizeof(key), "%d ", tid);
 	for (line = buf; line && *line; line = strchr(line, '\n'),
 	     line = line ? line + 1 : NULL) {
-		if (sscanf(line, "%d %n", &n, &len) != 1 || n != tid)
+		if (strncmp(line, key, klen))
 			continue;
-		snprintf(out, size, "%.*s", (int)strcspn(line + len, "\n"),
-			 line + len);
+		snprintf(out, size, "%.*s", (int)strcspn(line + klen, "\n"),
+			 line + klen);
 		return true;
 	}
 	return false;
@@ -388,6 +422,7 @@ void ng_rec_thread_info(void *priv, int tid, int *pid, char *comm,
 			size_t size)
 {
 	struct ng_recorder *r = priv;
+	uint64_t tgid;
 	char val[64];
 
 	if (ng_tasks_get(r->tasks, tid, pid, comm, size))
@@ -399,8 +434,9 @@ void ng_rec_thread_info(void *priv, int tid, int *pid, char *comm,
 							       NULL);
 		r->saved_read = true;
 	}
-	if (r->saved_tgids && saved_lookup(r->saved_tgids, tid, val, sizeof(val)))
-		*pid = atoi(val);
+	if (r->saved_tgids && saved_lookup(r->saved_tgids, tid, val, sizeof(val)) &&
+	    !ng_parse_num(val, 0, 1, INT_MAX, &tgid))
+		*pid = tgid;
 	if (r->saved_cmdlines &&
 	    saved_lookup(r->saved_cmdlines, tid, val, sizeof(val)))
 		snprintf(comm, size, "%s", val);

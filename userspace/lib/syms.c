@@ -55,6 +55,7 @@ struct line {
 	size_t nlen, mlen;
 	size_t index;		/* input order, for a stable choice of alias */
 	bool global;
+	bool text;		/* t, T, w, W: kept; other types only bound */
 };
 
 /* Value of hex digit @c, or -1; by hand, as isxdigit() follows the locale. */
@@ -81,8 +82,8 @@ static bool blank(char c)
 
 /*
  * Parse the line [@p, @end) into @l; false for anything but a well-formed
- * text symbol. Every read is checked against @end: the line is not
- * NUL-terminated.
+ * symbol line (l->text says whether it is a text symbol). Every read is
+ * checked against @end: the line is not NUL-terminated.
  */
 static bool parse_line(const char *p, const char *end, struct line *l)
 {
@@ -100,8 +101,9 @@ static bool parse_line(const char *p, const char *end, struct line *l)
 	if (!digits || end - p < 4 || p[0] != ' ' || p[2] != ' ')
 		return false;
 	type = p[1];
-	if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+	if (!((type >= 'a' && type <= 'z') || (type >= 'A' && type <= 'Z')))
 		return false;
+	l->text = type == 't' || type == 'T' || type == 'w' || type == 'W';
 	p += 3;
 	for (q = p; q < end && name_char(*q); q++)
 		;
@@ -156,16 +158,19 @@ static bool same_mod(const struct line *l, const struct line *prev)
 
 /*
  * Split @buf into lines and keep the text symbols. Sets *@nonzero if any
- * text symbol, padding included, has an address other than zero.
+ * text symbol, padding included, has an address other than zero, and
+ * *@core_top to the highest address of a core kernel symbol that is not
+ * text (_end: where the kernel image ends), 0 if there is none.
  */
 static int parse_lines(const char *buf, size_t len, struct line **linesp,
-		       size_t *np, bool *nonzero)
+		       size_t *np, bool *nonzero, uint64_t *core_top)
 {
 	const char *p = buf, *end = buf + len, *eol;
 	struct line *lines = NULL, *nl;
 	size_t n = 0, cap = 0;
 
 	*nonzero = false;
+	*core_top = 0;
 	for (; p < end; p = eol < end ? eol + 1 : end) {
 		eol = memchr(p, '\n', end - p);
 		if (!eol)
@@ -183,6 +188,11 @@ static int parse_lines(const char *buf, size_t len, struct line **linesp,
 		}
 		if (!parse_line(p, eol, &lines[n]))
 			continue;
+		if (!lines[n].text) {
+			if (!lines[n].mod && lines[n].addr > *core_top)
+				*core_top = lines[n].addr;
+			continue;
+		}
 		if (lines[n].addr)
 			*nonzero = true;
 		if (padding(&lines[n]))
@@ -199,6 +209,32 @@ nomem:
 }
 
 /*
+ * Where each symbol ends: where the next one starts, if that is of the
+ * same module (or both of the core kernel: module strings of one run are
+ * shared, so the pointers compare). The last symbol of the core kernel
+ * ends just past the core kernel's highest data symbol (_end, the end of
+ * its image) when there is one above it; the last of a module where the
+ * next symbol starts,
+ * until ng_syms_set_modules() gives the module's end. Nothing extends
+ * past the next symbol; UINT64_MAX is no end at all.
+ */
+static void set_ends(struct ng_syms *s, uint64_t core_top)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		struct ng_sym *y = &s->v[i];
+
+		y->end = i + 1 < s->n ? s->v[i + 1].addr : UINT64_MAX;
+		if (i + 1 < s->n && s->v[i + 1].module == y->module)
+			continue;
+		/* past the core kernel's last symbol, _end: not the kernel's */
+		if (!y->module && core_top >= y->addr && core_top < y->end - 1)
+			y->end = core_top + 1;
+	}
+}
+
+/*
  * Parse a kallsyms listing into a table that owns its strings; *@sp is
  * NULL on error, so that callers can free it either way.
  */
@@ -208,6 +244,7 @@ int ng_syms_parse(struct ng_syms **sp, const char *buf, size_t len)
 	size_t n, i, kept, size = 0;
 	struct ng_syms *s = NULL;
 	struct line *lines;
+	uint64_t core_top;
 	bool nonzero;
 	char *a;
 	int ret;
@@ -215,7 +252,7 @@ int ng_syms_parse(struct ng_syms **sp, const char *buf, size_t len)
 	*sp = NULL;
 	if (!len)
 		return -ENOENT;
-	ret = parse_lines(buf, len, &lines, &n, &nonzero);
+	ret = parse_lines(buf, len, &lines, &n, &nonzero, &core_top);
 	if (ret)
 		return ret;
 	if (!n) {
@@ -267,6 +304,7 @@ int ng_syms_parse(struct ng_syms **sp, const char *buf, size_t len)
 		prev = &lines[i];
 	}
 	s->n = kept;
+	set_ends(s, core_top);
 	*sp = s;
 	s = NULL;
 	ret = 0;
@@ -277,11 +315,12 @@ out:
 }
 
 /*
- * Read a whole kallsyms file and parse it. /proc/kallsyms reports size 0
- * and is produced as it is read, so the file is read until EOF whatever
- * its size says; the size only sizes the first buffer of a regular file.
+ * Read a whole file: /proc/kallsyms (and /proc/modules) report size 0
+ * and are produced as they are read, so the file is read until EOF
+ * whatever its size says; the size only sizes the first buffer of a
+ * regular file.
  */
-int ng_syms_load(struct ng_syms **sp, const char *path)
+static int read_file(const char *path, char **bufp, size_t *lenp)
 {
 	size_t len = 0, cap = 1 << 20;
 	struct stat st;
@@ -289,8 +328,7 @@ int ng_syms_load(struct ng_syms **sp, const char *path)
 	ssize_t r;
 	int fd, ret;
 
-	*sp = NULL;
-	fd = open(path ? path : "/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	/* One byte more than the size: the read that sees EOF needs no growth. */
@@ -327,9 +365,26 @@ int ng_syms_load(struct ng_syms **sp, const char *path)
 			break;
 		len += r;
 	}
-	ret = ng_syms_parse(sp, buf, len);
+	*bufp = buf;
+	*lenp = len;
+	buf = NULL;
+	ret = 0;
 out:
 	close(fd);
+	free(buf);
+	return ret;
+}
+
+int ng_syms_load(struct ng_syms **sp, const char *path)
+{
+	char *buf = NULL;
+	size_t len;
+	int ret;
+
+	*sp = NULL;
+	ret = read_file(path ? path : "/proc/kallsyms", &buf, &len);
+	if (!ret)
+		ret = ng_syms_parse(sp, buf, len);
 	free(buf);
 	return ret;
 }
@@ -353,7 +408,138 @@ const struct ng_sym *ng_syms_lookup(const struct ng_syms *s, uint64_t addr)
 		else
 			hi = mid;
 	}
-	return &s->v[lo];
+	/* UINT64_MAX: no end known */
+	return addr < s->v[lo].end || s->v[lo].end == UINT64_MAX ?
+	       &s->v[lo] : NULL;
+}
+
+/* ---- module ends, from /proc/modules ---- */
+
+struct module_range {
+	const char *name;	/* in the listing */
+	size_t nlen;
+	uint64_t base, end;
+};
+
+static int module_cmp(const void *a, const void *b)
+{
+	const struct module_range *x = a, *y = b;
+	size_t n = x->nlen < y->nlen ? x->nlen : y->nlen;
+	int c = memcmp(x->name, y->name, n);
+
+	return c ? c : (x->nlen > y->nlen) - (x->nlen < y->nlen);
+}
+
+/*
+ * One line of /proc/modules: "name size refcount deps state 0xaddress",
+ * maybe more; false unless it has a name, a size and a nonzero address.
+ */
+static bool parse_module(const char *p, const char *end,
+			 struct module_range *m)
+{
+	const char *field[6];
+	size_t flen[6];
+	char num[24];
+	uint64_t size, addr = 0;
+	int f, d;
+
+	for (f = 0; f < 6; f++) {
+		while (p < end && blank(*p))
+			p++;
+		field[f] = p;
+		while (p < end && name_char(*p))
+			p++;
+		flen[f] = p - field[f];
+		if (!flen[f])
+			return false;
+	}
+	if (flen[1] >= sizeof(num))
+		return false;
+	memcpy(num, field[1], flen[1]);
+	num[flen[1]] = '\0';
+	if (ng_parse_num(num, 0, 1, UINT32_MAX, &size))
+		return false;
+	if (flen[5] < 3 || flen[5] > 18 || memcmp(field[5], "0x", 2))
+		return false;
+	for (p = field[5] + 2; p < field[5] + flen[5]; p++) {
+		d = hex_digit(*p);
+		if (d < 0)
+			return false;
+		addr = addr << 4 | d;
+	}
+	if (!addr || addr + size < addr)
+		return false;
+	m->name = field[0];
+	m->nlen = flen[0];
+	m->base = addr;
+	m->end = addr + size;
+	return true;
+}
+
+/*
+ * Bound each module's symbols by the module's end, and the symbols of a
+ * module the listing does not have (an unloaded one, [bpf] programs and
+ * [__builtin__ftrace] trampolines, each its own allocation) to a page:
+ * code that lies past them is code the table does not know.
+ */
+int ng_syms_set_modules(struct ng_syms *s, const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len, *eol;
+	struct module_range *mods = NULL, *nm, key, *m;
+	size_t n = 0, cap = 0, i;
+
+	for (; p < end; p = eol < end ? eol + 1 : end) {
+		eol = memchr(p, '\n', end - p);
+		if (!eol)
+			eol = end;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			nm = realloc(mods, cap * sizeof(*mods));
+			if (!nm) {
+				free(mods);
+				return -ENOMEM;
+			}
+			mods = nm;
+		}
+		n += parse_module(p, eol, &mods[n]);
+	}
+	if (!n) {
+		free(mods);
+		return -ENOENT;
+	}
+	qsort(mods, n, sizeof(*mods), module_cmp);
+	for (i = 0; s && i < s->n; i++) {
+		struct ng_sym *y = &s->v[i];
+		uint64_t bound;
+
+		if (!y->module)
+			continue;
+		key.name = y->module;
+		key.nlen = strlen(y->module);
+		m = bsearch(&key, mods, n, sizeof(*mods), module_cmp);
+		if (!m)
+			bound = y->addr + 4096 > y->addr ? y->addr + 4096 : UINT64_MAX;
+		else if (y->addr >= m->base && y->addr < m->end)
+			bound = m->end;
+		else
+			continue;	/* not where the listing puts it: leave it */
+		if (bound < y->end)
+			y->end = bound;
+	}
+	free(mods);
+	return 0;
+}
+
+int ng_syms_load_modules(struct ng_syms *s, const char *path)
+{
+	char *buf = NULL;
+	size_t len;
+	int ret = read_file(path ? path : "/proc/modules", &buf, &len);
+
+	if (!ret)
+		ret = ng_syms_set_modules(s, buf, len);
+	free(buf);
+	return ret;
 }
 
 /* How many addresses have a name: text symbols less padding and aliases. */

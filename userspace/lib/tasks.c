@@ -2,11 +2,14 @@
 /*
  * tasks.c - the threads a recording has seen (tasks.h).
  */
+#include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "nanograph.h"
 #include "tasks.h"
 
 #define TASK_BUCKETS	4096
@@ -29,6 +32,7 @@ struct ng_tasks *ng_tasks_new(void)
 void ng_tasks_proc(int tid, int *pid, char *comm, size_t size)
 {
 	char path[64], line[256];
+	uint64_t tgid;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/comm", tid);
@@ -45,8 +49,10 @@ void ng_tasks_proc(int tid, int *pid, char *comm, size_t size)
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", pid) == 1)
+		if (!ng_parse_line_nums(line, "Tgid:", 0, INT_MAX, &tgid, 1)) {
+			*pid = tgid;
 			break;
+		}
 	fclose(f);
 }
 

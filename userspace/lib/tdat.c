@@ -4,13 +4,14 @@
  *
  * "trace-cmd record -e nanograph" stores the per-CPU ring-buffer pages,
  * the event formats, kallsyms and saved comms in trace.dat. libtracecmd
- * reads it and merges the CPUs by timestamp, the same order "record"
+ * reads it; the CPUs are merged by timestamp, the same order "record"
  * merges its own buffers in, and each record goes through the same
  * decoder and converter. The module writes a clock_sync event when
  * tracing starts, so the file also carries its own time base.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <trace-cmd.h>
 
@@ -21,22 +22,93 @@ struct tdat {
 	struct ng_decoder *dec;
 	struct ng_conv *conv;
 	const struct ng_syms *syms;
-	int err;
 };
 
-/* Every record, in timestamp order across the CPUs. */
-static int tdat_record(struct tracecmd_input *handle, struct tep_record *rec,
-		       int cpu, void *priv)
+/*
+ * Every record of every CPU in timestamp order (ties to the lower CPU),
+ * as tracecmd_iterate_events() merges them, handed to @fn, which returns
+ * 0 to go on, > 0 to stop there (returned), or -errno. The merge is our
+ * own, on tracecmd_read_data(): libtracecmd 3.1's iterator, stopped
+ * early, frees records it does not own (it warns, and leaks them). With
+ * @conv, missed events are counted there as lost.
+ */
+static int tdat_merge(struct tracecmd_input *handle, struct tdat *t,
+		      struct ng_conv *conv,
+		      int (*fn)(void *priv, const struct ng_event *ev),
+		      void *priv)
 {
-	struct tdat *t = priv;
+	int cpus = tep_get_cpus(tracecmd_get_tep(handle)), cpu, best, ret = 0;
+	struct tep_record **next;
 	struct ng_event ev;
 
-	(void)handle;
-	if (rec->missed_events)
-		ng_conv_lost(t->conv, cpu, rec->missed_events);
-	ng_decode(t->dec, rec, &ev);
-	t->err = ng_conv_event(t->conv, &ev);
-	return t->err ? 1 : 0;	/* nonzero stops the iteration */
+	if (cpus <= 0)
+		return 0;
+	next = calloc(cpus, sizeof(*next));
+	if (!next)
+		return -ENOMEM;
+	for (cpu = 0; cpu < cpus; cpu++)
+		next[cpu] = tracecmd_read_data(handle, cpu);
+	while (!ret) {
+		best = -1;
+		for (cpu = 0; cpu < cpus; cpu++)
+			if (next[cpu] && (best < 0 || next[cpu]->ts < next[best]->ts))
+				best = cpu;
+		if (best < 0)
+			break;
+		if (conv && next[best]->missed_events)
+			ng_conv_lost(conv, best, next[best]->missed_events);
+		ng_decode(t->dec, next[best], &ev);
+		ret = fn(priv, &ev);
+		tracecmd_free_record(next[best]);
+		next[best] = tracecmd_read_data(handle, best);
+	}
+	for (cpu = 0; cpu < cpus; cpu++)
+		tracecmd_free_record(next[cpu]);
+	free(next);
+	return ret;
+}
+
+static int scan(void *priv, const struct ng_event *ev)
+{
+	return ng_conv_scan(priv, ev);
+}
+
+static int feed(void *priv, const struct ng_event *ev)
+{
+	return ng_conv_event(priv, ev);
+}
+
+/* Open @path with libtracecmd: -ENOENT, -EACCES, or -EBADMSG for the rest. */
+static int tdat_open(const char *path, struct tracecmd_input **handlep)
+{
+	errno = 0;
+	*handlep = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (*handlep)
+		return 0;
+	return errno == ENOENT || errno == EACCES ? -errno : -EBADMSG;
+}
+
+/*
+ * The first pass: find the first clock_sync in timestamp order, reading
+ * no further than it (the module writes one when tracing starts, so that
+ * is the beginning, unless trace-cmd started later), and make it @conv's
+ * clock. A handle of its own: libtracecmd reads on from where reading
+ * stopped. 1 if found, 0 if not, or -errno.
+ */
+static int tdat_find_clock(const char *path, struct ng_conv *conv)
+{
+	struct tracecmd_input *handle;
+	struct tdat t = { 0 };
+	int ret = tdat_open(path, &handle);
+
+	if (ret)
+		return ret;
+	ret = ng_decoder_new(&t.dec, tracecmd_get_tep(handle));
+	if (!ret)
+		ret = tdat_merge(handle, &t, NULL, scan, conv);
+	ng_decoder_free(t.dec);
+	tracecmd_close(handle);
+	return ret;
 }
 
 /* trace.dat carries the comms trace-cmd saved, not the thread groups. */
@@ -76,43 +148,45 @@ static const char *tdat_sym(void *priv, uint64_t addr, const char **module)
 
 int ng_tdat_convert(const char *path, const char *dir,
 		    const struct ng_syms *syms, const struct ng_clock *clock,
+		    const struct ng_cancel *cancel,
 		    struct ng_conv_summary *sum)
 {
-	struct tracecmd_input *handle;
+	struct tracecmd_input *handle = NULL;
 	struct tdat t = { 0 };
 	int ret;
 
 	memset(sum, 0, sizeof(*sum));
-	errno = 0;
-	handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
-	if (!handle)
-		return errno == ENOENT || errno == EACCES ? -errno : -EBADMSG;
+	ret = ng_conv_new(&t.conv, dir, NULL);
+	if (ret)
+		return ret;
+	ng_conv_set_cancel(t.conv, cancel);
+	/* The time base first: without one, fail before writing anything. */
+	ret = tdat_find_clock(path, t.conv);
+	if (!ret && clock)
+		ng_conv_set_clock(t.conv, clock);	/* none in the file */
+	else if (!ret)
+		ret = -ENODATA;
+	if (ret < 0)
+		goto out;
+	ret = tdat_open(path, &handle);
+	if (ret)
+		goto out;
 	t.tep = tracecmd_get_tep(handle);
 	ret = ng_decoder_new(&t.dec, t.tep);
 	if (ret)
 		goto out;
 	t.syms = syms;
-	ret = ng_conv_new(&t.conv, dir, NULL);
-	if (ret)
-		goto out;
-	if (clock)
-		ng_conv_set_clock(t.conv, clock);
 	ng_conv_set_thread_info(t.conv, tdat_thread, &t);
 	ng_conv_set_resolver(t.conv, tdat_sym, &t);
-	ret = tracecmd_iterate_events(handle, NULL, 0, tdat_record, &t);
-	if (t.err) {
-		ng_conv_abort(t.conv);
-		ret = t.err;
+	ret = tdat_merge(handle, &t, t.conv, feed, t.conv);
+	if (ret)
 		goto out;
-	}
-	if (ret < 0) {
-		ng_conv_abort(t.conv);
-		ret = -EBADMSG;
-		goto out;
-	}
 	ret = ng_conv_finish(t.conv, sum);
+	t.conv = NULL;		/* finish frees it, even on error */
 out:
+	ng_conv_abort(t.conv);
 	ng_decoder_free(t.dec);
-	tracecmd_close(handle);
+	if (handle)
+		tracecmd_close(handle);
 	return ret;
 }
