@@ -86,6 +86,8 @@ if [ "$unit" = 1 ]; then
 	tally < <("$ROOT/tools/lint.sh" 2>&1)
 	echo "# dkms"
 	tally < <("$ROOT/tools/dkms-check.sh" 2>&1)
+	echo "# rig"
+	tally < <("$ROOT/tools/rig-check.sh" 2>&1)
 fi
 
 # vmtest.sh's options for a cell ARCH[/MACHINE]:LINE[:TESTS], in $opts.

@@ -32,7 +32,8 @@ done
 VMOUT=${NANOGRAPH_OUT:-$ROOT/build/vm}
 # The scenario tests and the sizes make soak runs them at.
 FULL_TESTS="07-*,28-*,29-*,32-*,33-*,36-*"
-FULL_SIZES="race_seconds=4 fuzz_writes=100 cycles=100 burst=3000 tasks=20000 pid_map_writes=400"
+# At full size a test may take longer than the default per-test limit.
+FULL_SIZES="race_seconds=4 fuzz_writes=100 cycles=100 burst=3000 tasks=20000 pid_map_writes=400 test_timeout=3600"
 
 "$ROOT/tools/setup-host.sh" || exit 1
 pass=0 fail=0

@@ -971,7 +971,9 @@ results() {
 	between NANOGRAPH-FTRACETEST-BEGIN NANOGRAPH-FTRACETEST-END "$out/console.log" >"$out/ftracetest.txt"
 	[ -s "$out/ftracetest.txt" ] || rm -f "$out/ftracetest.txt"
 	if ! grep -q '^1\.\.[0-9]' "$out/results.ktap"; then
-		echo "not ok - $tag boot: no KTAP results (see $out/console.log)"
+		local last
+		last=$(tr -d '\r' <"$out/console.log" | sed -n 's/.*nanograph-vm: test \([^ ]*\) started.*/\1/p' | tail -n 1)
+		echo "not ok - $tag boot: no KTAP results${last:+; the last test started was $last} (see $out/console.log)"
 		tail -n 30 "$out/console.log" | sed 's/^/# /'
 		fail=$((fail + 1))
 	else

@@ -36,6 +36,46 @@ unmet() {
 	done
 }
 
+# A test that runs longer than its "# timeout: SECONDS" line (0: none;
+# default 600, or ngvm.test_timeout= on the kernel command line) is
+# killed with all it started and reported "not ok" with what its tasks
+# were doing, and the run goes on: a test blocked forever costs one
+# test, not the whole boot and its results.
+# Booted by the rig (not tools/rig-check.sh running this on the host):
+# the console and sysrq are ours to write to.
+in_vm=$(sed -n 's/.*\(ngvm\.mode=\).*/\1/p' /proc/cmdline)
+# Where the logs and the timeout mark go (tools/rig-check.sh: its own).
+run_tmp=${NG_RUN_TMP:-/tmp}
+NG_TEST_TIMEOUT=$(sed -n 's/.*ngvm\.test_timeout=\([0-9]*\).*/\1/p' /proc/cmdline)
+NG_TEST_TIMEOUT=${NG_TEST_TIMEOUT:-600}
+
+# watchdog PID LIMIT LOG: after LIMIT seconds of PID (a session leader)
+# write each of its session's tasks with its kernel stack, and the
+# blocked tasks the kernel sees (sysrq-w), to LOG; then kill the session.
+watchdog() {
+	w_n=0
+	while kill -0 "$1" 2>/dev/null; do
+		if [ "$w_n" -ge "$2" ]; then
+			touch "$run_tmp/ng-timeout"
+			{
+				echo "watchdog: no end after ${2}s; the test's tasks:"
+				for w_d in /proc/[0-9]*; do
+					[ "$(cut -d' ' -f6 "$w_d/stat" 2>/dev/null)" = "$1" ] || continue
+					echo "$(cut -d' ' -f1-3 "$w_d/stat") $(tr '\0' ' ' <"$w_d/cmdline")"
+					sed 's/^/    /' "$w_d/stack" 2>/dev/null
+				done
+				[ -z "$in_vm" ] || echo w >/proc/sysrq-trigger 2>/dev/null
+				echo "watchdog: kernel log:"
+				dmesg | tail -n 30
+			} >>"$3" 2>&1
+			kill -9 "-$1" 2>/dev/null
+			return
+		fi
+		w_n=$((w_n + 1))
+		sleep 1
+	done
+}
+
 echo "KTAP version 1"
 echo "1..$n"
 i=0
@@ -67,13 +107,34 @@ for t in $tests; do
 		echo "ok $i $name # SKIP needs $missing"
 		continue
 	fi
-	log=/tmp/selftest-$name.log
-	work=/tmp/selftest-$name
+	log=$run_tmp/selftest-$name.log
+	work=$run_tmp/selftest-$name
 	mkdir -p "$work"
+	limit=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$t")
+	limit=${limit:-$NG_TEST_TIMEOUT}
 	start=$(cut -d' ' -f1 /proc/uptime)
-	(cd "$work" && NG_TEST="$name" sh -e -c ". '$here/lib.sh'; . '$t'") >"$log" 2>&1
+	# The console shows which test runs (the KTAP is printed at the end):
+	# a boot that times out says where it stopped.
+	[ -z "$in_vm" ] || echo "nanograph-vm: test $name started" >/dev/kmsg 2>/dev/null || :
+	# In its own session, so that the watchdog can kill all it started.
+	(cd "$work" && NG_TEST="$name" exec setsid sh -e -c ". '$here/lib.sh'; . '$t'") >"$log" 2>&1 &
+	pid=$!
+	wd=
+	if [ "$limit" -gt 0 ]; then
+		watchdog "$pid" "$limit" "$log" &
+		wd=$!
+	fi
+	wait "$pid"
 	rc=$?
+	[ -z "$wd" ] || kill "$wd" 2>/dev/null || :
 	end=$(cut -d' ' -f1 /proc/uptime)
+	if [ -e "$run_tmp/ng-timeout" ]; then
+		rm -f "$run_tmp/ng-timeout"
+		echo "not ok $i $name # TIMEOUT: no end after ${limit}s"
+		grep -v '^#' "$log" | tail -n 60 | sed 's/^/# /'
+		[ -e /tmp/ng-wedged ] || "$here/lib.sh" reset >>"$log" 2>&1
+		continue
+	fi
 	# Leave the next test a known state whatever this one did.
 	[ -e /tmp/ng-wedged ] || "$here/lib.sh" reset >>"$log" 2>&1
 	echo "# $name: $desc ($(awk "BEGIN { printf \"%.1f\", $end - $start }")s)"
