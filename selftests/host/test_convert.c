@@ -277,6 +277,7 @@ static void test_clock_parse(void)
 	T_EQ_U64(clk.freq, 2400000000ULL);
 	T_EQ_U64(clk.counter, 123456);
 	T_EQ_U64(clk.mono_ns, 789);
+	T_EQ_STR(clk.name, "tsc");		/* for info.json */
 	/* 32-bit arm without the generic timer: a 1 GHz counter of ns. */
 	T_EQ_INT(ng_clock_parse("counter: ktime_get_mono_fast_ns\n"
 				"frequency: 1000000000\n"
@@ -284,6 +285,9 @@ static void test_clock_parse(void)
 	T_EQ_U64(ng_clock_ns(&clk, 5000000123ULL), 5000000120ULL);
 	T_EQ_U64(ng_clock_ns(&clk, 7000000123ULL), 7000000120ULL);
 	T_EQ_U64(ng_clock_ns(&clk, 4000000123ULL), 4000000120ULL);
+	T_EQ_STR(clk.name, "ktime_get_mono_fast_ns");
+	T_EQ_INT(ng_clock_parse("frequency: 1\nsync: 1 2\n", &clk), 0);
+	T_EQ_STR(clk.name, "");
 	T_EQ_INT(ng_clock_parse("frequency: 0\nsync: 1 2\n", &clk), -EINVAL);
 	T_EQ_INT(ng_clock_parse("sync: 1 2\n", &clk), -EINVAL);
 	T_EQ_INT(ng_clock_parse("", &clk), -EINVAL);

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <time.h>
 
 #define NANOGRAPH_VERSION	"0.1.0"
 
@@ -344,6 +345,7 @@ struct ng_clock {
 	uint64_t counter;	/* a counter value ... */
 	uint64_t mono_ns;	/* ... and CLOCK_MONOTONIC at that moment */
 	uint64_t freq;		/* ticks per second; 0: not known */
+	char name[32];		/* the clock file's "counter:" ("tsc"); "" if not known */
 };
 
 /*
@@ -351,7 +353,10 @@ struct ng_clock {
  * its pair in *@clock: what the readers look for before converting.
  */
 bool ng_clock_from_event(const struct ng_event *ev, struct ng_clock *clock);
-/* Parse the module's clock file ("frequency: N", "sync: COUNTER NS"). */
+/*
+ * Parse the module's clock file ("frequency: N", "sync: COUNTER NS", and
+ * the counter's name from "counter: NAME" when it is there).
+ */
 int ng_clock_parse(const char *text, struct ng_clock *clock);
 /*
  * Nanoseconds at the event counter value @counter56 (its low 56 bits),
@@ -375,6 +380,7 @@ struct ng_conv_summary {
 	uint64_t unresolved;	/* distinct addresses with no symbol */
 	uint64_t bytes;		/* bytes of push/pop text written */
 	uint64_t first_ns, last_ns;
+	struct ng_clock clock;	/* what the timestamps were converted with */
 };
 
 /* Where the converter learns a thread's process and name at the end. */
@@ -509,6 +515,120 @@ void ng_rec_close(struct ng_recorder *r);
  * from the start of each file.
  */
 int ng_raw_replay_fds(const int *fds, int nr, struct ng_conv *conv);
+
+/* ---- a recording's metadata: DIR/info.json (info.c) -------------------- */
+
+/*
+ * record and convert write DIR/info.json next to the push/pop files:
+ * what was recorded, how, where, and how complete the files are
+ * (Documentation/trace-format.md lists its fields). Its "format" is
+ * NG_INFO_FORMAT; a reader ignores fields it does not know.
+ */
+#define NG_INFO_FORMAT		1
+#define NG_INFO_FILE		"info.json"
+/* A number the collector does not know: written as null. */
+#define NG_INFO_UNKNOWN		UINT64_MAX
+
+struct ng_info_settings;
+
+/*
+ * Read the module's settings that decide what is recorded: the function
+ * filters, max_graph_depth, the pid lists and options/event-fork, as
+ * their control files read now (a file that cannot be read is unknown).
+ * record reads them once configured, before tracing starts.
+ */
+int ng_info_read_settings(const struct ng_ctl *ctl,
+			  struct ng_info_settings **sp);
+void ng_info_settings_free(struct ng_info_settings *s);
+
+/* What ng_info_write() puts in info.json; NULL or NG_INFO_UNKNOWN: null. */
+struct ng_info {
+	const char *source;		/* "record" or "convert" */
+	int argc;			/* the collector's own command line */
+	char *const *argv;
+	int command_argc;		/* the traced command, or 0 */
+	char *const *command;
+	int pid;			/* the traced process (-p), or 0 */
+	const char *input;		/* the trace.dat converted, or NULL */
+	/*
+	 * The recording ran on this machine: its kernel release, machine
+	 * and host name come from uname(). Else they are null.
+	 */
+	bool this_host;
+	const struct timespec *start;	/* wall clock at tracing_on=1 */
+	uint64_t duration_ns;		/* from tracing_on=1 to its stop */
+	const char *mode;		/* "events" or "raw" */
+	const char *counter;		/* NULL: the name in sum->clock, if any */
+	const struct ng_info_settings *settings;	/* NULL: filters null */
+	const struct ng_conv_summary *sum;	/* required */
+	uint64_t skipped;		/* calls the module skipped (stats) */
+};
+
+/*
+ * Write @dir/info.json whole or not at all (a temporary name, then a
+ * rename), strings escaped as the exports do: '"', '\\' and control
+ * characters as escapes, bytes that are not UTF-8 as \ufffd.
+ */
+int ng_info_write(const char *dir, const struct ng_info *info);
+
+/* The kinds of value a field of info.json holds. */
+enum ng_json_type {
+	NG_JSON_NULL,
+	NG_JSON_BOOL,
+	NG_JSON_NUMBER,
+	NG_JSON_STRING,
+	NG_JSON_EMPTY_ARRAY,
+	NG_JSON_EMPTY_OBJECT,
+};
+
+/*
+ * One value of info.json, flattened: @key is its path ("counts.lost");
+ * the elements of an array of values share the array's key, in order,
+ * with @element set; an array's object or array elements are "key[i]".
+ */
+struct ng_info_field {
+	const char *key;
+	const char *value;	/* a string unescaped (UTF-8), a number, true,
+				 * false or null as written; "" if empty */
+	enum ng_json_type type;
+	bool element;
+};
+
+struct ng_info_file;
+struct ng_pp_bad;
+
+/* Largest info.json the reader takes; nesting deeper than this is refused. */
+#define NG_INFO_MAX_SIZE	(1U << 20)
+#define NG_INFO_MAX_DEPTH	32
+
+/*
+ * Read and parse @dir/info.json. -ENOENT when there is none, -EFBIG past
+ * NG_INFO_MAX_SIZE, -EBADMSG when it is not a JSON object (*@bad, may be
+ * NULL, gets the line and why; its file is "info.json"), or -errno.
+ */
+int ng_info_load(struct ng_info_file **fp, const char *dir,
+		 struct ng_pp_bad *bad);
+/* Every field, in the order of the file. */
+const struct ng_info_field *ng_info_fields(const struct ng_info_file *f,
+					   size_t *nr);
+/* The file's bytes as read (for --json). */
+const char *ng_info_text(const struct ng_info_file *f, size_t *len);
+/* The first field of @key, or NULL. */
+const struct ng_info_field *ng_info_find(const struct ng_info_file *f,
+					 const char *key);
+/*
+ * The number at @key: 0, -ENOENT when absent, -ENODATA when null,
+ * -EINVAL when not a decimal integer of 64 bits.
+ */
+int ng_info_u64(const struct ng_info_file *f, const char *key, uint64_t *v);
+/*
+ * Whether @f's counts say calls are missing from the files: events lost,
+ * calls the module skipped, calls closed early because their return was
+ * lost, calls still running at the end. 1 and what, in words, in @buf
+ * ("12 events lost, 3 calls skipped"; cut to @len), else 0.
+ */
+int ng_info_incomplete(const struct ng_info_file *f, char *buf, size_t len);
+void ng_info_file_free(struct ng_info_file *f);
 
 /* Reading push/pop directories: report and export (analyze.h). */
 #include "nanograph_analyze.h"

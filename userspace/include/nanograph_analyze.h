@@ -56,6 +56,17 @@ int ng_recording_open(struct ng_recording *rec, const char *dir);
 void ng_recording_close(struct ng_recording *rec);
 
 /*
+ * Whether @rec's info.json says its files miss calls: events lost, calls
+ * the module skipped, calls closed early because their return was lost,
+ * or still running at the end. 1 and what is missing in @buf ("12 events
+ * lost, 3 calls skipped"); 0 when none is, or there is no info.json (a
+ * recording from before it, or made by hand); -errno when it cannot be
+ * read (-EBADMSG: not JSON). For the one warning line of report, export.
+ */
+int ng_recording_incomplete(const struct ng_recording *rec, char *buf,
+			    size_t len);
+
+/*
  * Where and why a push/pop file breaks the format, in the words of
  * "nanograph check". Functions taking one fill it in on error; it may be
  * NULL.
@@ -65,6 +76,21 @@ struct ng_pp_bad {
 	uint64_t line;		/* 1-based; 0 if no line is to blame */
 	char why[160];		/* the checker's words; "" unless -EBADMSG */
 };
+
+/* What a recording's files hold, for "nanograph info" without info.json. */
+struct ng_rec_totals {
+	uint64_t threads;	/* push/pop files */
+	uint64_t calls;
+	uint64_t first_ns;	/* the first and last timestamps; 0, 0 if no call */
+	uint64_t last_ns;
+};
+
+/*
+ * Walk every file of @rec (checked as ng_pp_walk() does, flat in memory)
+ * and count. Errors as ng_profile_add_thread().
+ */
+int ng_recording_totals(const struct ng_recording *rec,
+			struct ng_rec_totals *t, struct ng_pp_bad *bad);
 
 /* ---- walking one push/pop file (analyze.c) ---------------------------- */
 
@@ -142,6 +168,22 @@ int ng_profile_sorted(struct ng_profile *p, enum ng_sort key,
 void ng_profile_totals(const struct ng_profile *p, uint64_t *calls,
 		       uint64_t *first_ns, uint64_t *last_ns);
 void ng_profile_free(struct ng_profile *p);
+
+/* One function of "report --diff": its statistics in both recordings. */
+struct ng_func_diff {
+	const char *label;
+	bool in_old, in_new;		/* where it was called */
+	struct ng_func_stats old, new;	/* all 0 on the side it is not in */
+};
+
+/*
+ * Pair the functions of @old and @new by label and sort them by the
+ * absolute difference of @key (NEW - OLD), largest first, ties by name;
+ * NG_SORT_NAME: by name. *@rowsp is malloc'd, the caller's to free();
+ * its labels live as long as the profiles. 0, -EINVAL or -ENOMEM.
+ */
+int ng_profile_diff(struct ng_profile *old, struct ng_profile *new,
+		    enum ng_sort key, struct ng_func_diff **rowsp, size_t *nr);
 /* "total", "self", "calls", "avg", "max", "name"; -EINVAL for others. */
 int ng_sort_parse(const char *name, enum ng_sort *key);
 

@@ -443,6 +443,42 @@ int ng_pp_walk(const char *path, const struct ng_pp_visitor *v,
 	return ret;
 }
 
+/* ---- what the files hold ---- */
+
+/* Each call counts once; outermost calls bound the span. */
+static int totals_leave(void *priv, const struct ng_call *c)
+{
+	struct ng_rec_totals *t = priv;
+
+	if (!t->calls || c->start_ns < t->first_ns)
+		t->first_ns = c->start_ns;
+	if (c->end_ns > t->last_ns)
+		t->last_ns = c->end_ns;
+	t->calls++;
+	return 0;
+}
+
+/* A walk per file that keeps nothing but the counts: flat in memory. */
+int ng_recording_totals(const struct ng_recording *rec,
+			struct ng_rec_totals *t, struct ng_pp_bad *bad)
+{
+	struct ng_pp_visitor v = { .leave = totals_leave, .priv = t };
+	size_t i;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < rec->nr_threads; i++) {
+		ret = ng_pp_walk(rec->threads[i].path, &v, bad);
+		if (ret) {
+			if (ret != -ENOMEM && bad)
+				bad->file = rec->threads[i].file;
+			return ret;
+		}
+	}
+	t->threads = rec->nr_threads;
+	return 0;
+}
+
 /* ---- the profile ---- */
 
 struct ng_profile {
@@ -567,6 +603,88 @@ int ng_profile_sorted(struct ng_profile *p, enum ng_sort key,
 	free(all);
 	qsort(s, n, sizeof(*s), cmp[key]);
 	*statsp = s;
+	*nr = n;
+	return 0;
+}
+
+/* |b - a|: the size of a change, whichever way it went. */
+static uint64_t absdiff(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/* The size of a row's change in the sort key's column. */
+static uint64_t diff_size(const struct ng_func_diff *d, enum ng_sort key)
+{
+	switch (key) {
+	case NG_SORT_SELF:
+		return absdiff(d->old.self_ns, d->new.self_ns);
+	case NG_SORT_CALLS:
+		return absdiff(d->old.calls, d->new.calls);
+	case NG_SORT_AVG:
+		return absdiff(d->old.avg_ns, d->new.avg_ns);
+	case NG_SORT_MAX:
+		return absdiff(d->old.max_ns, d->new.max_ns);
+	default:
+		return absdiff(d->old.total_ns, d->new.total_ns);
+	}
+}
+
+/* Largest change first, then by name; by name alone for NG_SORT_NAME. */
+static int cmp_diff(const void *a, const void *b, void *keyp)
+{
+	const struct ng_func_diff *x = a, *y = b;
+	enum ng_sort key = *(const enum ng_sort *)keyp;
+	uint64_t dx, dy;
+
+	if (key != NG_SORT_NAME) {
+		dx = diff_size(x, key);
+		dy = diff_size(y, key);
+		if (dx != dy)
+			return dx > dy ? -1 : 1;
+	}
+	return strcmp(x->label, y->label);
+}
+
+/*
+ * Both profiles by name, merged in one pass like comm(1): a label in
+ * both makes one row, a label in one a row with zeros on the other side.
+ * Memory is one row per distinct function.
+ */
+int ng_profile_diff(struct ng_profile *old, struct ng_profile *new,
+		    enum ng_sort key, struct ng_func_diff **rowsp, size_t *nr)
+{
+	const struct ng_func_stats *a, *b;
+	struct ng_func_diff *rows, *d;
+	size_t na, nb, i = 0, j = 0, n = 0;
+	int ret, c;
+
+	if ((unsigned int)key > NG_SORT_NAME)
+		return -EINVAL;
+	ret = ng_profile_sorted(old, NG_SORT_NAME, &a, &na);
+	if (!ret)
+		ret = ng_profile_sorted(new, NG_SORT_NAME, &b, &nb);
+	if (ret)
+		return ret;
+	rows = calloc(na + nb ? na + nb : 1, sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	while (i < na || j < nb) {
+		c = i == na ? 1 : j == nb ? -1 : strcmp(a[i].label, b[j].label);
+		d = &rows[n++];
+		if (c <= 0) {
+			d->label = a[i].label;
+			d->in_old = true;
+			d->old = a[i++];
+		}
+		if (c >= 0) {
+			d->label = b[j].label;
+			d->in_new = true;
+			d->new = b[j++];
+		}
+	}
+	qsort_r(rows, n, sizeof(*rows), cmp_diff, &key);
+	*rowsp = rows;
 	*nr = n;
 	return 0;
 }

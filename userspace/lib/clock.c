@@ -23,10 +23,37 @@ bool ng_clock_from_event(const struct ng_event *ev, struct ng_clock *clock)
 	clock->counter = ev->counter;
 	clock->mono_ns = ev->mono_ns;
 	clock->freq = ev->freq;
+	clock->name[0] = '\0';		/* the event does not name its counter */
 	return true;
 }
 
-/* "frequency: N" and "sync: COUNTER NS", in any order, other lines ignored. */
+/*
+ * The counter's name from a "counter: NAME" line, for info.json: a word
+ * of printable characters, cut to fit; "" when there is no such line.
+ */
+static void parse_counter_name(const char *text, char *name, size_t size)
+{
+	const char *line, *v;
+	size_t n = 0;
+
+	name[0] = '\0';
+	for (line = text; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		if (strncmp(line, "counter:", 8))
+			continue;
+		for (v = line + 8; *v == ' ' || *v == '\t'; v++)
+			;
+		while (n < size - 1 && v[n] > ' ' && v[n] < 0x7f)
+			n++;
+		memcpy(name, v, n);
+		name[n] = '\0';
+		return;
+	}
+}
+
+/*
+ * "frequency: N" and "sync: COUNTER NS", in any order, other lines
+ * ignored but "counter: NAME", which only names the counter.
+ */
 int ng_clock_parse(const char *text, struct ng_clock *clock)
 {
 	uint64_t sync[2];
@@ -40,6 +67,7 @@ int ng_clock_parse(const char *text, struct ng_clock *clock)
 	}
 	clock->counter = sync[0];
 	clock->mono_ns = sync[1];
+	parse_counter_name(text, clock->name, sizeof(clock->name));
 	return 0;
 }
 

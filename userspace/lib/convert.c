@@ -707,6 +707,7 @@ int ng_conv_finish(struct ng_conv *c, struct ng_conv_summary *sum)
 			c->sum.bytes += st.st_size;
 	}
 	c->sum.threads = done;
+	c->sum.clock = c->clock;
 	if (!ret)
 		ret = write_threads(c, v);
 	if (ret && v) {

@@ -159,9 +159,9 @@ size_t ng_utf8_len(const unsigned char *s)
 /*
  * @s as the body of a JSON string, malloc'd: quotes, backslashes and
  * control characters escaped, bytes that are not UTF-8 as U+FFFD (a comm
- * is whatever bytes the task set).
+ * is whatever bytes the task set). info.c writes info.json with it too.
  */
-static char *json_escape(const char *s)
+char *ng_json_escape(const char *s)
 {
 	char *out = malloc(6 * strlen(s) + 1), *p = out;
 	const unsigned char *u = (const unsigned char *)s;
@@ -214,7 +214,7 @@ struct chrome {
 	size_t open_cap;
 };
 
-/* Whether @s needs json_escape(); most kernel function names do not. */
+/* Whether @s needs ng_json_escape(); most kernel function names do not. */
 static bool needs_escape(const char *s)
 {
 	const unsigned char *u = (const unsigned char *)s;
@@ -236,7 +236,7 @@ static const char *chrome_name(struct chrome *c, const char *label)
 		return *esc;
 	if (!needs_escape(label))
 		return ng_strmap_key(esc);
-	*esc = json_escape(label);
+	*esc = ng_json_escape(label);
 	return *esc;
 }
 
@@ -321,7 +321,7 @@ static int chrome_leave(void *priv, const struct ng_call *call)
 /* A JSON string field's value, escaped; "?" without memory. */
 static void out_json_str(struct ng_outfile *o, const char *s)
 {
-	char *esc = json_escape(s);
+	char *esc = ng_json_escape(s);
 
 	out_str(o, esc ? esc : "?");
 	free(esc);

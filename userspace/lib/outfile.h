@@ -43,5 +43,11 @@ void ng_outfile_abort(struct ng_outfile *of);
  * as UTF-8 and replace what is not.
  */
 size_t ng_utf8_len(const unsigned char *s);
+/*
+ * @s as the body of a JSON string, malloc'd (NULL without memory): '"',
+ * '\\' and control characters escaped, bytes that are not UTF-8 as
+ * \ufffd (export.c).
+ */
+char *ng_json_escape(const char *s);
 
 #endif /* NG_OUTFILE_H */
