@@ -219,7 +219,7 @@ static void test_cmd_convert(void)
 
 	T_RUN(nanograph("convert", "-q", "-o", d, three), 0, "", "");
 	T_RUN(nanograph("export", "--chrome", d, NULL, NULL), 0, "", "");
-	T_EQ_STR(ls(d), "1.txt 2.txt 3.txt threads.tsv trace.json");
+	T_EQ_STR(ls(d), "1.txt 2.txt 3.txt info.json threads.tsv trace.json");
 
 	/* failures leave d and nothing else */
 	snprintf(want, sizeof(want), "nanograph convert: %s: not a trace-cmd trace.dat, or truncated or damaged: libtracecmd cannot read it\n", bad);
@@ -227,13 +227,13 @@ static void test_cmd_convert(void)
 	snprintf(want, sizeof(want), "nanograph convert: %s: no nanograph:clock_sync event to convert timestamps with: start trace-cmd before 'echo 1 > tracing_on', or pass --clock FILE\n", nosync);
 	T_RUN(nanograph("convert", "-q", "-o", d, nosync), 1, "", want);
 	T_EQ_STR(ls(t_path("w")), "d");
-	T_EQ_STR(ls(d), "1.txt 2.txt 3.txt threads.tsv trace.json");
+	T_EQ_STR(ls(d), "1.txt 2.txt 3.txt info.json threads.tsv trace.json");
 
 	T_RUN(nanograph("convert", "-q", "-o", d, one), 0, "", "");
-	T_EQ_STR(ls(d), "1.txt threads.tsv");
+	T_EQ_STR(ls(d), "1.txt info.json threads.tsv");
 	T_EQ_STR(ls(t_path("w")), "d d.old");
 	T_FILE_EQ(t_path("w/d/1.txt"), "5002:+vfs_read\n5003:POP\n");
-	T_EQ_STR(ls(t_path("w/d.old")), "1.txt 2.txt 3.txt threads.tsv trace.json");
+	T_EQ_STR(ls(t_path("w/d.old")), "1.txt 2.txt 3.txt info.json threads.tsv trace.json");
 
 	/* not a recording: refused, untouched */
 	T_EQ_INT(mkdir(t_path("w/notes"), 0755), 0);
@@ -331,7 +331,7 @@ static void test_cmd_convert_interrupted(void)
 	snprintf(tmp, sizeof(tmp), "nanograph convert: interrupted: nothing was kept, %s is as it was\n", d);
 	T_FILE_EQ(t_path("err"), tmp);
 	T_EQ_STR(ls(t_path("w")), "d");
-	T_EQ_STR(ls(d), "1.txt 2.txt threads.tsv");
+	T_EQ_STR(ls(d), "1.txt 2.txt info.json threads.tsv");
 }
 
 static const struct t_case cases[] = {

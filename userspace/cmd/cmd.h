@@ -7,6 +7,8 @@
 #ifndef NG_CMD_H
 #define NG_CMD_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define NG_EXIT_OK	0
@@ -59,15 +61,29 @@ struct ng_recording;
 int ng_cmd_open_recording(const struct ng_cmd *self, const char *dir,
 			  struct ng_recording *rec);
 
+/*
+ * After ng_cmd_open_recording(): one line on stderr when @rec's info.json
+ * says it misses calls ("nanograph CMD: warning: incomplete recording:
+ * ..."), for every command that reads a recording's calls.
+ */
+void ng_cmd_warn_incomplete(const struct ng_cmd *self,
+			    const struct ng_recording *rec);
+/* @ns in human units ("1.234 us", truncated), or the integer with @raw. */
+const char *ng_fmt_time(char *buf, size_t size, uint64_t ns, bool raw);
+/* The whole command line, for info.json (set by main()). */
+extern int ng_argc;
+extern char **ng_argv;
+
 int cmd_status(const struct ng_cmd *self, int argc, char **argv);
 int cmd_check(const struct ng_cmd *self, int argc, char **argv);
 /* Each command's longer help lives with it, in cmd/<name>.c. */
 extern const char ng_record_help[], ng_convert_help[], ng_report_help[],
-	ng_export_help[];
+	ng_export_help[], ng_info_help[];
 
 int cmd_record(const struct ng_cmd *self, int argc, char **argv);
 int cmd_convert(const struct ng_cmd *self, int argc, char **argv);
 int cmd_report(const struct ng_cmd *self, int argc, char **argv);
 int cmd_export(const struct ng_cmd *self, int argc, char **argv);
+int cmd_info(const struct ng_cmd *self, int argc, char **argv);
 
 #endif /* NG_CMD_H */

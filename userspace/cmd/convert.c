@@ -30,7 +30,9 @@ const char ng_convert_help[] =
 "same address the same way (the same kernel). Timestamps use the clock_sync\n"
 "event the module writes when tracing starts; start trace-cmd before\n"
 "'echo 1 > tracing_on' so that it is in the recording, or pass --clock.\n"
-"Ctrl-C (SIGTERM, SIGHUP) stops a conversion and leaves DIR as it was.";
+"Ctrl-C (SIGTERM, SIGHUP) stops a conversion and leaves DIR as it was.\n"
+"DIR also gets info.json: the conversion's command line and counts\n"
+"('nanograph info DIR').";
 
 /* The signal that interrupted the conversion, if any. */
 static volatile sig_atomic_t interrupted;
@@ -68,6 +70,29 @@ static int read_clock(const char *path, struct ng_clock *clock)
 	if (ng_clock_parse(text, clock))
 		return fail(path, "not a nanograph clock file (no 'frequency:' and 'sync:' lines)");
 	return 0;
+}
+
+/*
+ * DIR/info.json of a conversion: what a trace.dat tells, no more. It
+ * carries no module settings, no skipped count, no start time, and the
+ * kernel and host it names are not this machine's: those are null.
+ */
+static int write_info(const char *in, const struct ng_clock *clockp,
+		      const struct ng_conv_summary *sum, const char *dir)
+{
+	struct ng_info info = {
+		.source = "convert",
+		.argc = ng_argc,
+		.argv = ng_argv,
+		.input = in,
+		.duration_ns = NG_INFO_UNKNOWN,
+		.mode = "events",
+		.counter = clockp && clockp->name[0] ? clockp->name : NULL,
+		.sum = sum,
+		.skipped = NG_INFO_UNKNOWN,
+	};
+
+	return ng_info_write(dir, &info);
 }
 
 int cmd_convert(const struct ng_cmd *self, int argc, char **argv)
@@ -148,6 +173,14 @@ int cmd_convert(const struct ng_cmd *self, int argc, char **argv)
 	ret = ng_tdat_convert(in, ng_outdir_path(out), syms, clockp, &cancel,
 			      &sum);
 	ng_syms_free(syms);
+	if (!ret && (ret = write_info(in, clockp, &sum, ng_outdir_path(out)))) {
+		ng_outdir_abort(out);
+		if (ret == -ENOSPC || ret == -EDQUOT)
+			return fail(dir, "no space left; nothing was kept: free some space or choose another -o DIR");
+		fprintf(stderr, "nanograph convert: writing %s/%s: %s; nothing was kept\n",
+			dir, NG_INFO_FILE, strerror(-ret));
+		return NG_EXIT_FAIL;
+	}
 	if (ret)
 		ng_outdir_abort(out);
 	else if ((ret = ng_outdir_commit(out)))

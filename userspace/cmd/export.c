@@ -34,6 +34,8 @@ const char ng_export_help[] =
 "              empty)\n"
 "\n"
 "An idle task's file 0-<cpu>.txt becomes tid 4194304 + cpu in pid 0.\n"
+"A recording whose info.json says calls are missing (events lost, calls\n"
+"skipped) gets one warning line on stderr: see 'nanograph info DIR'.\n"
 "See Documentation/report-export.md.";
 
 /* One line on stderr: which input or output failed, and why. */
@@ -111,6 +113,7 @@ int cmd_export(const struct ng_cmd *self, int argc, char **argv)
 				      "give one recording directory");
 	if (ng_cmd_open_recording(self, argv[optind], &rec))
 		return NG_EXIT_FAIL;
+	ng_cmd_warn_incomplete(self, &rec);
 	if (!out) {
 		if (asprintf(&path, "%s/%s", rec.dir, fmt == OPT_CHROME ?
 			     "trace.json" : fmt == OPT_PERFETTO ?

@@ -25,11 +25,14 @@ static const struct ng_cmd commands[] = {
 	  "write push/pop files from a 'trace-cmd record -e nanograph' recording",
 	  ng_convert_help, cmd_convert },
 	{ "report", "[OPTIONS] DIR",
-	  "per-function calls, total, self, average and max time of a recording",
+	  "per-function calls, total, self, average and max time of a recording; --diff OLD NEW compares two",
 	  ng_report_help, cmd_report },
 	{ "export", "--chrome|--perfetto|--folded [-o FILE] DIR",
 	  "write a recording as Chrome trace JSON, a Perfetto trace or folded stacks",
 	  ng_export_help, cmd_export },
+	{ "info", "[--json] DIR",
+	  "show how a recording was made and how complete it is (DIR/info.json)",
+	  ng_info_help, cmd_info },
 	{ "status", "",
 	  "show whether the module is loaded, tracefs, and every control file",
 	  "Control files are read from " NG_CTL_DEFAULT_ROOT " or $" NG_CTL_ENV ".\n"
@@ -46,6 +49,9 @@ static const struct ng_cmd commands[] = {
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+int ng_argc;
+char **ng_argv;
 
 static const struct ng_cmd *find_command(const char *name)
 {
@@ -223,6 +229,44 @@ int ng_cmd_open_recording(const struct ng_cmd *self, const char *dir,
 	return ret ? NG_EXIT_FAIL : 0;
 }
 
+/*
+ * The one warning line of a command that reads a recording whose
+ * info.json says calls are missing; nothing when it does not say so, or
+ * cannot be read (the files themselves are what the command reads).
+ */
+void ng_cmd_warn_incomplete(const struct ng_cmd *self,
+			    const struct ng_recording *rec)
+{
+	char what[512];
+
+	if (ng_recording_incomplete(rec, what, sizeof(what)) > 0)
+		fprintf(stderr, "nanograph %s: warning: incomplete recording: %s (nanograph info %s)\n",
+			self->name, what, rec->dir);
+}
+
+/* 1234 ns as "1.234 us", like uftrace; or the integer with @raw. */
+const char *ng_fmt_time(char *buf, size_t size, uint64_t ns, bool raw)
+{
+	static const char *const unit[] = { "ns", "us", "ms", "s" };
+	uint64_t scale = 1;
+	int u = 0;
+
+	if (raw) {
+		snprintf(buf, size, "%" PRIu64, ns);
+		return buf;
+	}
+	while (u < 3 && ns / scale >= 1000) {
+		scale *= 1000;
+		u++;
+	}
+	if (!u)
+		snprintf(buf, size, "%" PRIu64 " ns", ns);
+	else
+		snprintf(buf, size, "%" PRIu64 ".%03" PRIu64 " %s", ns / scale,
+			 ns % scale / (scale / 1000), unit[u]);
+	return buf;
+}
+
 /* The output directory of record and convert; on failure, say why. */
 int ng_cmd_open_outdir(const struct ng_cmd *self, const char *dir,
 		       struct ng_outdir **op)
@@ -292,6 +336,8 @@ int main(int argc, char **argv)
 	const struct ng_cmd *cmd;
 	const char *arg;
 
+	ng_argc = argc;
+	ng_argv = argv;
 	if (argc < 2) {
 		usage(stderr);
 		return NG_EXIT_USAGE;

@@ -53,10 +53,12 @@ const char ng_record_help[] =
 "ended the command; 128 + the signal when abandoned; 1 when recording\n"
 "failed; 2 for a usage error.\n"
 "\n"
-"DIR gets one <tid>.txt push/pop file per thread and threads.tsv. It is\n"
-"written as a new directory next to DIR and swapped in when complete: an\n"
-"earlier recording in DIR is kept as DIR.old, and a failed recording\n"
-"leaves DIR as it was. Needs root, tracefs and the module loaded.";
+"DIR gets one <tid>.txt push/pop file per thread, threads.tsv and\n"
+"info.json (how it was recorded, what was lost: 'nanograph info DIR').\n"
+"It is written as a new directory next to DIR and swapped in when\n"
+"complete: an earlier recording in DIR is kept as DIR.old, and a failed\n"
+"recording leaves DIR as it was. Needs root, tracefs and the module\n"
+"loaded.";
 
 #define DEFAULT_DIR	"nanograph.data"
 #define DEFAULT_BUF_KB	8192
@@ -101,6 +103,9 @@ struct run {
 	uint64_t skipped;	/* calls the module skipped while recording */
 	struct rlimit user_nofile;	/* the open-files limit record found */
 	bool nofile_raised;		/* and raised for itself */
+	struct ng_info_settings *settings;	/* the module's, as configured */
+	struct timespec start_rt;	/* wall clock at tracing_on=1 */
+	uint64_t duration_ns;		/* from tracing_on=1 to its stop */
 };
 
 /*
@@ -566,6 +571,30 @@ static int interrupted(const struct opts *o)
 	return 128 + abort_signal;
 }
 
+/* DIR/info.json: this run, the module's settings and what was missed. */
+static int write_info(const struct run *r, const struct opts *o)
+{
+	struct ng_info info = {
+		.source = "record",
+		.argc = ng_argc,
+		.argv = ng_argv,
+		.command = o->argv,
+		.pid = o->pid,
+		.this_host = true,
+		.start = &r->start_rt,
+		.duration_ns = r->duration_ns,
+		.mode = o->raw ? "raw" : "events",
+		.counter = r->clock.name[0] ? r->clock.name : NULL,
+		.settings = r->settings,
+		.sum = &r->sum,
+		.skipped = r->skipped,
+	};
+
+	while (o->argv && o->argv[info.command_argc])
+		info.command_argc++;
+	return ng_info_write(ng_outdir_path(r->out), &info);
+}
+
 /* Merge and convert into the new directory; the counts in r->sum. */
 static int write_output(struct run *r, const struct opts *o)
 {
@@ -593,6 +622,8 @@ static int write_output(struct run *r, const struct opts *o)
 	}
 	ng_conv_lost(conv, -1, (long long)lost);
 	ret = ng_conv_finish(conv, sum);
+	if (!ret)
+		ret = write_info(r, o);
 	if (ret == -ECANCELED)
 		return interrupted(o);
 	if (ret == -ENOSPC || ret == -EDQUOT)
@@ -730,6 +761,7 @@ static void cleanup(struct run *r)
 	if (r->raw_dir[0])
 		rmdir(r->raw_dir);
 	ng_syms_free(r->syms);
+	ng_info_settings_free(r->settings);
 }
 
 int cmd_record(const struct ng_cmd *self, int argc, char **argv)
@@ -793,6 +825,9 @@ int cmd_record(const struct ng_cmd *self, int argc, char **argv)
 			     strerror(-ret));
 		goto out;
 	}
+	/* What is in effect, for info.json; unknown (null) if unreadable. */
+	if (ng_info_read_settings(&r.ctl, &r.settings))
+		r.settings = NULL;
 	ng_ctl_stats(&r.ctl, &r.stats0);	/* all 0 if it cannot be read */
 	ret = set(&r, "tracing_on", "1");
 	if (ret) {
@@ -800,6 +835,7 @@ int cmd_record(const struct ng_cmd *self, int argc, char **argv)
 		goto out;
 	}
 	start = now_s();
+	clock_gettime(CLOCK_REALTIME, &r.start_rt);
 	if (o.argv && release(&r, o.argv)) {
 		ret = NG_EXIT_FAIL;
 		goto out;
@@ -817,6 +853,7 @@ int cmd_record(const struct ng_cmd *self, int argc, char **argv)
 	    r.child > 0 && !r.child_done)
 		kill(r.child, stop_signal);
 	secs = now_s() - start;
+	r.duration_ns = (uint64_t)(secs * 1e9 + 0.5);
 	converting = 1;
 	if (abort_signal) {
 		ret = interrupted(&o);

@@ -17,6 +17,8 @@
 #include "cmd.h"
 
 const char ng_report_help[] =
+"or:    nanograph report --diff [OPTIONS] OLD NEW\n"
+"\n"
 "Options:\n"
 "  -s, --sort KEY  order of the rows: total (default), self, calls, avg,\n"
 "                  max (largest first) or name; ties go by name\n"
@@ -28,35 +30,21 @@ const char ng_report_help[] =
 "                  write the report to FILE (whole, through a temporary\n"
 "                  name) instead of standard output; '-o -' is standard\n"
 "                  output\n"
+"  --diff          compare two recordings, OLD and NEW: per function the\n"
+"                  calls, total, self and avg of each, the change (NEW -\n"
+"                  OLD) and the change in % of OLD; a function on one side\n"
+"                  only has 0 on the other and 'new' or 'gone' as %. Sorted\n"
+"                  by the size of the change of the --sort column (total\n"
+"                  by default; not max), or by name. Not with --threads\n"
+"\n"
+"A recording whose info.json says calls are missing (events lost, calls\n"
+"skipped) gets one warning line on stderr: see 'nanograph info DIR'.\n"
 "\n"
 "Total is a function's inclusive time summed over its calls; self is\n"
 "total minus the time of the calls it made; avg is total / calls; max is\n"
 "its longest single call. Each frame of a recursive function counts on\n"
 "its own, so its total can exceed the time recorded.\n"
 "See Documentation/report-export.md.";
-
-/* 1234 ns as "1.234 us", like uftrace; or the integer with --ns. */
-static const char *fmt_time(char *buf, size_t size, uint64_t ns, bool raw)
-{
-	static const char *const unit[] = { "ns", "us", "ms", "s" };
-	uint64_t scale = 1;
-	int u = 0;
-
-	if (raw) {
-		snprintf(buf, size, "%" PRIu64, ns);
-		return buf;
-	}
-	while (u < 3 && ns / scale >= 1000) {
-		scale *= 1000;
-		u++;
-	}
-	if (!u)
-		snprintf(buf, size, "%" PRIu64 " ns", ns);
-	else
-		snprintf(buf, size, "%" PRIu64 ".%03" PRIu64 " %s", ns / scale,
-			 ns % scale / (scale / 1000), unit[u]);
-	return buf;
-}
 
 /* The header and up to @limit rows of one profile. */
 static int print_table(FILE *fp, struct ng_profile *p, enum ng_sort key,
@@ -73,10 +61,10 @@ static int print_table(FILE *fp, struct ng_profile *p, enum ng_sort key,
 		"Calls", "Avg", "Max", "Function");
 	for (i = 0; i < n && i < limit; i++)
 		fprintf(fp, "%12s %12s %10" PRIu64 " %12s %12s  %s\n",
-			fmt_time(a, sizeof(a), s[i].total_ns, raw),
-			fmt_time(b, sizeof(b), s[i].self_ns, raw), s[i].calls,
-			fmt_time(c, sizeof(c), s[i].avg_ns, raw),
-			fmt_time(d, sizeof(d), s[i].max_ns, raw), s[i].label);
+			ng_fmt_time(a, sizeof(a), s[i].total_ns, raw),
+			ng_fmt_time(b, sizeof(b), s[i].self_ns, raw), s[i].calls,
+			ng_fmt_time(c, sizeof(c), s[i].avg_ns, raw),
+			ng_fmt_time(d, sizeof(d), s[i].max_ns, raw), s[i].label);
 	return 0;
 }
 
@@ -88,7 +76,7 @@ static void print_counts(FILE *fp, uint64_t calls, uint64_t first,
 
 	fprintf(fp, "%" PRIu64 " call%s, %s%s recorded\n", calls,
 		calls == 1 ? "" : "s",
-		fmt_time(span, sizeof(span), last - first, raw),
+		ng_fmt_time(span, sizeof(span), last - first, raw),
 		raw ? " ns" : "");
 }
 
@@ -179,25 +167,155 @@ static int print_report(FILE *fp, const struct ng_recording *rec,
 	return ret ? NG_EXIT_FAIL : NG_EXIT_OK;
 }
 
+/* ---- report --diff ---- */
+
+/* NEW - OLD with its sign ("+12", "-3", "0"), a time in its units. */
+static const char *fmt_delta(char *buf, size_t size, uint64_t old,
+			     uint64_t new, bool time, bool raw)
+{
+	uint64_t d = old > new ? old - new : new - old;
+	char t[30];		/* 20 digits at most, or "18446744073.709 s" */
+
+	if (time)
+		ng_fmt_time(t, sizeof(t), d, raw);
+	else
+		snprintf(t, sizeof(t), "%" PRIu64, d);
+	snprintf(buf, size, "%s%s", !d ? "" : new > old ? "+" : "-", t);
+	return buf;
+}
+
+/*
+ * The change in % of OLD, truncated to a tenth ("+12.5%"); "new" and
+ * "gone" for a function called on one side only; "-" for a change from
+ * 0, which is no percentage.
+ */
+static const char *fmt_pct(char *buf, size_t size, const struct ng_func_diff *r,
+			   uint64_t old, uint64_t new)
+{
+	uint64_t d = old > new ? old - new : new - old, tenths;
+
+	if (!r->in_old)
+		return "new";
+	if (!r->in_new)
+		return "gone";
+	if (!d)
+		return "0.0%";
+	if (!old)
+		return "-";
+	/* exact in 64 bits when it fits; a huge change needs no exact tenth */
+	tenths = d <= UINT64_MAX / 1000 ? d * 1000 / old :
+		 (uint64_t)((long double)d * 1000 / old);
+	snprintf(buf, size, "%s%" PRIu64 ".%" PRIu64 "%%", new > old ? "+" : "-",
+		 tenths / 10, tenths % 10);
+	return buf;
+}
+
+/* Old, new, change and % of one time column. */
+static void print_diff_times(FILE *fp, const struct ng_func_diff *r,
+			     uint64_t old, uint64_t new, bool raw)
+{
+	char a[32], b[32], c[32], d[32];
+
+	fprintf(fp, " %11s %11s %11s %8s", ng_fmt_time(a, sizeof(a), old, raw),
+		ng_fmt_time(b, sizeof(b), new, raw),
+		fmt_delta(c, sizeof(c), old, new, true, raw),
+		fmt_pct(d, sizeof(d), r, old, new));
+}
+
+/* The header, then up to @limit rows: calls, total, self, avg. */
+static void print_diff_table(FILE *fp, const struct ng_func_diff *rows,
+			     size_t n, uint64_t limit, bool raw)
+{
+	static const char *const times[][2] = {
+		{ "OldTotal", "NewTotal" }, { "OldSelf", "NewSelf" },
+		{ "OldAvg", "NewAvg" },
+	};
+	const struct ng_func_diff *r;
+	char a[32], b[32];
+	size_t i;
+
+	fprintf(fp, "%9s %9s %9s %8s", "OldCalls", "NewCalls", "Diff", "%");
+	for (i = 0; i < 3; i++)
+		fprintf(fp, " %11s %11s %11s %8s", times[i][0], times[i][1],
+			"Diff", "%");
+	fprintf(fp, "  Function\n");
+	for (i = 0; i < n && i < limit; i++) {
+		r = &rows[i];
+		fprintf(fp, "%9" PRIu64 " %9" PRIu64 " %9s %8s", r->old.calls,
+			r->new.calls,
+			fmt_delta(a, sizeof(a), r->old.calls, r->new.calls, false, raw),
+			fmt_pct(b, sizeof(b), r, r->old.calls, r->new.calls));
+		print_diff_times(fp, r, r->old.total_ns, r->new.total_ns, raw);
+		print_diff_times(fp, r, r->old.self_ns, r->new.self_ns, raw);
+		print_diff_times(fp, r, r->old.avg_ns, r->new.avg_ns, raw);
+		fprintf(fp, "  %s\n", r->label);
+	}
+}
+
+/*
+ * "report --diff OLD NEW": one profile per recording (memory in distinct
+ * functions, as report), a summary line for each, then the table.
+ */
+static int print_diff(FILE *fp, const struct ng_recording *recs,
+		      enum ng_sort key, uint64_t limit, bool raw)
+{
+	struct ng_profile *p[2] = { NULL, NULL };
+	struct ng_func_diff *rows = NULL;
+	uint64_t c, f, l;
+	size_t i, n = 0;
+	int ret = load(&recs[0], &p[0], 1);
+
+	if (!ret)
+		ret = load(&recs[1], &p[1], 1);
+	if (!ret) {
+		ret = ng_profile_diff(p[0], p[1], key, &rows, &n);
+		if (ret)
+			fprintf(stderr, "nanograph report: %s\n", strerror(-ret));
+	}
+	for (i = 0; !ret && i < 2; i++) {
+		ng_profile_totals(p[i], &c, &f, &l);
+		fprintf(fp, "# %s %s: %zu thread%s, ", i ? "new" : "old",
+			recs[i].dir, recs[i].nr_threads,
+			recs[i].nr_threads == 1 ? "" : "s");
+		print_counts(fp, c, f, l, raw);
+	}
+	if (!ret)
+		print_diff_table(fp, rows, n, limit, raw);
+	free(rows);
+	ng_profile_free(p[0]);
+	ng_profile_free(p[1]);
+	return ret ? NG_EXIT_FAIL : NG_EXIT_OK;
+}
+
+/* The report or the diff of @recs, into @fp. */
+static int print_any(FILE *fp, const struct ng_recording *recs, bool diff,
+		     bool threads, enum ng_sort key, uint64_t limit, bool raw)
+{
+	if (diff)
+		return print_diff(fp, recs, key, limit, raw);
+	return print_report(fp, recs, threads, key, limit, raw);
+}
+
 /* Options, then the recording, then the tables; errors as one line. */
 int cmd_report(const struct ng_cmd *self, int argc, char **argv)
 {
-	enum { OPT_NS = 256 };
+	enum { OPT_NS = 256, OPT_DIFF };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "threads", no_argument, NULL, 't' },
 		{ "ns", no_argument, NULL, OPT_NS },
 		{ "output", required_argument, NULL, 'o' },
+		{ "diff", no_argument, NULL, OPT_DIFF },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum ng_sort key = NG_SORT_TOTAL;
-	bool threads = false, raw = false;
+	bool threads = false, raw = false, diff = false;
 	const char *out = NULL;
-	struct ng_recording rec;
+	struct ng_recording recs[2];
 	struct ng_output *o;
 	uint64_t limit = UINT64_MAX;
-	int c, ret;
+	int c, ret, i, nr;
 
 	optind = 1;
 	opterr = 0;
@@ -224,6 +342,9 @@ int cmd_report(const struct ng_cmd *self, int argc, char **argv)
 		case OPT_NS:
 			raw = true;
 			break;
+		case OPT_DIFF:
+			diff = true;
+			break;
 		case 'o':
 			if (!*optarg)
 				return ng_usage_error(self->name,
@@ -234,34 +355,52 @@ int cmd_report(const struct ng_cmd *self, int argc, char **argv)
 			return ng_option_error(self, c, argv, longopts);
 		}
 	}
-	if (argc - optind != 1)
+	if (diff && threads)
+		return ng_usage_error(self->name,
+				      "--diff compares whole recordings: not with --threads");
+	if (diff && key == NG_SORT_MAX)
+		return ng_usage_error(self->name,
+				      "--diff has no max column: sort by total, self, calls, avg or name");
+	nr = diff ? 2 : 1;
+	if (diff && argc - optind != 2)
+		return ng_usage_error(self->name,
+				      "--diff compares two recordings: give OLD and NEW");
+	if (argc - optind != nr)
 		return ng_usage_error(self->name, argc == optind ?
 				      "no recording directory given" :
 				      "give one recording directory");
-	if (ng_cmd_open_recording(self, argv[optind], &rec))
-		return NG_EXIT_FAIL;
+	for (i = 0; i < nr; i++)
+		if (ng_cmd_open_recording(self, argv[optind + i], &recs[i])) {
+			while (i--)
+				ng_recording_close(&recs[i]);
+			return NG_EXIT_FAIL;
+		}
+	for (i = 0; i < nr; i++)
+		ng_cmd_warn_incomplete(self, &recs[i]);
 	if (!out || !strcmp(out, "-")) {
-		ret = print_report(stdout, &rec, threads, key, limit, raw);
-		ng_recording_close(&rec);
-		return ret;
+		ret = print_any(stdout, recs, diff, threads, key, limit, raw);
+		goto out;
 	}
 	/* A file: whole or not at all, like an export. */
 	ret = ng_output_open(&o, out);
 	if (ret) {
-		ng_recording_close(&rec);
 		fprintf(stderr, "nanograph report: cannot write %s: %s\n", out,
 			strerror(-ret));
-		return NG_EXIT_FAIL;
+		ret = NG_EXIT_FAIL;
+		goto out;
 	}
-	ret = print_report(ng_output_fp(o), &rec, threads, key, limit, raw);
-	ng_recording_close(&rec);
+	ret = print_any(ng_output_fp(o), recs, diff, threads, key, limit, raw);
 	if (ret) {
 		ng_output_abort(o);
-		return ret;
+		goto out;
 	}
 	ret = ng_output_commit(o);
 	if (ret)
 		fprintf(stderr, "nanograph report: cannot write %s: %s\n", out,
 			strerror(-ret));
-	return ret ? NG_EXIT_FAIL : NG_EXIT_OK;
+	ret = ret ? NG_EXIT_FAIL : NG_EXIT_OK;
+out:
+	for (i = 0; i < nr; i++)
+		ng_recording_close(&recs[i]);
+	return ret;
 }
