@@ -831,6 +831,195 @@ static void test_cmd_output_dash(void)
 	T_ASSERT(ok);
 }
 
+/* ---- report --diff ---- */
+
+/*
+ * NEW for the diff tests: a [100,260] calls b [110,160] and d [170,175];
+ * against the example recording, a and b change, d is new and "c [mod]"
+ * is gone.
+ */
+static int make_new_recording(void)
+{
+	mkdir(t_path("new"), 0755);
+	return t_write_file(t_path("new/7.txt"),
+			    "100:+a\n110:+b\n160:POP\n170:+d\n175:POP\n260:POP\n");
+}
+
+/* Both profiles paired by label, sorted by the size of a column's change. */
+static void test_profile_diff(void)
+{
+	struct ng_profile *p[2];
+	struct ng_func_diff *rows;
+	struct ng_pp_bad bad;
+	char order[8];
+	size_t n, i;
+
+	T_EQ_INT(make_recording(true), 0);
+	T_EQ_INT(make_new_recording(), 0);
+	T_EQ_INT(ng_profile_new(&p[0]), 0);
+	T_EQ_INT(ng_profile_new(&p[1]), 0);
+	T_EQ_INT(ng_profile_add_file(p[0], rp("5.txt"), &bad), 0);
+	T_EQ_INT(ng_profile_add_file(p[0], rp("0-1.txt"), &bad), 0);
+	T_EQ_INT(ng_profile_add_file(p[1], t_path("new/7.txt"), &bad), 0);
+
+	T_EQ_INT(ng_profile_diff(p[0], p[1], NG_SORT_TOTAL, &rows, &n), 0);
+	T_EQ_U64(n, 4);
+	for (i = 0; i < n; i++)
+		order[i] = rows[i].label[0];
+	order[n] = '\0';
+	T_EQ_STR(order, "abdc");
+	T_ASSERT(rows[0].in_old && rows[0].in_new);
+	T_EQ_U64(rows[0].old.total_ns, 100);
+	T_EQ_U64(rows[0].new.total_ns, 160);
+	T_EQ_U64(rows[0].new.self_ns, 105);
+	T_EQ_U64(rows[1].old.calls, 3);
+	T_EQ_U64(rows[1].old.avg_ns, 13);
+	T_EQ_U64(rows[1].new.avg_ns, 50);
+	T_ASSERT(!rows[2].in_old && rows[2].in_new);
+	T_EQ_U64(rows[2].old.calls, 0);
+	T_EQ_U64(rows[2].old.total_ns, 0);
+	T_EQ_STR(rows[3].label, "c [mod]");
+	T_ASSERT(rows[3].in_old && !rows[3].in_new);
+	T_EQ_U64(rows[3].new.calls, 0);
+	free(rows);
+
+	/* calls: b -2, then c [mod] and d (1 each) by name, a unchanged */
+	T_EQ_INT(ng_profile_diff(p[0], p[1], NG_SORT_CALLS, &rows, &n), 0);
+	for (i = 0; i < n; i++)
+		order[i] = rows[i].label[0];
+	order[n] = '\0';
+	T_EQ_STR(order, "bcda");
+	free(rows);
+	T_EQ_INT(ng_profile_diff(p[0], p[1], NG_SORT_NAME, &rows, &n), 0);
+	for (i = 0; i < n; i++)
+		order[i] = rows[i].label[0];
+	order[n] = '\0';
+	T_EQ_STR(order, "abcd");
+	free(rows);
+	/* nothing on either side: no row */
+	ng_profile_free(p[1]);
+	T_EQ_INT(ng_profile_new(&p[1]), 0);
+	ng_profile_free(p[0]);
+	T_EQ_INT(ng_profile_new(&p[0]), 0);
+	T_EQ_INT(ng_profile_diff(p[0], p[1], NG_SORT_TOTAL, &rows, &n), 0);
+	T_EQ_U64(n, 0);
+	free(rows);
+	ng_profile_free(p[0]);
+	ng_profile_free(p[1]);
+}
+
+static const char diff_header[] =
+	" OldCalls  NewCalls      Diff        %    OldTotal    NewTotal        Diff        %"
+	"     OldSelf     NewSelf        Diff        %      OldAvg      NewAvg        Diff        %  Function\n";
+
+/*
+ * The table exactly: both sides, the changes and their % (truncated to a
+ * tenth), "new" and "gone" for a function on one side with 0 on the
+ * other, sorted by the size of the change; -s, -n, --ns and -o apply.
+ */
+static void test_cmd_report_diff(void)
+{
+	char old[600], new[600], head[1600], want[4000], out[600];
+
+	T_EQ_INT(make_recording(true), 0);
+	T_EQ_INT(make_new_recording(), 0);
+	snprintf(old, sizeof(old), "%s", t_path("rec"));
+	snprintf(new, sizeof(new), "%s", t_path("new"));
+	snprintf(head, sizeof(head),
+		 "# old %s: 2 threads, 5 calls, 210 ns recorded\n"
+		 "# new %s: 1 thread, 3 calls, 160 ns recorded\n%s", old, new,
+		 diff_header);
+	snprintf(want, sizeof(want), "%s"
+		 "        1         1         0     0.0%%         100         160         +60   +60.0%%          70         105         +35   +50.0%%         100         160         +60   +60.0%%  a\n"
+		 "        3         1        -2   -66.6%%          40          50         +10   +25.0%%          39          50         +11   +28.2%%          13          50         +37  +284.6%%  b\n"
+		 "        0         1        +1      new           0           5          +5      new           0           5          +5      new           0           5          +5      new  d\n"
+		 "        1         0        -1     gone           1           0          -1     gone           1           0          -1     gone           1           0          -1     gone  c [mod]\n",
+		 head);
+	T_RUN(ng("report", "--diff", "--ns", old, new, NULL), 0, want, "");
+
+	/* human units; by self; the first row only */
+	snprintf(head, sizeof(head),
+		 "# old %s: 2 threads, 5 calls, 210 ns recorded\n"
+		 "# new %s: 1 thread, 3 calls, 160 ns recorded\n%s", old, new,
+		 diff_header);
+	snprintf(want, sizeof(want), "%s"
+		 "        1         1         0     0.0%%      100 ns      160 ns      +60 ns   +60.0%%       70 ns      105 ns      +35 ns   +50.0%%      100 ns      160 ns      +60 ns   +60.0%%  a\n",
+		 head);
+	T_RUN(ng("report", "-s", "self", "-n", "1", "--diff", old, new, NULL), 0, want, "");
+
+	/* by calls, then name; the other way round, everything flips */
+	snprintf(head, sizeof(head),
+		 "# old %s: 1 thread, 3 calls, 160 ns recorded\n"
+		 "# new %s: 2 threads, 5 calls, 210 ns recorded\n%s", new, old,
+		 diff_header);
+	snprintf(want, sizeof(want), "%s"
+		 "        1         3        +2  +200.0%%          50          40         -10   -20.0%%          50          39         -11   -22.0%%          50          13         -37   -74.0%%  b\n"
+		 "        0         1        +1      new           0           1          +1      new           0           1          +1      new           0           1          +1      new  c [mod]\n"
+		 "        1         0        -1     gone           5           0          -5     gone           5           0          -5     gone           5           0          -5     gone  d\n"
+		 "        1         1         0     0.0%%         160         100         -60   -37.5%%         105          70         -35   -33.3%%         160         100         -60   -37.5%%  a\n",
+		 head);
+	T_RUN(ng("report", "--diff", "--sort=calls", "--ns", new, old, NULL), 0, want, "");
+
+	/* -o FILE: the same text, whole */
+	snprintf(out, sizeof(out), "%s", t_path("diff.txt"));
+	T_RUN(ng("report", "--diff", "--sort=calls", "--ns", "-o", out, new, old, NULL), 0, "", "");
+	T_FILE_EQ(out, want);
+
+	/* a recording against itself: nothing changed */
+	snprintf(want, sizeof(want),
+		 "# old %s: 1 thread, 3 calls, 160 ns recorded\n"
+		 "# new %s: 1 thread, 3 calls, 160 ns recorded\n%s"
+		 "        1         1         0     0.0%%         160         160           0     0.0%%         105         105           0     0.0%%         160         160           0     0.0%%  a\n",
+		 new, new, diff_header);
+	T_RUN(ng("report", "--diff", "--ns", "-n", "1", new, new, NULL), 0, want, "");
+}
+
+/* --diff's mistakes: one line each, and a bad NEW fails it whole. */
+static void test_cmd_report_diff_errors(void)
+{
+	char old[600], new[600], want[2000];
+	struct t_result r;
+	bool ok;
+
+	T_EQ_INT(make_recording(true), 0);
+	T_EQ_INT(make_new_recording(), 0);
+	snprintf(old, sizeof(old), "%s", t_path("rec"));
+	snprintf(new, sizeof(new), "%s", t_path("new"));
+	T_RUN(ng("report", "--diff", old, NULL), 2, "",
+	      "nanograph report: --diff compares two recordings: give OLD and NEW\n"
+	      "Try 'nanograph help report'.\n");
+	T_RUN(ng("report", "--diff", old, new, old, NULL), 2, "",
+	      "nanograph report: --diff compares two recordings: give OLD and NEW\n"
+	      "Try 'nanograph help report'.\n");
+	T_RUN(ng("report", "--diff", "--threads", old, new, NULL), 2, "",
+	      "nanograph report: --diff compares whole recordings: not with --threads\n"
+	      "Try 'nanograph help report'.\n");
+	T_RUN(ng("report", "--diff", "-s", "max", old, new, NULL), 2, "",
+	      "nanograph report: --diff has no max column: sort by total, self, calls, avg or name\n"
+	      "Try 'nanograph help report'.\n");
+	T_RUN(ng("report", "--diff=yes", old, new, NULL), 2, "",
+	      "nanograph report: option '--diff' takes no value\n"
+	      "Try 'nanograph help report'.\n");
+	/* without --diff, two directories are one too many */
+	T_RUN(ng("report", old, new, NULL), 2, "",
+	      "nanograph report: give one recording directory\n"
+	      "Try 'nanograph help report'.\n");
+
+	snprintf(want, sizeof(want), "nanograph report: %s/absent: No such file or directory\n",
+		 t_tmpdir());
+	T_RUN(ng("report", "--diff", old, t_path("absent"), NULL), 1, "", want);
+	T_EQ_INT(t_write_file(t_path("new/8.txt"), "100:+a\n90:POP\n"), 0);
+	snprintf(want, sizeof(want),
+		 "nanograph report: %s/8.txt:2: not a valid push/pop line: "
+		 "timestamp 90 is before the previous 100 (see 'nanograph check %s/8.txt')\n",
+		 new, new);
+	T_RUN(ng("report", "--diff", old, new, NULL), 1, "", want);
+	r = ng("report", "--diff", new, old, NULL);
+	ok = r.status == 1 && r.out && !*r.out && r.err && !strcmp(r.err, want);
+	t_result_free(&r);
+	T_ASSERT(ok);
+}
+
 static const struct t_case cases[] = {
 	{ "walk_calls", test_walk_calls },
 	{ "walk_visitor_stops", test_walk_visitor_stops },
@@ -852,6 +1041,9 @@ static const struct t_case cases[] = {
 	{ "cmd_export_errors", test_cmd_export_errors },
 	{ "deep_every_view", test_deep_every_view },
 	{ "cmd_output_dash", test_cmd_output_dash },
+	{ "profile_diff", test_profile_diff },
+	{ "cmd_report_diff", test_cmd_report_diff },
+	{ "cmd_report_diff_errors", test_cmd_report_diff_errors },
 };
 
 T_SUITE(analyze, cases);

@@ -42,17 +42,17 @@ static void test_usage_errors(void)
 /* The collector's commands are listed, have help, and refuse bad usage. */
 static void test_collector_commands(void)
 {
-	static const char *const cmds[] = { "record", "convert", "report", "export" };
+	static const char *const cmds[] = { "record", "convert", "report", "export", "info" };
 	struct t_result r;
 	size_t i;
 
 	r = ng(NULL, "help", NULL, NULL, NULL);
 	T_EQ_INT(r.status, 0);
-	for (i = 0; i < 4 && r.out; i++)
+	for (i = 0; i < 5 && r.out; i++)
 		if (!strstr(r.out, cmds[i]))
 			break;
 	t_result_free(&r);
-	T_EQ_INT(i, 4);
+	T_EQ_INT(i, 5);
 	r = ng(NULL, "help", "record", NULL, NULL);
 	T_EQ_INT(r.status, 0);
 	T_ASSERT(r.out && strstr(r.out, "set_graph_function") &&
@@ -85,7 +85,7 @@ static void test_collector_commands(void)
 static void test_option_errors(void)
 {
 	static const struct {
-		const char *args[4];
+		const char *args[5];
 		const char *msg;
 	} cases[] = {
 		{ { "record", "--hook" }, "option '--hook' needs a value" },
@@ -141,6 +141,20 @@ static void test_option_errors(void)
 		{ { "report", "-o" }, "option '-o' needs a value" },
 		{ { "report", "-o", "" }, "option '-o' needs a value" },
 		{ { "report", "--output" }, "option '--output' needs a value" },
+		{ { "report", "--diff=1" }, "option '--diff' takes no value" },
+		{ { "report", "--diff", "a" }, "--diff compares two recordings: give OLD and NEW" },
+		{ { "report", "--diff", "a", "b", "c" }, "--diff compares two recordings: give OLD and NEW" },
+		{ { "report", "--diff", "-t", "a" }, "--diff compares whole recordings: not with --threads" },
+		{ { "report", "--diff", "-s", "max" }, "--diff has no max column: sort by total, self, calls, avg or name" },
+		{ { "report", "--diff", "-s", "speed" }, "--sort wants total, self, calls, avg, max or name, not 'speed'" },
+		{ { "info", "--json=1" }, "option '--json' takes no value" },
+		{ { "info", "--json", "--json=" }, "option '--json' takes no value" },
+		{ { "info", "-x" }, "unknown option '-x'" },
+		{ { "info", "--jsn" }, "unknown option '--jsn'" },
+		{ { "info" }, "no recording directory given" },
+		{ { "info", "--json" }, "no recording directory given" },
+		{ { "info", "a", "b" }, "give one recording directory" },
+		{ { "info", "--help=1" }, "option '--help' takes no value" },
 		{ { "export", "--chrome=1" }, "option '--chrome' takes no value" },
 		{ { "export", "--folded=1" }, "option '--folded' takes no value" },
 		{ { "export", "--chrome", "--folded" }, "give only one of --chrome, --perfetto and --folded" },
@@ -164,10 +178,10 @@ static void test_option_errors(void)
 	size_t i, bad = 0;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *argv[6] = { NULL };
+		char *argv[7] = { NULL };
 		int j;
 
-		for (j = 0; j < 4 && cases[i].args[j]; j++)
+		for (j = 0; j < 5 && cases[i].args[j]; j++)
 			argv[j + 1] = (char *)cases[i].args[j];
 		snprintf(want, sizeof(want), "nanograph %s: %s\nTry 'nanograph help %s'.\n",
 			 cases[i].args[0], cases[i].msg, cases[i].args[0]);
