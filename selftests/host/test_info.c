@@ -729,6 +729,9 @@ static void test_info_cmd_errors(void)
 		 "nanograph info: %s/info.json:3: not valid JSON: expected ',' or '}'\n", dir);
 	T_RUN(ng("info", dir, NULL), 1, "", want);
 	T_RUN(ng("info", "--json", dir, NULL), 1, "", want);
+	/* "DIR/" is DIR */
+	strcat(dir, "//");
+	T_RUN(ng("info", dir, NULL), 1, "", want);
 	T_RUN(ng("info", NULL), 2, "",
 	      "nanograph info: no recording directory given\nTry 'nanograph help info'.\n");
 	T_RUN(ng("info", dir, dir, NULL), 2, "",

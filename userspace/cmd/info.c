@@ -230,8 +230,9 @@ int cmd_info(const struct ng_cmd *self, int argc, char **argv)
 	};
 	struct ng_info_file *info;
 	struct ng_pp_bad bad;
-	const char *dir, *text;
+	const char *text;
 	bool json = false;
+	char *dir;
 	size_t len;
 	int c, ret;
 
@@ -253,7 +254,11 @@ int cmd_info(const struct ng_cmd *self, int argc, char **argv)
 		return ng_usage_error(self->name, argc == optind ?
 				      "no recording directory given" :
 				      "give one recording directory");
+	/* "DIR/" names its file "DIR/info.json", as report names its files */
 	dir = argv[optind];
+	len = strlen(dir);
+	while (len > 1 && dir[len - 1] == '/')
+		dir[--len] = '\0';
 	ret = ng_info_load(&info, dir, &bad);
 	if (ret == -ENOENT)
 		return print_derived(self, dir, json);
