@@ -628,6 +628,9 @@ static void test_info_cmd(void)
 	      "# incomplete: 12 events lost, 3 calls skipped, 1 call still running at the end\n",
 	      "");
 	T_RUN(ng("info", "--json", dir, NULL), 0, json, "");
+	/* a hand-edited key keeps to its line */
+	T_EQ_INT(make_rec(dir, sizeof(dir), "rec", "{\"a\\nb\": \"x\\ty\", \"c\": [\"\"]}"), 0);
+	T_RUN(ng("info", dir, NULL), 0, "a?b: x?y\nc:   ''\n", "");
 	/* whole: no last line */
 	T_EQ_INT(make_rec(dir, sizeof(dir), "rec",
 			  rec_json_with(json, sizeof(json), "0", "null", "0", "0")), 0);

@@ -108,7 +108,9 @@ static void print_fields(const struct ng_info_file *info)
 			width = strlen(f[i].key);
 	for (i = 0; i < nr; i = j) {
 		j = run_end(f, nr, i);
-		printf("%s:%*s", f[i].key, (int)(width - strlen(f[i].key) + 1), "");
+		/* a key of a hand-edited file may hold anything: one line still */
+		put_text(stdout, f[i].key, false);
+		printf(":%*s", (int)(width - strlen(f[i].key) + 1), "");
 		for (k = i; k < j; k++) {
 			if (k > i)
 				putchar(' ');
