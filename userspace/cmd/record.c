@@ -100,7 +100,9 @@ struct run {
 	struct ng_outdir *out;	/* where the recording is written */
 	struct ng_conv_summary sum;
 	struct ng_ctl_stats stats0;	/* the module's counts at the start */
+	bool stats0_read;	/* stats0 could be read */
 	uint64_t skipped;	/* calls the module skipped while recording */
+	bool skipped_known;	/* stats read at both ends: skipped is true */
 	struct rlimit user_nofile;	/* the open-files limit record found */
 	bool nofile_raised;		/* and raised for itself */
 	struct ng_info_settings *settings;	/* the module's, as configured */
@@ -539,8 +541,10 @@ static int stop_recording(struct run *r)
 			break;
 		nanosleep(&poll, NULL);
 	}
-	if (!ng_ctl_stats(&r->ctl, &st) && st.skipped >= r->stats0.skipped)
+	if (!ng_ctl_stats(&r->ctl, &st) && st.skipped >= r->stats0.skipped) {
 		r->skipped = st.skipped - r->stats0.skipped;
+		r->skipped_known = r->stats0_read;
+	}
 	return drain(r);
 }
 
@@ -587,7 +591,7 @@ static int write_info(const struct run *r, const struct opts *o)
 		.counter = r->clock.name[0] ? r->clock.name : NULL,
 		.settings = r->settings,
 		.sum = &r->sum,
-		.skipped = r->skipped,
+		.skipped = r->skipped_known ? r->skipped : NG_INFO_UNKNOWN,
 	};
 
 	while (o->argv && o->argv[info.command_argc])
@@ -828,7 +832,8 @@ int cmd_record(const struct ng_cmd *self, int argc, char **argv)
 	/* What is in effect, for info.json; unknown (null) if unreadable. */
 	if (ng_info_read_settings(&r.ctl, &r.settings))
 		r.settings = NULL;
-	ng_ctl_stats(&r.ctl, &r.stats0);	/* all 0 if it cannot be read */
+	/* all 0 if it cannot be read; info.json then says null */
+	r.stats0_read = !ng_ctl_stats(&r.ctl, &r.stats0);
 	ret = set(&r, "tracing_on", "1");
 	if (ret) {
 		ret = NG_EXIT_FAIL;
