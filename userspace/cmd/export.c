@@ -62,7 +62,7 @@ static void export_error(const struct ng_recording *rec, const char *out,
 			strerror(-err));
 }
 
-/* Options and filters, the recording, the default FILE in DIR, then the library. */
+/* Options and filters, the recording, the default FILE, the library. */
 static int export(const struct ng_cmd *self, int argc, char **argv,
 		  struct ng_filter *f)
 {
@@ -84,7 +84,8 @@ static int export(const struct ng_cmd *self, int argc, char **argv,
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:ho:t:D:F:N:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:ho:t:D:F:N:", longopts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			ng_cmd_help(self);

@@ -169,7 +169,7 @@ static int print_report(const struct ng_cmd *self, FILE *fp,
 	return ret ? NG_EXIT_FAIL : NG_EXIT_OK;
 }
 
-/* Options and filters, then the recording, then the tables; errors as one line. */
+/* Options and filters, the recording, the tables; errors as one line. */
 static int report(const struct ng_cmd *self, int argc, char **argv,
 		  struct ng_filter *f)
 {

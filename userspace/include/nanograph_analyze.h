@@ -155,7 +155,7 @@ void ng_filter_set_range(struct ng_filter *f, uint64_t start, uint64_t end);
  * added.
  */
 int ng_filter_add_tids(struct ng_filter *f, const char *list);
-/* Add the thread names (comms) of @list, comma-separated: -EINVAL for an empty one. */
+/* Add the comms of @list, comma-separated; -EINVAL if one is empty. */
 int ng_filter_add_comms(struct ng_filter *f, const char *list);
 /*
  * Show only the subtrees of calls matching @glob (@hide false, -F), or

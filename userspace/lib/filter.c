@@ -57,6 +57,7 @@ static void free_strs(char **s, size_t n)
 	free(s);
 }
 
+/* The filter and every value it copied; @f may be NULL. */
 void ng_filter_free(struct ng_filter *f)
 {
 	if (!f)
@@ -68,16 +69,19 @@ void ng_filter_free(struct ng_filter *f)
 	free(f);
 }
 
+/* The last -t given counts, as with the other single-valued options. */
 void ng_filter_set_threshold(struct ng_filter *f, uint64_t ns)
 {
 	f->threshold = ns;
 }
 
+/* -D: the depth as a view shows it (from the -F call, if any). */
 void ng_filter_set_depth(struct ng_filter *f, uint64_t depth)
 {
 	f->depth = depth;
 }
 
+/* --time-range, both ends included; 0 and UINT64_MAX leave a side open. */
 void ng_filter_set_range(struct ng_filter *f, uint64_t start, uint64_t end)
 {
 	f->range_start = start;
@@ -85,8 +89,9 @@ void ng_filter_set_range(struct ng_filter *f, uint64_t start, uint64_t end)
 }
 
 /*
- * The items of a comma-separated @list, one at a time: its start in *@s,
- * its length returned; *@s is moved past it. -1 at the end.
+ * The items of a comma-separated list, one at a time from *@s: the
+ * item's start in *@item, its length returned, *@s moved past it and its
+ * comma (NULL after the last item). -1 when there is none left.
  */
 static long next_item(const char **s, const char **item)
 {
@@ -173,6 +178,7 @@ static bool filters_calls(const struct ng_filter *f)
 		     f->range_end != UINT64_MAX || f->nr_show || f->nr_hide);
 }
 
+/* Whether a reader may skip the filter altogether. */
 bool ng_filter_empty(const struct ng_filter *f)
 {
 	return !filters_calls(f) && (!f || (!f->nr_tids && !f->nr_comms));
@@ -249,8 +255,8 @@ int ng_parse_duration(const char *s, uint64_t *ns)
 	num[n] = '\0';
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
 		if (!strcmp(s + n, units[i].name))
-			return ng_parse_num(num, units[i].decimals, 0, UINT64_MAX,
-					    ns);
+			return ng_parse_num(num, units[i].decimals, 0,
+					    UINT64_MAX, ns);
 	return -EINVAL;
 }
 
@@ -281,6 +287,12 @@ int ng_parse_time_range(const char *s, uint64_t *start, uint64_t *end)
 	return 0;
 }
 
+/* Whether --tid value @s names thread @t. */
+static bool tid_is(const struct tid_sel *s, const struct ng_rec_thread *t)
+{
+	return s->idle == t->idle && s->id == t->id;
+}
+
 /* Whether @t is one of the threads --tid and --comm name (all if none). */
 static bool thread_chosen(const struct ng_filter *f,
 			  const struct ng_rec_thread *t)
@@ -289,10 +301,36 @@ static bool thread_chosen(const struct ng_filter *f,
 	size_t i;
 
 	for (i = 0; !tid && i < f->nr_tids; i++)
-		tid = f->tids[i].idle == t->idle && f->tids[i].id == t->id;
+		tid = tid_is(&f->tids[i], t);
 	for (i = 0; !comm && i < f->nr_comms; i++)
 		comm = !strcmp(f->comms[i], t->comm);
 	return tid && comm;
+}
+
+/* The first --tid or --comm value naming no thread of @rec, or NULL. */
+static const char *unmatched_value(const struct ng_filter *f,
+				   const struct ng_recording *rec, bool *comm)
+{
+	const struct ng_rec_thread *t, *end = rec->threads + rec->nr_threads;
+	size_t i;
+
+	for (i = 0; i < f->nr_tids; i++) {
+		for (t = rec->threads; t < end && !tid_is(&f->tids[i], t); t++)
+			;
+		if (t == end) {
+			*comm = false;
+			return f->tids[i].text;
+		}
+	}
+	for (i = 0; i < f->nr_comms; i++) {
+		for (t = rec->threads; t < end && strcmp(f->comms[i], t->comm); t++)
+			;
+		if (t == end) {
+			*comm = true;
+			return f->comms[i];
+		}
+	}
+	return NULL;
 }
 
 /*
@@ -304,20 +342,9 @@ int ng_recording_filter(struct ng_recording *rec, const struct ng_filter *f,
 {
 	struct ng_rec_thread *t;
 	size_t i, n = 0;
-	bool found;
 
-	for (i = 0; f && i < f->nr_tids + f->nr_comms; i++) {
-		found = false;
-		for (t = rec->threads; !found && t < rec->threads + rec->nr_threads; t++)
-			found = i < f->nr_tids ?
-				f->tids[i].idle == t->idle && f->tids[i].id == t->id :
-				!strcmp(f->comms[i - f->nr_tids], t->comm);
-		if (!found) {
-			*comm = i >= f->nr_tids;
-			*unmatched = *comm ? f->comms[i - f->nr_tids] : f->tids[i].text;
-			return -ESRCH;
-		}
-	}
+	if (f && (*unmatched = unmatched_value(f, rec, comm)))
+		return -ESRCH;
 	for (i = 0; f && i < rec->nr_threads; i++) {
 		t = &rec->threads[i];
 		if (thread_chosen(f, t))
@@ -334,7 +361,7 @@ int ng_recording_filter(struct ng_recording *rec, const struct ng_filter *f,
 /* ---- the walk ---- */
 
 enum {
-	FW_IN_F = 1,	/* in the subtree of a call matching -F (all, without -F) */
+	FW_IN_F = 1,	/* in the subtree of a -F call (every call, without -F) */
 	FW_HIDDEN = 2,	/* in the subtree of a call matching -N */
 	FW_CAND = 4,	/* passes what is known at its push: may be shown */
 	FW_SHOWN = 8,	/* its enter went to the visitor */
@@ -344,7 +371,7 @@ enum {
 struct fw_frame {
 	uint64_t start;
 	size_t rel;		/* its depth as shown */
-	size_t label_at;	/* its label in the labels, while it may be shown */
+	size_t label_at;	/* its label in labels, while it may be shown */
 	unsigned int flags;
 };
 
@@ -353,7 +380,7 @@ struct fw {
 	const struct ng_pp_visitor *v;
 	struct fw_frame *stack;		/* by depth in the file */
 	size_t cap;
-	char *labels;			/* labels of pending frames, NUL-separated */
+	char *labels;		/* labels of pending frames, NUL-separated */
 	size_t labels_len, labels_cap;
 };
 
