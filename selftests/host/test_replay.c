@@ -938,7 +938,7 @@ static size_t deep_line_len(size_t d, size_t tail)
 /*
  * A stack 300,000 frames deep (which "check" accepts): nothing recurses,
  * and the lines stop growing past the indentation's cap, so the output
- * is linear in the input (80 MB here, not the 90 GB of full indentation).
+ * is linear in the input (80 MB here, not the 180 GB of full indentation).
  */
 static void test_replay_deep(void)
 {
