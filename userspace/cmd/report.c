@@ -29,6 +29,11 @@ const char ng_report_help[] =
 "                  name) instead of standard output; '-o -' is standard\n"
 "                  output\n"
 "\n"
+NG_FILTER_HELP("    ")
+"\n"
+"Only the calls the filters show are counted, each with its own total\n"
+"and self time.\n"
+"\n"
 "Total is a function's inclusive time summed over its calls; self is\n"
 "total minus the time of the calls it made; avg is total / calls; max is\n"
 "its longest single call. Each frame of a recursive function counts on\n"
@@ -92,29 +97,13 @@ static void print_counts(FILE *fp, uint64_t calls, uint64_t first,
 		raw ? " ns" : "");
 }
 
-/* One line on stderr for a file that cannot be read or breaks the format. */
-static void bad_input(const struct ng_recording *rec,
-		      const struct ng_pp_bad *bad, int err)
-{
-	if (err == -EBADMSG)
-		fprintf(stderr, "nanograph report: %s/%s:%" PRIu64 ": not a valid push/pop line: %s (see 'nanograph check %s/%s')\n",
-			rec->dir, bad->file, bad->line, bad->why, rec->dir,
-			bad->file);
-	else if (bad->file)
-		fprintf(stderr, "nanograph report: %s/%s: %s\n", rec->dir,
-			bad->file, strerror(-err));
-	else
-		fprintf(stderr, "nanograph report: %s: %s\n", rec->dir,
-			strerror(-err));
-}
-
 /*
  * Read every file into @nr profiles: one for all threads, or one per
  * thread. All files are read before anything is printed, so a bad file
  * fails the report without printing half of it.
  */
-static int load(const struct ng_recording *rec, struct ng_profile **profs,
-		size_t nr)
+static int load(const struct ng_cmd *self, const struct ng_recording *rec,
+		struct ng_profile **profs, size_t nr)
 {
 	struct ng_pp_bad bad = { 0 };
 	size_t i;
@@ -125,7 +114,7 @@ static int load(const struct ng_recording *rec, struct ng_profile **profs,
 	for (i = 0; !ret && i < rec->nr_threads; i++)
 		ret = ng_profile_add_thread(profs[nr == 1 ? 0 : i], rec, i, &bad);
 	if (ret)
-		bad_input(rec, &bad, ret);
+		ng_cmd_bad_input(self, rec, &bad, ret);
 	return ret;
 }
 
@@ -133,13 +122,14 @@ static int load(const struct ng_recording *rec, struct ng_profile **profs,
  * The summary line over the whole recording, then one table, or one per
  * thread with its own summary: what "report" prints.
  */
-static int print_report(FILE *fp, const struct ng_recording *rec,
-			bool threads, enum ng_sort key, uint64_t limit, bool raw)
+static int print_report(const struct ng_cmd *self, FILE *fp,
+			const struct ng_recording *rec, bool threads,
+			enum ng_sort key, uint64_t limit, bool raw)
 {
 	size_t nr = threads ? rec->nr_threads : 1, i;
 	uint64_t calls = 0, first = UINT64_MAX, last = 0, c, f, l;
-	struct ng_profile **profs = calloc(nr, sizeof(*profs));
-	int ret = profs ? load(rec, profs, nr) : -ENOMEM;
+	struct ng_profile **profs = calloc(nr ? nr : 1, sizeof(*profs));
+	int ret = profs ? load(self, rec, profs, nr) : -ENOMEM;
 
 	if (!profs)
 		fprintf(stderr, "nanograph report: %s\n", strerror(ENOMEM));
@@ -179,8 +169,9 @@ static int print_report(FILE *fp, const struct ng_recording *rec,
 	return ret ? NG_EXIT_FAIL : NG_EXIT_OK;
 }
 
-/* Options, then the recording, then the tables; errors as one line. */
-int cmd_report(const struct ng_cmd *self, int argc, char **argv)
+/* Options and filters, the recording, the tables; errors as one line. */
+static int report(const struct ng_cmd *self, int argc, char **argv,
+		  struct ng_filter *f)
 {
 	enum { OPT_NS = 256 };
 	static const struct option longopts[] = {
@@ -189,6 +180,7 @@ int cmd_report(const struct ng_cmd *self, int argc, char **argv)
 		{ "threads", no_argument, NULL, 't' },
 		{ "ns", no_argument, NULL, OPT_NS },
 		{ "output", required_argument, NULL, 'o' },
+		NG_FILTER_LONGOPTS(NG_OPT_THRESHOLD),
 		{ NULL, 0, NULL, 0 },
 	};
 	enum ng_sort key = NG_SORT_TOTAL;
@@ -201,7 +193,8 @@ int cmd_report(const struct ng_cmd *self, int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:hs:tn:o:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:hs:tn:o:D:F:N:", longopts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			ng_cmd_help(self);
@@ -231,7 +224,9 @@ int cmd_report(const struct ng_cmd *self, int argc, char **argv)
 			out = optarg;
 			break;
 		default:
-			return ng_option_error(self, c, argv, longopts);
+			ret = ng_filter_option(self, f, c, argv, longopts);
+			if (ret >= 0)
+				return ret;
 		}
 	}
 	if (argc - optind != 1)
@@ -240,8 +235,12 @@ int cmd_report(const struct ng_cmd *self, int argc, char **argv)
 				      "give one recording directory");
 	if (ng_cmd_open_recording(self, argv[optind], &rec))
 		return NG_EXIT_FAIL;
+	if (ng_cmd_filter_recording(self, &rec, f)) {
+		ng_recording_close(&rec);
+		return NG_EXIT_FAIL;
+	}
 	if (!out || !strcmp(out, "-")) {
-		ret = print_report(stdout, &rec, threads, key, limit, raw);
+		ret = print_report(self, stdout, &rec, threads, key, limit, raw);
 		ng_recording_close(&rec);
 		return ret;
 	}
@@ -253,7 +252,8 @@ int cmd_report(const struct ng_cmd *self, int argc, char **argv)
 			strerror(-ret));
 		return NG_EXIT_FAIL;
 	}
-	ret = print_report(ng_output_fp(o), &rec, threads, key, limit, raw);
+	ret = print_report(self, ng_output_fp(o), &rec, threads, key, limit,
+			   raw);
 	ng_recording_close(&rec);
 	if (ret) {
 		ng_output_abort(o);
@@ -264,4 +264,18 @@ int cmd_report(const struct ng_cmd *self, int argc, char **argv)
 		fprintf(stderr, "nanograph report: cannot write %s: %s\n", out,
 			strerror(-ret));
 	return ret ? NG_EXIT_FAIL : NG_EXIT_OK;
+}
+
+int cmd_report(const struct ng_cmd *self, int argc, char **argv)
+{
+	struct ng_filter *f;
+	int ret;
+
+	if (ng_filter_new(&f)) {
+		fprintf(stderr, "nanograph %s: %s\n", self->name, strerror(ENOMEM));
+		return NG_EXIT_FAIL;
+	}
+	ret = report(self, argc, argv, f);
+	ng_filter_free(f);
+	return ret;
 }
