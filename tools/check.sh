@@ -220,8 +220,35 @@ record_times() {
 	mv "$new" "$CELL_TIMES"
 }
 
+# tree PID: PID and all its descendants, parents first.
+tree() {
+	local c
+	echo "$1"
+	for c in $(pgrep -P "$1"); do tree "$c"; done
+}
+
+# Stopped by a signal: take down every cell (vmtest.sh, its builds, and
+# the QEMUs, which timeout(1) runs in process groups of their own, so a
+# signal to this script's group would miss them).  Stopped first so that
+# none starts another process meanwhile.
+stop_cells() {
+	local pids
+	trap - INT TERM HUP
+	pids=$(for j in $(jobs -p); do tree "$j"; done)
+	# shellcheck disable=SC2086 # one word a pid
+	if [ -n "$pids" ]; then
+		kill -STOP $pids 2>/dev/null
+		kill -TERM $pids 2>/dev/null
+		kill -CONT $pids 2>/dev/null
+	fi
+	rm -rf "$work"
+	echo "check: stopped by a signal; cells killed" >&2
+	exit 130
+}
+
 if [ "$vm" = 1 ]; then
 	work=$(mktemp -d)
+	trap stop_cells INT TERM HUP
 	# Cells the archive does not have, or that would repeat another.
 	for cell in $MATRIX; do
 		f=$(cell_file "$cell")

@@ -9,7 +9,7 @@
 # check), on unaccounted entries, or on an unload that takes over 2 s.
 # Then, in a second boot, the scenario tests that make check runs at a
 # smaller size, at their full size (FULL_SIZES, ngvm.NAME= knobs of
-# ng_param; Documentation/testing.md).
+# ng_param; Documentation/testing.md), ftracetest with all its cases.
 # Not part of make check: it takes SOAK_MINUTES and about 10 more minutes
 # per architecture, one architecture at a time.
 #
@@ -31,9 +31,9 @@ while getopts "a:k:m:" opt; do
 done
 VMOUT=${NANOGRAPH_OUT:-$ROOT/build/vm}
 # The scenario tests and the sizes make soak runs them at.
-FULL_TESTS="07-*,28-*,29-*,32-*,33-*,36-*"
+FULL_TESTS="07-*,28-*,29-*,32-*,33-*,34-*,36-*"
 # At full size a test may take longer than the default per-test limit.
-FULL_SIZES="race_seconds=4 fuzz_writes=100 cycles=100 burst=3000 tasks=20000 pid_map_writes=400 test_timeout=3600"
+FULL_SIZES="race_seconds=4 fuzz_writes=100 cycles=100 burst=3000 tasks=20000 pid_map_writes=400 ftracetest_dirs=all test_timeout=3600"
 
 "$ROOT/tools/setup-host.sh" || exit 1
 pass=0 fail=0
@@ -50,7 +50,7 @@ for arch in $ARCHES; do
 	echo "soak: $arch $LINE, scenario tests at full size ($FULL_SIZES)" >&2
 	start=$(date +%s)
 	rc=0
-	NANOGRAPH_PARAMS="${NANOGRAPH_PARAMS:-} $FULL_SIZES" \
+	NANOGRAPH_VM_TIMEOUT=${NANOGRAPH_VM_TIMEOUT:-5400} NANOGRAPH_PARAMS="${NANOGRAPH_PARAMS:-} $FULL_SIZES" \
 		"$ROOT/tools/vmtest.sh" -a "$arch" -k "$LINE" -t "$FULL_TESTS" run || rc=$?
 	echo "$arch-$LINE: full-size scenarios took $(( $(date +%s) - start )) s"
 	if [ "$rc" = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi

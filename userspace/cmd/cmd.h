@@ -57,6 +57,7 @@ struct ng_outdir;
 int ng_cmd_open_outdir(const struct ng_cmd *self, const char *dir,
 		       struct ng_outdir **op);
 struct ng_recording;
+struct ng_pp_bad;
 /* Open a recording directory for report/export; on failure, say why. */
 int ng_cmd_open_recording(const struct ng_cmd *self, const char *dir,
 			  struct ng_recording *rec);
@@ -74,16 +75,91 @@ const char *ng_fmt_time(char *buf, size_t size, uint64_t ns, bool raw);
 extern int ng_argc;
 extern char **ng_argv;
 
+/*
+ * One line on stderr for a file of @rec that cannot be read or breaks the
+ * format (*@bad, @err from the library): report and replay say it alike.
+ */
+void ng_cmd_bad_input(const struct ng_cmd *self, const struct ng_recording *rec,
+		      const struct ng_pp_bad *bad, int err);
+
+/* ---- the filter options of replay, report and export (cmd/filter.c) ---- */
+
+/* Values of the filter options that have no short form. */
+enum {
+	NG_OPT_THRESHOLD = 0x1000,
+	NG_OPT_TID,
+	NG_OPT_COMM,
+	NG_OPT_RANGE,
+};
+
+/*
+ * Their getopt_long() entries, for a command's table; @threshold is the
+ * value --time-threshold returns: 't' where -t is its short form,
+ * NG_OPT_THRESHOLD where -t means something else (report's --threads).
+ * Their short forms for the optstring: "D:F:N:", and "t:" where it is.
+ */
+#define NG_FILTER_LONGOPTS(threshold)					\
+	{ "time-threshold", required_argument, NULL, threshold },	\
+	{ "depth", required_argument, NULL, 'D' },			\
+	{ "tid", required_argument, NULL, NG_OPT_TID },			\
+	{ "comm", required_argument, NULL, NG_OPT_COMM },		\
+	{ "filter", required_argument, NULL, 'F' },			\
+	{ "notrace", required_argument, NULL, 'N' },			\
+	{ "time-range", required_argument, NULL, NG_OPT_RANGE }
+
+/* Their help, for a command's; @t is "-t, " or "    ". */
+#define NG_FILTER_HELP(t)						\
+"Filters (Documentation/report-export.md, \"Filters\"): a call is shown\n" \
+"when it passes each kind given (the values of one kind are alternatives),\n" \
+"and the calls it is in are shown with it, up to the -F call:\n"	\
+"  " t "--time-threshold TIME\n"					\
+"                  calls lasting at least TIME (500ns, 10us, 2ms, 1.5s;\n" \
+"                  a bare number is ns)\n"				\
+"  -D, --depth N   calls at depth below N (0: no limit); depth counts from\n" \
+"                  the outermost call, or from the -F call\n"		\
+"  --tid TID[,TID...]\n"						\
+"                  only these threads (0-CPU: a CPU's idle task)\n"	\
+"  --comm NAME[,NAME...]\n"					\
+"                  only threads of this name (threads.tsv), exactly\n"	\
+"  -F, --filter FUNC\n"						\
+"                  only FUNC's calls and what they call; '*' matches any\n" \
+"                  run of characters; FUNC is the label or its name\n"	\
+"                  without ' [module]'\n"				\
+"  -N, --notrace FUNC\n"						\
+"                  leave out FUNC's calls and what they call\n"	\
+"  --time-range START~END\n"					\
+"                  calls overlapping START..END (ns of the files, either\n" \
+"                  may be left out): start <= END and end >= START\n"
+
+struct ng_filter;
+/*
+ * Handle option @c of getopt_long() (with opterr = 0 and an optstring
+ * starting "+:") when it is a filter option, into @f: -1, or the exit
+ * code of its usage error ("OPT wants ..., not 'VALUE'", the option named
+ * as typed). Any other @c is ng_option_error()'s: a command calls this
+ * for the options it does not know itself.
+ */
+int ng_filter_option(const struct ng_cmd *self, struct ng_filter *f, int c,
+		     char **argv, const struct option *longopts);
+/*
+ * ng_recording_filter(): 0, or NG_EXIT_FAIL after one line naming a
+ * --tid or --comm value that names no thread of @rec.
+ */
+int ng_cmd_filter_recording(const struct ng_cmd *self,
+			    struct ng_recording *rec,
+			    const struct ng_filter *f);
+
 int cmd_status(const struct ng_cmd *self, int argc, char **argv);
 int cmd_check(const struct ng_cmd *self, int argc, char **argv);
 /* Each command's longer help lives with it, in cmd/<name>.c. */
 extern const char ng_record_help[], ng_convert_help[], ng_report_help[],
-	ng_export_help[], ng_info_help[];
+	ng_export_help[], ng_info_help[], ng_replay_help[];
 
 int cmd_record(const struct ng_cmd *self, int argc, char **argv);
 int cmd_convert(const struct ng_cmd *self, int argc, char **argv);
 int cmd_report(const struct ng_cmd *self, int argc, char **argv);
 int cmd_export(const struct ng_cmd *self, int argc, char **argv);
 int cmd_info(const struct ng_cmd *self, int argc, char **argv);
+int cmd_replay(const struct ng_cmd *self, int argc, char **argv);
 
 #endif /* NG_CMD_H */

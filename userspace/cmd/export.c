@@ -33,6 +33,12 @@ const char ng_export_help[] =
 "              output (every file is checked first: a bad one leaves it\n"
 "              empty)\n"
 "\n"
+NG_FILTER_HELP("-t, ")
+"\n"
+"Only the calls the filters show are written; with -F each stack starts\n"
+"at the -F call. A call left out takes its time with it: its caller's\n"
+"self time stays its own.\n"
+"\n"
 "An idle task's file 0-<cpu>.txt becomes tid 4194304 + cpu in pid 0.\n"
 "A recording whose info.json says calls are missing (events lost, calls\n"
 "skipped) gets one warning line on stderr: see 'nanograph info DIR'.\n"
@@ -58,8 +64,9 @@ static void export_error(const struct ng_recording *rec, const char *out,
 			strerror(-err));
 }
 
-/* Options, the recording, the default FILE in DIR, then the library. */
-int cmd_export(const struct ng_cmd *self, int argc, char **argv)
+/* Options and filters, the recording, the default FILE, the library. */
+static int export(const struct ng_cmd *self, int argc, char **argv,
+		  struct ng_filter *f)
 {
 	enum { OPT_CHROME = 256, OPT_FOLDED, OPT_PERFETTO };
 	static const struct option longopts[] = {
@@ -68,6 +75,7 @@ int cmd_export(const struct ng_cmd *self, int argc, char **argv)
 		{ "folded", no_argument, NULL, OPT_FOLDED },
 		{ "perfetto", no_argument, NULL, OPT_PERFETTO },
 		{ "output", required_argument, NULL, 'o' },
+		NG_FILTER_LONGOPTS('t'),
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = NULL;
@@ -78,7 +86,8 @@ int cmd_export(const struct ng_cmd *self, int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:ho:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:ho:t:D:F:N:", longopts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			ng_cmd_help(self);
@@ -98,7 +107,9 @@ int cmd_export(const struct ng_cmd *self, int argc, char **argv)
 			fmt = c;
 			break;
 		default:
-			return ng_option_error(self, c, argv, longopts);
+			ret = ng_filter_option(self, f, c, argv, longopts);
+			if (ret >= 0)
+				return ret;
 		}
 	}
 	if (!fmt)
@@ -114,6 +125,10 @@ int cmd_export(const struct ng_cmd *self, int argc, char **argv)
 	if (ng_cmd_open_recording(self, argv[optind], &rec))
 		return NG_EXIT_FAIL;
 	ng_cmd_warn_incomplete(self, &rec);
+	if (ng_cmd_filter_recording(self, &rec, f)) {
+		ng_recording_close(&rec);
+		return NG_EXIT_FAIL;
+	}
 	if (!out) {
 		if (asprintf(&path, "%s/%s", rec.dir, fmt == OPT_CHROME ?
 			     "trace.json" : fmt == OPT_PERFETTO ?
@@ -136,4 +151,18 @@ int cmd_export(const struct ng_cmd *self, int argc, char **argv)
 	ng_recording_close(&rec);
 	free(path);
 	return ret ? NG_EXIT_FAIL : NG_EXIT_OK;
+}
+
+int cmd_export(const struct ng_cmd *self, int argc, char **argv)
+{
+	struct ng_filter *f;
+	int ret;
+
+	if (ng_filter_new(&f)) {
+		fprintf(stderr, "nanograph %s: %s\n", self->name, strerror(ENOMEM));
+		return NG_EXIT_FAIL;
+	}
+	ret = export(self, argc, argv, f);
+	ng_filter_free(f);
+	return ret;
 }

@@ -37,6 +37,11 @@ const char ng_report_help[] =
 "                  by the size of the change of the --sort column (total\n"
 "                  by default; not max), or by name. Not with --threads\n"
 "\n"
+NG_FILTER_HELP("    ")
+"\n"
+"Only the calls the filters show are counted, each with its own total\n"
+"and self time.\n"
+"\n"
 "A recording whose info.json says calls are missing (events lost, calls\n"
 "skipped) gets one warning line on stderr: see 'nanograph info DIR'.\n"
 "\n"
@@ -80,29 +85,13 @@ static void print_counts(FILE *fp, uint64_t calls, uint64_t first,
 		raw ? " ns" : "");
 }
 
-/* One line on stderr for a file that cannot be read or breaks the format. */
-static void bad_input(const struct ng_recording *rec,
-		      const struct ng_pp_bad *bad, int err)
-{
-	if (err == -EBADMSG)
-		fprintf(stderr, "nanograph report: %s/%s:%" PRIu64 ": not a valid push/pop line: %s (see 'nanograph check %s/%s')\n",
-			rec->dir, bad->file, bad->line, bad->why, rec->dir,
-			bad->file);
-	else if (bad->file)
-		fprintf(stderr, "nanograph report: %s/%s: %s\n", rec->dir,
-			bad->file, strerror(-err));
-	else
-		fprintf(stderr, "nanograph report: %s: %s\n", rec->dir,
-			strerror(-err));
-}
-
 /*
  * Read every file into @nr profiles: one for all threads, or one per
  * thread. All files are read before anything is printed, so a bad file
  * fails the report without printing half of it.
  */
-static int load(const struct ng_recording *rec, struct ng_profile **profs,
-		size_t nr)
+static int load(const struct ng_cmd *self, const struct ng_recording *rec,
+		struct ng_profile **profs, size_t nr)
 {
 	struct ng_pp_bad bad = { 0 };
 	size_t i;
@@ -113,7 +102,7 @@ static int load(const struct ng_recording *rec, struct ng_profile **profs,
 	for (i = 0; !ret && i < rec->nr_threads; i++)
 		ret = ng_profile_add_thread(profs[nr == 1 ? 0 : i], rec, i, &bad);
 	if (ret)
-		bad_input(rec, &bad, ret);
+		ng_cmd_bad_input(self, rec, &bad, ret);
 	return ret;
 }
 
@@ -121,13 +110,14 @@ static int load(const struct ng_recording *rec, struct ng_profile **profs,
  * The summary line over the whole recording, then one table, or one per
  * thread with its own summary: what "report" prints.
  */
-static int print_report(FILE *fp, const struct ng_recording *rec,
-			bool threads, enum ng_sort key, uint64_t limit, bool raw)
+static int print_report(const struct ng_cmd *self, FILE *fp,
+			const struct ng_recording *rec, bool threads,
+			enum ng_sort key, uint64_t limit, bool raw)
 {
 	size_t nr = threads ? rec->nr_threads : 1, i;
 	uint64_t calls = 0, first = UINT64_MAX, last = 0, c, f, l;
-	struct ng_profile **profs = calloc(nr, sizeof(*profs));
-	int ret = profs ? load(rec, profs, nr) : -ENOMEM;
+	struct ng_profile **profs = calloc(nr ? nr : 1, sizeof(*profs));
+	int ret = profs ? load(self, rec, profs, nr) : -ENOMEM;
 
 	if (!profs)
 		fprintf(stderr, "nanograph report: %s\n", strerror(ENOMEM));
@@ -256,17 +246,18 @@ static void print_diff_table(FILE *fp, const struct ng_func_diff *rows,
  * "report --diff OLD NEW": one profile per recording (memory in distinct
  * functions, as report), a summary line for each, then the table.
  */
-static int print_diff(FILE *fp, const struct ng_recording *recs,
-		      enum ng_sort key, uint64_t limit, bool raw)
+static int print_diff(const struct ng_cmd *self, FILE *fp,
+		      const struct ng_recording *recs, enum ng_sort key,
+		      uint64_t limit, bool raw)
 {
 	struct ng_profile *p[2] = { NULL, NULL };
 	struct ng_func_diff *rows = NULL;
 	uint64_t c, f, l;
 	size_t i, n = 0;
-	int ret = load(&recs[0], &p[0], 1);
+	int ret = load(self, &recs[0], &p[0], 1);
 
 	if (!ret)
-		ret = load(&recs[1], &p[1], 1);
+		ret = load(self, &recs[1], &p[1], 1);
 	if (!ret) {
 		ret = ng_profile_diff(p[0], p[1], key, &rows, &n);
 		if (ret)
@@ -288,16 +279,18 @@ static int print_diff(FILE *fp, const struct ng_recording *recs,
 }
 
 /* The report or the diff of @recs, into @fp. */
-static int print_any(FILE *fp, const struct ng_recording *recs, bool diff,
-		     bool threads, enum ng_sort key, uint64_t limit, bool raw)
+static int print_any(const struct ng_cmd *self, FILE *fp,
+		     const struct ng_recording *recs, bool diff, bool threads,
+		     enum ng_sort key, uint64_t limit, bool raw)
 {
 	if (diff)
-		return print_diff(fp, recs, key, limit, raw);
-	return print_report(fp, recs, threads, key, limit, raw);
+		return print_diff(self, fp, recs, key, limit, raw);
+	return print_report(self, fp, recs, threads, key, limit, raw);
 }
 
-/* Options, then the recording, then the tables; errors as one line. */
-int cmd_report(const struct ng_cmd *self, int argc, char **argv)
+/* Options and filters, the recording, the tables; errors as one line. */
+static int report(const struct ng_cmd *self, int argc, char **argv,
+		  struct ng_filter *f)
 {
 	enum { OPT_NS = 256, OPT_DIFF };
 	static const struct option longopts[] = {
@@ -307,6 +300,7 @@ int cmd_report(const struct ng_cmd *self, int argc, char **argv)
 		{ "ns", no_argument, NULL, OPT_NS },
 		{ "output", required_argument, NULL, 'o' },
 		{ "diff", no_argument, NULL, OPT_DIFF },
+		NG_FILTER_LONGOPTS(NG_OPT_THRESHOLD),
 		{ NULL, 0, NULL, 0 },
 	};
 	enum ng_sort key = NG_SORT_TOTAL;
@@ -319,7 +313,8 @@ int cmd_report(const struct ng_cmd *self, int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:hs:tn:o:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:hs:tn:o:D:F:N:", longopts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			ng_cmd_help(self);
@@ -352,7 +347,9 @@ int cmd_report(const struct ng_cmd *self, int argc, char **argv)
 			out = optarg;
 			break;
 		default:
-			return ng_option_error(self, c, argv, longopts);
+			ret = ng_filter_option(self, f, c, argv, longopts);
+			if (ret >= 0)
+				return ret;
 		}
 	}
 	if (diff && threads)
@@ -377,8 +374,13 @@ int cmd_report(const struct ng_cmd *self, int argc, char **argv)
 		}
 	for (i = 0; i < nr; i++)
 		ng_cmd_warn_incomplete(self, &recs[i]);
+	for (i = 0, ret = 0; !ret && i < nr; i++)
+		ret = ng_cmd_filter_recording(self, &recs[i], f);
+	if (ret)
+		goto out;
 	if (!out || !strcmp(out, "-")) {
-		ret = print_any(stdout, recs, diff, threads, key, limit, raw);
+		ret = print_any(self, stdout, recs, diff, threads, key, limit,
+				raw);
 		goto out;
 	}
 	/* A file: whole or not at all, like an export. */
@@ -389,7 +391,8 @@ int cmd_report(const struct ng_cmd *self, int argc, char **argv)
 		ret = NG_EXIT_FAIL;
 		goto out;
 	}
-	ret = print_any(ng_output_fp(o), recs, diff, threads, key, limit, raw);
+	ret = print_any(self, ng_output_fp(o), recs, diff, threads, key, limit,
+			raw);
 	if (ret) {
 		ng_output_abort(o);
 		goto out;
@@ -402,5 +405,19 @@ int cmd_report(const struct ng_cmd *self, int argc, char **argv)
 out:
 	for (i = 0; i < nr; i++)
 		ng_recording_close(&recs[i]);
+	return ret;
+}
+
+int cmd_report(const struct ng_cmd *self, int argc, char **argv)
+{
+	struct ng_filter *f;
+	int ret;
+
+	if (ng_filter_new(&f)) {
+		fprintf(stderr, "nanograph %s: %s\n", self->name, strerror(ENOMEM));
+		return NG_EXIT_FAIL;
+	}
+	ret = report(self, argc, argv, f);
+	ng_filter_free(f);
 	return ret;
 }

@@ -2,7 +2,9 @@
 /*
  * nanograph_analyze.h - part of libnanograph (include nanograph.h):
  * reading a recording back, for "nanograph report" (per-function
- * statistics) and "nanograph export" (Chrome trace JSON, folded stacks).
+ * statistics), "nanograph replay" (the call tree as text) and "nanograph
+ * export" (Chrome trace JSON, folded stacks), through the filters all
+ * three take.
  *
  * A recording is a directory of push/pop files, DIR/<tid>.txt and
  * DIR/0-<cpu>.txt, and an optional DIR/threads.tsv (Documentation/
@@ -34,11 +36,15 @@ struct ng_rec_thread {
 	char process[64];	/* comm of the row whose tid is pid, else comm */
 };
 
+struct ng_filter;
+
 struct ng_recording {
 	char *dir;
 	struct ng_rec_thread *threads;	/* idle tasks by cpu, then by tid */
 	size_t nr_threads;
 	bool have_threads_tsv;
+	/* the calls every reader sees (ng_recording_filter()); NULL: all */
+	const struct ng_filter *filter;
 };
 
 /*
@@ -46,6 +52,12 @@ struct ng_recording {
  * "0-<cpu>.txt" (what ng_recording_open() reads and record replaces).
  */
 bool ng_pp_file_name(const char *name);
+/*
+ * Whether the @len bytes at @s are a thread of a recording as its file
+ * names it: "412" (*@idle false, *@id the tid) or "0-<cpu>" for a CPU's
+ * idle task (*@idle true, *@id the cpu), below 2^31.
+ */
+bool ng_tid_parse(const char *s, size_t len, bool *idle, long long *id);
 
 /*
  * List DIR's push/pop files and read DIR/threads.tsv if it is there (a
@@ -122,6 +134,125 @@ struct ng_pp_visitor {
  */
 int ng_pp_walk(const char *path, const struct ng_pp_visitor *v,
 	       struct ng_pp_bad *bad);
+
+/*
+ * Check every file of @rec by the rules of "nanograph check", reading
+ * each once: for a writer to a stream, which cannot take back what it
+ * wrote, so that a bad input leaves the stream untouched. 0, -EBADMSG
+ * with file, line and reason in *@bad, or -errno with its file.
+ */
+int ng_recording_check(const struct ng_recording *rec, struct ng_pp_bad *bad);
+
+/* ---- filters: which calls a view shows (filter.c) --------------------- */
+
+/*
+ * What "replay", "report" and "export" take as -t, -D, --tid, --comm, -F,
+ * -N and --time-range (Documentation/report-export.md, "Filters"). A
+ * filter is built once from the options and applied while each file is
+ * walked: kinds of filters all apply (a call must pass each), the values
+ * given to one kind are alternatives. For calls:
+ *
+ *  - a call is shown when it lasts at least the threshold, lies below
+ *    the depth limit, overlaps the time range (start <= END and end >=
+ *    START, both inclusive), lies in the subtree of a call matching a
+ *    "show" glob (-F), if any, and in none matching a "hide" glob (-N);
+ *  - the callers of a shown call are shown too, up to its outermost -F
+ *    call: a call lasts at least as long as those it makes and overlaps
+ *    what they overlap, so the tree stays connected;
+ *  - depths count from 0 at each outermost call, or with -F at the
+ *    outermost call matching -F: a view shows the subtree as a tree of
+ *    its own.
+ *
+ * Threads (--tid, --comm) are chosen by ng_recording_filter().
+ */
+struct ng_filter;
+
+int ng_filter_new(struct ng_filter **fp);
+void ng_filter_free(struct ng_filter *f);
+/* Calls lasting at least @ns nanoseconds (0: all). */
+void ng_filter_set_threshold(struct ng_filter *f, uint64_t ns);
+/* Calls at depth below @depth (0: no limit). */
+void ng_filter_set_depth(struct ng_filter *f, uint64_t depth);
+/* Calls overlapping [@start, @end], nanoseconds of the files. */
+void ng_filter_set_range(struct ng_filter *f, uint64_t start, uint64_t end);
+/*
+ * Add the threads of @list, comma-separated tids ("412", or "0-<cpu>"
+ * for a CPU's idle task): -EINVAL if an item is not one, and nothing is
+ * added.
+ */
+int ng_filter_add_tids(struct ng_filter *f, const char *list);
+/* Add the comms of @list, comma-separated; -EINVAL if one is empty. */
+int ng_filter_add_comms(struct ng_filter *f, const char *list);
+/*
+ * Show only the subtrees of calls matching @glob (@hide false, -F), or
+ * hide those subtrees (@hide true, -N). -EINVAL for an empty glob.
+ * ng_glob_match() says what matches.
+ */
+int ng_filter_add_func(struct ng_filter *f, const char *glob, bool hide);
+/* Whether @f chooses threads or calls at all; NULL is empty. */
+bool ng_filter_empty(const struct ng_filter *f);
+
+/*
+ * Whether @label ("func" or "func [module]") matches @glob: the whole
+ * label or its function name (before " [module]"), where '*' in @glob
+ * matches any run of characters and every other character itself. So
+ * "vfs_*" matches "vfs_read", "ext4_*" "ext4_file_read_iter [ext4]",
+ * and "* [ext4]" every function of ext4.
+ */
+bool ng_glob_match(const char *glob, const char *label);
+/*
+ * A duration as a user writes it: digits with an optional unit, ns (the
+ * default), us, ms or s, and a fraction down to the nanosecond ("1.5us",
+ * "2ms", "500ns", "500"). -EINVAL for anything else, -ERANGE past 64 bits.
+ */
+int ng_parse_duration(const char *s, uint64_t *ns);
+/*
+ * "START~END": nanoseconds, either side may be empty (0 and UINT64_MAX).
+ * -EINVAL without '~', for a side that is not a number, or START > END.
+ */
+int ng_parse_time_range(const char *s, uint64_t *start, uint64_t *end);
+
+/*
+ * ng_pp_walk() through @f (NULL: every call): @v sees only the calls @f
+ * shows, with their depth as shown; each enter comes once the call is
+ * known to be shown (at the latest at its POP, when that is what tells),
+ * so enters and leaves keep the file's order, callers before callees.
+ * Memory follows the depth of the stack. Errors as ng_pp_walk().
+ */
+int ng_filter_walk(const struct ng_filter *f, const char *path,
+		   const struct ng_pp_visitor *v, struct ng_pp_bad *bad);
+
+/*
+ * Look at @rec through @f from now on: keep only the threads its --tid
+ * and --comm values name (all, without such values), and have every
+ * reader of @rec (profile, replay, exports) walk files through @f, which
+ * must outlive that use. -ESRCH when a value names no thread of @rec (a
+ * typo, most likely), with that value in *@unmatched and whether it is a
+ * comm in *@comm; @rec is then unchanged. 0 or -ENOMEM otherwise.
+ */
+int ng_recording_filter(struct ng_recording *rec, const struct ng_filter *f,
+			const char **unmatched, bool *comm);
+
+/* ---- the call tree as text, for "nanograph replay" (replay.c) --------- */
+
+/*
+ * Write each thread's calls (through @rec's filter) to @fp as
+ * function_graph draws them: a header naming the thread, then one line
+ * per call in start order with a duration column and indentation by
+ * depth; "func() {" ... "}" (with func's name in a C comment) for a call
+ * that shows calls of its own, "func();" for one that does not; the
+ * duration, in microseconds exact to the ns, on the closing line and on
+ * leaf lines. With @abstime each line starts with the timestamp of its
+ * event. Threads with no call to show are left out. Streamed: memory
+ * follows the depth of the stack. Lines are written as files are read,
+ * so a caller writing to a stream checks the recording first
+ * (ng_recording_check()). 0, or -errno with *@bad naming the file and
+ * line that failed, if one did.
+ */
+int ng_replay(const struct ng_recording *rec, FILE *fp, bool abstime,
+	      struct ng_pp_bad *bad);
+/* Depths past this keep its indentation and show their depth: "[N] func();". */
+#define NG_REPLAY_MAX_INDENT	50
 
 /* ---- per-function statistics for "nanograph report" (analyze.c) ------- */
 

@@ -29,7 +29,7 @@
  * "<digits>" or "0-<digits>" (@len bytes): a tid, or a CPU's idle task.
  * Anything else is not ours, so it is refused rather than guessed at.
  */
-static bool parse_tid(const char *s, size_t len, bool *idle, long long *id)
+bool ng_tid_parse(const char *s, size_t len, bool *idle, long long *id)
 {
 	unsigned long long v = 0;
 	size_t i = 0;
@@ -67,7 +67,7 @@ static bool pp_name(const char *name, struct ng_rec_thread *t)
 
 	if (len < 5 || len - 4 >= sizeof(t->tid) ||
 	    strcmp(name + len - 4, ".txt") ||
-	    !parse_tid(name, len - 4, &t->idle, &t->id))
+	    !ng_tid_parse(name, len - 4, &t->idle, &t->id))
 		return false;
 	memcpy(t->tid, name, len - 4);
 	t->tid[len - 4] = '\0';
@@ -98,7 +98,7 @@ static bool parse_row(char *line, struct tsv_row *r)
 	if (!pid)
 		return false;
 	comm = strchr(pid + 1, '\t');
-	if (!comm || !parse_tid(line, pid - line, &r->idle, &r->id))
+	if (!comm || !ng_tid_parse(line, pid - line, &r->idle, &r->id))
 		return false;
 	*comm++ = '\0';
 	/* -1: not known (convert writes it); anything else not a pid: the same */
@@ -246,6 +246,31 @@ void ng_recording_close(struct ng_recording *rec)
 	free(rec->threads);
 	free(rec->dir);
 	memset(rec, 0, sizeof(*rec));
+}
+
+/*
+ * Check every file before anything goes to a stream, which cannot take
+ * back what it was given: the same checks as the walk, so a bad input
+ * leaves the stream untouched, as it leaves no file under a path.
+ */
+int ng_recording_check(const struct ng_recording *rec, struct ng_pp_bad *bad)
+{
+	const struct ng_rec_thread *t;
+	struct ng_pp_check c;
+	int ret;
+
+	for (t = rec->threads; t < rec->threads + rec->nr_threads; t++) {
+		ret = ng_pp_check_file(t->path, &c);
+		if (!ret && !c.error)
+			continue;
+		bad->file = t->file;
+		if (ret < 0)
+			return ret;
+		bad->line = c.error_line;
+		snprintf(bad->why, sizeof(bad->why), "%s", c.error_msg);
+		return -EBADMSG;
+	}
+	return 0;
 }
 
 /* ---- walking a push/pop file ---- */
@@ -537,11 +562,15 @@ int ng_profile_add_file(struct ng_profile *p, const char *path,
 	return ng_pp_walk(path, &v, bad);
 }
 
-/* As ng_profile_add_file(), naming the thread's file if it is bad. */
+/*
+ * As ng_profile_add_file(), through the recording's filter (the calls it
+ * hides are not counted), naming the thread's file if it is bad.
+ */
 int ng_profile_add_thread(struct ng_profile *p, const struct ng_recording *rec,
 			  size_t i, struct ng_pp_bad *bad)
 {
-	int ret = ng_profile_add_file(p, rec->threads[i].path, bad);
+	struct ng_pp_visitor v = { .leave = prof_leave, .priv = p };
+	int ret = ng_filter_walk(rec->filter, rec->threads[i].path, &v, bad);
 
 	if (ret && ret != -ENOMEM && bad)
 		bad->file = rec->threads[i].file;

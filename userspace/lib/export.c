@@ -60,31 +60,6 @@ static int out_open(struct ng_outfile *o, const char *path, FILE *fp)
 	return ret;
 }
 
-/*
- * Check every file before anything goes to a stream, which cannot take
- * back what it was given: the same checks as the walk, so a bad input
- * leaves the stream untouched, as it leaves no file under a path.
- */
-static int check_all(const struct ng_recording *rec, struct ng_pp_bad *bad)
-{
-	const struct ng_rec_thread *t;
-	struct ng_pp_check c;
-	int ret;
-
-	for (t = rec->threads; t < rec->threads + rec->nr_threads; t++) {
-		ret = ng_pp_check_file(t->path, &c);
-		if (!ret && !c.error)
-			continue;
-		bad->file = t->file;
-		if (ret < 0)
-			return ret;
-		bad->line = c.error_line;
-		snprintf(bad->why, sizeof(bad->why), "%s", c.error_msg);
-		return -EBADMSG;
-	}
-	return 0;
-}
-
 /* Write bytes; the first failure sticks and makes the commit fail. */
 static void out_put(struct ng_outfile *o, const char *s, size_t len)
 {
@@ -390,7 +365,7 @@ static int export_chrome(const struct ng_recording *rec, const char *path,
 		bad = &ignored;
 	memset(bad, 0, sizeof(*bad));
 	if (fp) {
-		ret = check_all(rec, bad);
+		ret = ng_recording_check(rec, bad);
 		if (ret)
 			return ret;
 	}
@@ -409,7 +384,7 @@ static int export_chrome(const struct ng_recording *rec, const char *path,
 					",\n{\"ph\":\"X\",\"pid\":%lld,\"tid\":%lld,\"ts\":",
 					ng_chrome_pid(t), ng_chrome_tid(t));
 		c.nr = 0;
-		ret = ng_pp_walk(t->path, &v, bad);
+		ret = ng_filter_walk(rec->filter, t->path, &v, bad);
 		if (ret && ret != -ENOMEM && !c.out.err)
 			bad->file = t->file;
 	}
@@ -714,7 +689,7 @@ static int export_folded(const struct ng_recording *rec, const char *path,
 			ret = -ENOMEM;
 			break;
 		}
-		ret = ng_pp_walk(t->path, &v, bad);
+		ret = ng_filter_walk(rec->filter, t->path, &v, bad);
 		if (ret && ret != -ENOMEM)
 			bad->file = t->file;
 	}

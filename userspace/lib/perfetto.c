@@ -312,7 +312,7 @@ static void ring_release(struct pf_ring *r, bool cancel)
 
 /*
  * Three threads, each a loop over buffers: the parser walks the push/pop
- * files (ng_pp_walk(), which checks them) and passes each push and pop on
+ * files (ng_filter_walk(), which checks them) and passes each push and pop on
  * as a record; the encoder (the caller's thread) looks each label up and
  * writes the packets; the writer thread writes the output buffers to the
  * file. Parsing and encoding take about half of the CPU time each
@@ -761,7 +761,8 @@ static void *pf_parser_main(void *arg)
 	for (i = 0; !ret && i < ps->rec->nr_threads; i++) {
 		ret = rec_put(ps, REC_THREAD, &i, 4);
 		if (!ret)
-			ret = ng_pp_walk(ps->rec->threads[i].path, &v, ps->bad);
+			ret = ng_filter_walk(ps->rec->filter,
+					     ps->rec->threads[i].path, &v, ps->bad);
 		if (!ret)
 			ret = rec_put(ps, REC_DONE, NULL, 0);
 		if (ret)

@@ -1,0 +1,1035 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_replay.c - "nanograph replay" and the filters of the views: the
+ * call tree byte for byte (leaves and nested calls, durations,
+ * indentation, threads and idle tasks, --abstime), each filter through
+ * the library's walk and through replay, report and export, the usage
+ * error of every filter option, a stack 300,000 deep, and memory that
+ * does not grow with the length of a file.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nanograph.h"
+#include "ktap.h"
+
+/*
+ * The example of Documentation/report-export.md, cat.data: cat (412)
+ * reads a file twice; CPU 1's idle task takes an interrupt exit nested in
+ * another.
+ */
+static const char cat412[] =
+	"5000000:+ksys_read\n"
+	"5000250:+vfs_read\n"
+	"5000400:+rw_verify_area\n"
+	"5000520:POP\n"
+	"5000600:+ext4_file_read_iter [ext4]\n"
+	"5000700:+filemap_read\n"
+	"5003800:POP\n"
+	"5003900:POP\n"
+	"5004000:POP\n"
+	"5004100:POP\n"
+	"5010000:+ksys_read\n"
+	"5010200:+vfs_read\n"
+	"5010300:+rw_verify_area\n"
+	"5010380:POP\n"
+	"5010450:+ext4_file_read_iter [ext4]\n"
+	"5010500:+filemap_read\n"
+	"5011700:POP\n"
+	"5011750:POP\n"
+	"5011800:POP\n"
+	"5011900:POP\n";
+static const char idle1[] =
+	"5002000:+do_idle\n"
+	"5002100:+__irq_exit_rcu\n"
+	"5002150:+__irq_exit_rcu\n"
+	"5002400:POP\n"
+	"5002600:POP\n"
+	"5008000:POP\n";
+static const char cat_tsv[] =
+	"tid\tpid\tcomm\n0-1\t0\tswapper/1\n412\t412\tcat\n";
+
+/* "<tmpdir>/cat.data/<name>". */
+static const char *cp(const char *name)
+{
+	char sub[256];
+
+	snprintf(sub, sizeof(sub), "cat.data/%s", name);
+	return t_path(sub);
+}
+
+/* cat.data in the test's directory; its path in @dir. */
+static int make_cat(char *dir, size_t size)
+{
+	snprintf(dir, size, "%s", t_path("cat.data"));
+	mkdir(dir, 0755);
+	return t_write_file(cp("412.txt"), cat412) ||
+	       t_write_file(cp("0-1.txt"), idle1) ||
+	       t_write_file(cp("threads.tsv"), cat_tsv);
+}
+
+/* Run nanograph with the NULL-terminated arguments after @a1. */
+static struct t_result ng(const char *a1, ...)
+{
+	char *argv[16] = { NULL, (char *)a1 };
+	va_list ap;
+	int i = 2;
+
+	va_start(ap, a1);
+	while (i < 15 && (argv[i] = va_arg(ap, char *)))
+		i++;
+	va_end(ap);
+	return t_nanograph_run(argv, NULL);
+}
+
+/* ---- the tree ---- */
+
+static const char idle1_tree[] =
+	"# tid 0-1, pid 0, swapper/1\n"
+	"#    DURATION |  FUNCTION CALLS\n"
+	"              |  do_idle() {\n"
+	"              |    __irq_exit_rcu() {\n"
+	"     0.250 us |      __irq_exit_rcu();\n"
+	"     0.500 us |    } /* __irq_exit_rcu */\n"
+	"     6.000 us |  } /* do_idle */\n";
+
+static const char cat412_tree[] =
+	"# tid 412, pid 412, cat\n"
+	"#    DURATION |  FUNCTION CALLS\n"
+	"              |  ksys_read() {\n"
+	"              |    vfs_read() {\n"
+	"     0.120 us |      rw_verify_area();\n"
+	"              |      ext4_file_read_iter [ext4]() {\n"
+	"     3.100 us |        filemap_read();\n"
+	"     3.300 us |      } /* ext4_file_read_iter [ext4] */\n"
+	"     3.750 us |    } /* vfs_read */\n"
+	"     4.100 us |  } /* ksys_read */\n"
+	"              |  ksys_read() {\n"
+	"              |    vfs_read() {\n"
+	"     0.080 us |      rw_verify_area();\n"
+	"              |      ext4_file_read_iter [ext4]() {\n"
+	"     1.200 us |        filemap_read();\n"
+	"     1.300 us |      } /* ext4_file_read_iter [ext4] */\n"
+	"     1.600 us |    } /* vfs_read */\n"
+	"     1.900 us |  } /* ksys_read */\n";
+
+/*
+ * The whole tree of the example: the idle task first, a blank line
+ * between threads, leaves with their duration, nested calls opened
+ * without one and closed with it, two spaces a level.
+ */
+static void test_replay_example(void)
+{
+	char dir[600], want[4096];
+
+	T_EQ_INT(make_cat(dir, sizeof(dir)), 0);
+	snprintf(want, sizeof(want), "%s\n%s", idle1_tree, cat412_tree);
+	T_RUN(ng("replay", dir, NULL), 0, want, "");
+	T_RUN(ng("replay", "-o", "-", dir, NULL), 0, want, "");
+	/* the same, whole, in a file; nothing written into the recording */
+	T_RUN(ng("replay", "--output", t_path("tree.txt"), dir, NULL), 0, "", "");
+	T_FILE_EQ(t_path("tree.txt"), want);
+	T_ASSERT(!t_exists(t_path(".tree.txt.tmp")));
+}
+
+/* --abstime: each line's event, a call's start or a closing brace's end. */
+static void test_replay_abstime(void)
+{
+	char dir[600];
+
+	T_EQ_INT(make_cat(dir, sizeof(dir)), 0);
+	T_RUN(ng("replay", "--abstime", "--tid", "0-1", dir, NULL), 0,
+	      "# tid 0-1, pid 0, swapper/1\n"
+	      "#      TIMESTAMP      DURATION |  FUNCTION CALLS\n"
+	      "         5002000               |  do_idle() {\n"
+	      "         5002100               |    __irq_exit_rcu() {\n"
+	      "         5002150      0.250 us |      __irq_exit_rcu();\n"
+	      "         5002600      0.500 us |    } /* __irq_exit_rcu */\n"
+	      "         5008000      6.000 us |  } /* do_idle */\n", "");
+}
+
+/*
+ * Leaves beside nested calls, zero and long durations, threads in the
+ * recording's order (idle tasks by CPU, then tids by number), a thread
+ * with no call left out, names without threads.tsv.
+ */
+static void test_replay_shapes(void)
+{
+	char dir[600];
+
+	snprintf(dir, sizeof(dir), "%s", t_path("r"));
+	T_EQ_INT(mkdir(dir, 0755), 0);
+	T_EQ_INT(t_write_file(t_path("r/12.txt"),
+			      "0:+a\n0:POP\n"
+			      "5:+b\n5:+c\n6:POP\n7:+d\n1234567897:POP\n2000000000:POP\n"
+			      "2000000000:+e\n2000000001:POP\n"), 0);
+	T_EQ_INT(t_write_file(t_path("r/5.txt"), "1:+x\n3:POP\n"), 0);
+	T_EQ_INT(t_write_file(t_path("r/7.txt"), ""), 0);
+	T_EQ_INT(t_write_file(t_path("r/0-3.txt"), "1:+y\n2:POP\n"), 0);
+	T_EQ_INT(t_write_file(t_path("r/0-0.txt"), "1:+z\n2:POP\n"), 0);
+	T_RUN(ng("replay", dir, NULL), 0,
+	      "# tid 0-0, pid 0, 0-0\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "     0.001 us |  z();\n"
+	      "\n"
+	      "# tid 0-3, pid 0, 0-3\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "     0.001 us |  y();\n"
+	      "\n"
+	      "# tid 5, pid ?, 5\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "     0.002 us |  x();\n"
+	      "\n"
+	      "# tid 12, pid ?, 12\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "     0.000 us |  a();\n"
+	      "              |  b() {\n"
+	      "     0.001 us |    c();\n"
+	      "1234567.890 us |    d();\n"
+	      "1999999.995 us |  } /* b */\n"
+	      "     0.001 us |  e();\n", "");
+}
+
+/* Past NG_REPLAY_MAX_INDENT levels the indentation stops and the depth shows. */
+static void test_replay_indent_cap(void)
+{
+	char *buf, *p, *want, *w;
+	size_t d, n = NG_REPLAY_MAX_INDENT + 3;
+	struct t_result r;
+	bool ok;
+
+	buf = malloc(32 * n);
+	want = malloc(400 * n);
+	T_ASSERT(buf && want);
+	p = buf;
+	for (d = 0; d < n; d++)
+		p += sprintf(p, "%zu:+f%zu\n", d, d);
+	for (d = n; d-- > 0; )
+		p += sprintf(p, "%zu:POP\n", 1000 - d);
+	T_EQ_INT(mkdir(t_path("r"), 0755), 0);
+	T_EQ_INT(t_write_file(t_path("r/1.txt"), buf), 0);
+	w = want + sprintf(want, "# tid 1, pid ?, 1\n#    DURATION |  FUNCTION CALLS\n");
+	for (d = 0; d < n - 1; d++) {
+		w += sprintf(w, "              |  %*s", (int)(2 * (d < 50 ? d : 50)), "");
+		if (d >= 50)
+			w += sprintf(w, "[%zu] ", d);
+		w += sprintf(w, "f%zu() {\n", d);
+	}
+	w += sprintf(w, "     0.%03u us |  %100s[52] f52();\n",
+		     (unsigned int)(1000 - 2 * (n - 1)), "");
+	for (d = n - 1; d-- > 0; ) {
+		w += sprintf(w, "     %u.%03u us |  %*s", (unsigned int)((1000 - 2 * d) / 1000),
+			     (unsigned int)((1000 - 2 * d) % 1000),
+			     (int)(2 * (d < 50 ? d : 50)), "");
+		if (d >= 50)
+			w += sprintf(w, "[%zu] ", d);
+		w += sprintf(w, "} /* f%zu */\n", d);
+	}
+	r = ng("replay", t_path("r"), NULL);
+	ok = t_result_is(r, 0, want, "");
+	free(buf);
+	free(want);
+	T_ASSERT(ok);
+	T_EQ_INT(NG_REPLAY_MAX_INDENT, 50);
+}
+
+/* ---- the filters, in the library ---- */
+
+/* The test recording of test_analyze.c: a holds b, then b holding c. */
+static const char thread5[] =
+	"100:+a\n110:+b\n130:POP\n140:+b\n145:+c [mod]\n146:POP\n150:POP\n200:POP\n";
+
+struct trace {
+	char buf[1024];
+	size_t len;
+};
+
+/* Log each push as "+label@ns/depth". */
+static int tr_enter(void *priv, const char *label, uint64_t ns, size_t depth)
+{
+	struct trace *t = priv;
+
+	t->len += snprintf(t->buf + t->len, sizeof(t->buf) - t->len,
+			   "+%s@%llu/%zu ", label, (unsigned long long)ns, depth);
+	return 0;
+}
+
+/* Log each call as "-label[start,end]/depth". */
+static int tr_leave(void *priv, const struct ng_call *c)
+{
+	struct trace *t = priv;
+
+	t->len += snprintf(t->buf + t->len, sizeof(t->buf) - t->len,
+			   "-%s[%llu,%llu]/%zu ", c->label,
+			   (unsigned long long)c->start_ns,
+			   (unsigned long long)c->end_ns, c->depth);
+	return 0;
+}
+
+/* The walk of @text (written to f.txt) through @f, as a trace. */
+static const char *walk(const struct ng_filter *f, const char *text)
+{
+	static struct trace tr;
+	struct ng_pp_visitor v = { tr_enter, tr_leave, &tr };
+	struct ng_pp_bad bad;
+	int ret;
+
+	tr.len = 0;
+	tr.buf[0] = '\0';
+	if (t_write_file(t_path("f.txt"), text))
+		return "(cannot write f.txt)";
+	ret = ng_filter_walk(f, t_path("f.txt"), &v, &bad);
+	if (ret)
+		snprintf(tr.buf, sizeof(tr.buf), "(error %d)", ret);
+	return tr.buf;
+}
+
+/* A fresh filter for each case, from the setters and adders. */
+static struct ng_filter *filter(uint64_t threshold, uint64_t depth,
+				uint64_t start, uint64_t end, const char *show,
+				const char *hide)
+{
+	struct ng_filter *f;
+
+	if (ng_filter_new(&f))
+		return NULL;
+	ng_filter_set_threshold(f, threshold);
+	ng_filter_set_depth(f, depth);
+	ng_filter_set_range(f, start, end);
+	if ((show && ng_filter_add_func(f, show, false)) ||
+	    (hide && ng_filter_add_func(f, hide, true))) {
+		ng_filter_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+#define ALL	UINT64_MAX
+
+/* Each filter alone and together, on the same file, call by call. */
+static void test_filter_walk(void)
+{
+	static const struct {
+		uint64_t threshold, depth, start, end;
+		const char *show, *hide, *want;
+	} cases[] = {
+		{ 0, 0, 0, ALL, NULL, NULL,
+		  "+a@100/0 +b@110/1 -b[110,130]/1 +b@140/1 +c [mod]@145/2 "
+		  "-c [mod][145,146]/2 -b[140,150]/1 -a[100,200]/0 " },
+		/* durations: c (1 ns) goes, then the second b (10), then all */
+		{ 10, 0, 0, ALL, NULL, NULL,
+		  "+a@100/0 +b@110/1 -b[110,130]/1 +b@140/1 -b[140,150]/1 -a[100,200]/0 " },
+		{ 11, 0, 0, ALL, NULL, NULL,
+		  "+a@100/0 +b@110/1 -b[110,130]/1 -a[100,200]/0 " },
+		{ 100, 0, 0, ALL, NULL, NULL, "+a@100/0 -a[100,200]/0 " },
+		{ 101, 0, 0, ALL, NULL, NULL, "" },
+		/* depth */
+		{ 0, 2, 0, ALL, NULL, NULL,
+		  "+a@100/0 +b@110/1 -b[110,130]/1 +b@140/1 -b[140,150]/1 -a[100,200]/0 " },
+		{ 0, 1, 0, ALL, NULL, NULL, "+a@100/0 -a[100,200]/0 " },
+		/* -F: the subtrees, their depth from the -F call */
+		{ 0, 0, 0, ALL, "b", NULL,
+		  "+b@110/0 -b[110,130]/0 +b@140/0 +c [mod]@145/1 -c [mod][145,146]/1 -b[140,150]/0 " },
+		{ 0, 0, 0, ALL, "c", NULL, "+c [mod]@145/0 -c [mod][145,146]/0 " },
+		{ 0, 0, 0, ALL, "* [mod]", NULL, "+c [mod]@145/0 -c [mod][145,146]/0 " },
+		{ 0, 0, 0, ALL, "nothing", NULL, "" },
+		{ 0, 1, 0, ALL, "b", NULL, "+b@110/0 -b[110,130]/0 +b@140/0 -b[140,150]/0 " },
+		/* -N: the subtrees go */
+		{ 0, 0, 0, ALL, NULL, "b", "+a@100/0 -a[100,200]/0 " },
+		{ 0, 0, 0, ALL, NULL, "c*",
+		  "+a@100/0 +b@110/1 -b[110,130]/1 +b@140/1 -b[140,150]/1 -a[100,200]/0 " },
+		{ 0, 0, 0, ALL, "b", "c", "+b@110/0 -b[110,130]/0 +b@140/0 -b[140,150]/0 " },
+		{ 0, 0, 0, ALL, "c", "a", "" },
+		/* the range: calls that overlap it, ends included */
+		{ 0, 0, 131, 139, NULL, NULL, "+a@100/0 -a[100,200]/0 " },
+		{ 0, 0, 146, 146, NULL, NULL,
+		  "+a@100/0 +b@140/1 +c [mod]@145/2 -c [mod][145,146]/2 -b[140,150]/1 -a[100,200]/0 " },
+		{ 0, 0, 0, 110, NULL, NULL, "+a@100/0 +b@110/1 -b[110,130]/1 -a[100,200]/0 " },
+		{ 0, 0, 130, 140, NULL, NULL,
+		  "+a@100/0 +b@110/1 -b[110,130]/1 +b@140/1 -b[140,150]/1 -a[100,200]/0 " },
+		{ 0, 0, 201, ALL, NULL, NULL, "" },
+		{ 0, 0, 0, 99, NULL, NULL, "" },
+		/* together: each applies */
+		{ 10, 0, 141, ALL, "b", NULL, "+b@140/0 -b[140,150]/0 " },
+		{ 1, 2, 146, ALL, "b", NULL, "+b@140/0 +c [mod]@145/1 -c [mod][145,146]/1 -b[140,150]/0 " },
+	};
+	struct ng_filter *f;
+	size_t i, bad = 0;
+	const char *got;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		f = filter(cases[i].threshold, cases[i].depth, cases[i].start,
+			   cases[i].end, cases[i].show, cases[i].hide);
+		T_ASSERT(f);
+		got = walk(f, thread5);
+		if (strcmp(got, cases[i].want)) {
+			t_diag("case %zu: got  %s", i, got);
+			t_diag("case %zu: want %s", i, cases[i].want);
+			bad++;
+		}
+		ng_filter_free(f);
+	}
+	T_EQ_U64(bad, 0);
+	/* no filter at all: the plain walk */
+	T_EQ_STR(walk(NULL, thread5), cases[0].want);
+}
+
+/*
+ * A caller waits for its first shown call: the one before it that is
+ * not shown leaves no trace, and the caller still comes first. Nested -F
+ * calls count depth from the outermost; -F under -N stays hidden.
+ */
+static void test_filter_walk_order(void)
+{
+	struct ng_filter *f = filter(10, 0, 0, ALL, NULL, NULL);
+
+	T_ASSERT(f);
+	T_EQ_STR(walk(f, "0:+p\n1:+x\n2:POP\n3:+y\n20:POP\n30:POP\n"),
+		 "+p@0/0 +y@3/1 -y[3,20]/1 -p[0,30]/0 ");
+	/* a deep chain waits whole, then comes out outermost first */
+	T_EQ_STR(walk(f, "0:+a\n0:+b\n0:+c\n1:+d\n2:POP\n11:POP\n11:POP\n11:POP\n"),
+		 "+a@0/0 +b@0/1 +c@0/2 -c[0,11]/2 -b[0,11]/1 -a[0,11]/0 ");
+	ng_filter_free(f);
+	f = filter(0, 0, 0, ALL, "r", NULL);
+	T_ASSERT(f);
+	T_EQ_STR(walk(f, "0:+s\n0:+r\n10:+r\n20:+q\n30:POP\n40:POP\n50:POP\n60:POP\n"),
+		 "+r@0/0 +r@10/1 +q@20/2 -q[20,30]/2 -r[10,40]/1 -r[0,50]/0 ");
+	ng_filter_free(f);
+	f = filter(0, 0, 0, ALL, "q", "r");
+	T_ASSERT(f);
+	T_EQ_STR(walk(f, "0:+r\n10:+q\n20:POP\n30:POP\n40:+q\n50:POP\n"),
+		 "+q@40/0 -q[40,50]/0 ");
+	ng_filter_free(f);
+}
+
+/* What a glob matches: the label, or the name before " [module]". */
+static void test_glob(void)
+{
+	static const struct {
+		const char *glob, *label;
+		bool match;
+	} cases[] = {
+		{ "vfs_read", "vfs_read", true },
+		{ "vfs_*", "vfs_read", true },
+		{ "vfs_*", "vfs_read [m]", true },
+		{ "*read", "vfs_read [m]", true },
+		{ "* [ext4]", "f [ext4]", true },
+		{ "* [ext4]", "f", false },
+		{ "f", "f [m]", true },
+		{ "f [m]", "f [m]", true },
+		{ "f [n]", "f [m]", false },
+		{ "f", "f.cold", false },
+		{ "f*", "f.cold", true },
+		{ "a*b*c", "axxbyyc", true },
+		{ "a*b*c", "axxbyy", false },
+		{ "*ab", "aab", true },
+		{ "a*a", "a", false },
+		{ "*", "anything [m]", true },
+		{ "**", "", true },
+		{ "*x*", "abc", false },
+		{ "[m]", "[m]", true },
+		{ "vfs_read", "vfs_readv", false },
+		{ "?", "a", false },
+	};
+	size_t i, bad = 0;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (ng_glob_match(cases[i].glob, cases[i].label) != cases[i].match) {
+			t_diag("'%s' vs '%s': want %d", cases[i].glob,
+			       cases[i].label, cases[i].match);
+			bad++;
+		}
+	T_EQ_U64(bad, 0);
+}
+
+/* Durations with units and fractions, time ranges, tid and comm lists. */
+static void test_filter_values(void)
+{
+	static const struct {
+		const char *s;
+		int ret;
+		uint64_t ns;
+	} durs[] = {
+		{ "500ns", 0, 500 }, { "500", 0, 500 }, { "10us", 0, 10000 },
+		{ "1.5us", 0, 1500 }, { "2ms", 0, 2000000 },
+		{ "1.5s", 0, 1500000000 }, { "0.000000001s", 0, 1 },
+		{ "0", 0, 0 }, { "18446744073709551615", 0, UINT64_MAX },
+		{ "18446744073709551616", -ERANGE, 0 },
+		{ "18446744073709552s", -ERANGE, 0 },
+		{ "1.0001us", -EINVAL, 0 }, { "1.5ns", -EINVAL, 0 },
+		{ "1.5", -EINVAL, 0 }, { "10 us", -EINVAL, 0 },
+		{ "us", -EINVAL, 0 }, { "1m", -EINVAL, 0 }, { "-1us", -EINVAL, 0 },
+		{ "", -EINVAL, 0 }, { "1US", -EINVAL, 0 }, { ".5ms", -EINVAL, 0 },
+	};
+	struct ng_filter *f;
+	uint64_t v, a, b;
+	size_t i;
+
+	for (i = 0; i < sizeof(durs) / sizeof(durs[0]); i++) {
+		v = 12345;
+		if (ng_parse_duration(durs[i].s, &v) != durs[i].ret ||
+		    (!durs[i].ret && v != durs[i].ns)) {
+			t_diag("duration '%s'", durs[i].s);
+			T_EQ_INT(ng_parse_duration(durs[i].s, &v), durs[i].ret);
+			T_EQ_U64(v, durs[i].ns);
+		}
+	}
+	T_EQ_INT(ng_parse_time_range("100~200", &a, &b), 0);
+	T_EQ_U64(a, 100);
+	T_EQ_U64(b, 200);
+	T_EQ_INT(ng_parse_time_range("~200", &a, &b), 0);
+	T_EQ_U64(a, 0);
+	T_EQ_U64(b, 200);
+	T_EQ_INT(ng_parse_time_range("100~", &a, &b), 0);
+	T_EQ_U64(a, 100);
+	T_EQ_U64(b, UINT64_MAX);
+	T_EQ_INT(ng_parse_time_range("7~7", &a, &b), 0);
+	T_EQ_INT(ng_parse_time_range("~", &a, &b), 0);
+	T_EQ_U64(a, 0);
+	T_EQ_U64(b, UINT64_MAX);
+	T_EQ_INT(ng_parse_time_range("200~100", &a, &b), -EINVAL);
+	T_EQ_INT(ng_parse_time_range("100", &a, &b), -EINVAL);
+	T_EQ_INT(ng_parse_time_range("1~2~3", &a, &b), -EINVAL);
+	T_EQ_INT(ng_parse_time_range("a~", &a, &b), -EINVAL);
+	T_EQ_INT(ng_parse_time_range("1us~2us", &a, &b), -EINVAL);
+	T_EQ_INT(ng_parse_time_range(" 1~2", &a, &b), -EINVAL);
+	T_EQ_INT(ng_parse_time_range("1~18446744073709551616", &a, &b), -ERANGE);
+
+	T_EQ_INT(ng_filter_new(&f), 0);
+	T_ASSERT(ng_filter_empty(f));
+	T_ASSERT(ng_filter_empty(NULL));
+	T_EQ_INT(ng_filter_add_tids(f, "5"), 0);
+	T_EQ_INT(ng_filter_add_tids(f, "0-1,12"), 0);
+	T_EQ_INT(ng_filter_add_tids(f, "x"), -EINVAL);
+	T_EQ_INT(ng_filter_add_tids(f, "5,"), -EINVAL);
+	T_EQ_INT(ng_filter_add_tids(f, ",5"), -EINVAL);
+	T_EQ_INT(ng_filter_add_tids(f, "0-"), -EINVAL);
+	T_EQ_INT(ng_filter_add_tids(f, "-1"), -EINVAL);
+	T_EQ_INT(ng_filter_add_tids(f, "2147483648"), -EINVAL);
+	T_EQ_INT(ng_filter_add_tids(f, "5, 6"), -EINVAL);
+	T_EQ_INT(ng_filter_add_comms(f, "a,b"), 0);
+	T_EQ_INT(ng_filter_add_comms(f, "a,,b"), -EINVAL);
+	T_EQ_INT(ng_filter_add_comms(f, ","), -EINVAL);
+	T_EQ_INT(ng_filter_add_comms(f, ""), -EINVAL);
+	T_EQ_INT(ng_filter_add_func(f, "", false), -EINVAL);
+	T_EQ_INT(ng_filter_add_func(f, "", true), -EINVAL);
+	T_ASSERT(!ng_filter_empty(f));
+	ng_filter_free(f);
+}
+
+/* --tid and --comm choose threads; a value that names none is refused. */
+static void test_filter_threads(void)
+{
+	struct ng_recording rec;
+	struct ng_filter *f;
+	const char *miss = NULL;
+	bool comm = false;
+	char dir[600];
+
+	T_EQ_INT(make_cat(dir, sizeof(dir)), 0);
+	T_EQ_INT(t_write_file(cp("413.txt"), "1:+f\n2:POP\n"), 0);
+	T_EQ_INT(t_write_file(cp("threads.tsv"),
+			      "tid\tpid\tcomm\n0-1\t0\tswapper/1\n412\t412\tcat\n413\t412\tcat\n"), 0);
+
+	T_EQ_INT(ng_filter_new(&f), 0);
+	T_EQ_INT(ng_filter_add_tids(f, "413,0-1"), 0);
+	T_EQ_INT(ng_recording_open(&rec, dir), 0);
+	T_EQ_INT(ng_recording_filter(&rec, f, &miss, &comm), 0);
+	T_EQ_INT(rec.nr_threads, 2);
+	T_EQ_STR(rec.threads[0].tid, "0-1");
+	T_EQ_STR(rec.threads[1].tid, "413");
+	T_ASSERT(rec.filter == f);
+	ng_recording_close(&rec);
+	ng_filter_free(f);
+
+	/* comm: every thread of that name; with a tid, both must hold */
+	T_EQ_INT(ng_filter_new(&f), 0);
+	T_EQ_INT(ng_filter_add_comms(f, "cat"), 0);
+	T_EQ_INT(ng_recording_open(&rec, dir), 0);
+	T_EQ_INT(ng_recording_filter(&rec, f, &miss, &comm), 0);
+	T_EQ_INT(rec.nr_threads, 2);
+	T_EQ_STR(rec.threads[0].tid, "412");
+	ng_recording_close(&rec);
+	T_EQ_INT(ng_filter_add_tids(f, "0-1,413"), 0);
+	T_EQ_INT(ng_recording_open(&rec, dir), 0);
+	T_EQ_INT(ng_recording_filter(&rec, f, &miss, &comm), 0);
+	T_EQ_INT(rec.nr_threads, 1);
+	T_EQ_STR(rec.threads[0].tid, "413");
+	ng_recording_close(&rec);
+	ng_filter_free(f);
+
+	/* a value naming no thread: which one, and the recording unchanged */
+	T_EQ_INT(ng_filter_new(&f), 0);
+	T_EQ_INT(ng_filter_add_tids(f, "412,99"), 0);
+	T_EQ_INT(ng_recording_open(&rec, dir), 0);
+	T_EQ_INT(ng_recording_filter(&rec, f, &miss, &comm), -ESRCH);
+	T_EQ_STR(miss, "99");
+	T_ASSERT(!comm);
+	T_EQ_INT(rec.nr_threads, 3);
+	T_ASSERT(!rec.filter);
+	ng_recording_close(&rec);
+	ng_filter_free(f);
+	T_EQ_INT(ng_filter_new(&f), 0);
+	T_EQ_INT(ng_filter_add_comms(f, "cat,dog"), 0);
+	T_EQ_INT(ng_recording_open(&rec, dir), 0);
+	T_EQ_INT(ng_recording_filter(&rec, f, &miss, &comm), -ESRCH);
+	T_EQ_STR(miss, "dog");
+	T_ASSERT(comm);
+	ng_recording_close(&rec);
+	ng_filter_free(f);
+}
+
+/* ---- the filters, in the commands ---- */
+
+/* Each filter's effect on replay, byte for byte. */
+static void test_cmd_replay_filters(void)
+{
+	char dir[600], want[4096];
+
+	T_EQ_INT(make_cat(dir, sizeof(dir)), 0);
+	/* -t: do_idle keeps 6 us but none of its calls, so it is a leaf */
+	T_RUN(ng("replay", "-t", "3us", dir, NULL), 0,
+	      "# tid 0-1, pid 0, swapper/1\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "     6.000 us |  do_idle();\n"
+	      "\n"
+	      "# tid 412, pid 412, cat\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "              |  ksys_read() {\n"
+	      "              |    vfs_read() {\n"
+	      "              |      ext4_file_read_iter [ext4]() {\n"
+	      "     3.100 us |        filemap_read();\n"
+	      "     3.300 us |      } /* ext4_file_read_iter [ext4] */\n"
+	      "     3.750 us |    } /* vfs_read */\n"
+	      "     4.100 us |  } /* ksys_read */\n", "");
+	/* the boundary is included: 3.1 us */
+	T_RUN(ng("replay", "--time-threshold=3100", "--tid", "412", dir, NULL), 0,
+	      "# tid 412, pid 412, cat\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "              |  ksys_read() {\n"
+	      "              |    vfs_read() {\n"
+	      "              |      ext4_file_read_iter [ext4]() {\n"
+	      "     3.100 us |        filemap_read();\n"
+	      "     3.300 us |      } /* ext4_file_read_iter [ext4] */\n"
+	      "     3.750 us |    } /* vfs_read */\n"
+	      "     4.100 us |  } /* ksys_read */\n", "");
+	/* -D */
+	T_RUN(ng("replay", "-D", "1", dir, NULL), 0,
+	      "# tid 0-1, pid 0, swapper/1\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "     6.000 us |  do_idle();\n"
+	      "\n"
+	      "# tid 412, pid 412, cat\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "     4.100 us |  ksys_read();\n"
+	      "     1.900 us |  ksys_read();\n", "");
+	/* -F with -D: vfs_read and its callees, a tree of its own; no idle block */
+	T_RUN(ng("replay", "-F", "vfs_*", "--depth", "2", dir, NULL), 0,
+	      "# tid 412, pid 412, cat\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "              |  vfs_read() {\n"
+	      "     0.120 us |    rw_verify_area();\n"
+	      "     3.300 us |    ext4_file_read_iter [ext4]();\n"
+	      "     3.750 us |  } /* vfs_read */\n"
+	      "              |  vfs_read() {\n"
+	      "     0.080 us |    rw_verify_area();\n"
+	      "     1.300 us |    ext4_file_read_iter [ext4]();\n"
+	      "     1.600 us |  } /* vfs_read */\n", "");
+	/* -F on a module's function by its name; repeated -F */
+	T_RUN(ng("replay", "-F", "ext4_file_read_iter", "-F", "__irq_exit_rcu", dir, NULL), 0,
+	      "# tid 0-1, pid 0, swapper/1\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "              |  __irq_exit_rcu() {\n"
+	      "     0.250 us |    __irq_exit_rcu();\n"
+	      "     0.500 us |  } /* __irq_exit_rcu */\n"
+	      "\n"
+	      "# tid 412, pid 412, cat\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "              |  ext4_file_read_iter [ext4]() {\n"
+	      "     3.100 us |    filemap_read();\n"
+	      "     3.300 us |  } /* ext4_file_read_iter [ext4] */\n"
+	      "              |  ext4_file_read_iter [ext4]() {\n"
+	      "     1.200 us |    filemap_read();\n"
+	      "     1.300 us |  } /* ext4_file_read_iter [ext4] */\n", "");
+	/* -N hides the subtree; --comm picks the thread */
+	T_RUN(ng("replay", "-N", "* [ext4]", "--comm", "cat", dir, NULL), 0,
+	      "# tid 412, pid 412, cat\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "              |  ksys_read() {\n"
+	      "              |    vfs_read() {\n"
+	      "     0.120 us |      rw_verify_area();\n"
+	      "     3.750 us |    } /* vfs_read */\n"
+	      "     4.100 us |  } /* ksys_read */\n"
+	      "              |  ksys_read() {\n"
+	      "              |    vfs_read() {\n"
+	      "     0.080 us |      rw_verify_area();\n"
+	      "     1.600 us |    } /* vfs_read */\n"
+	      "     1.900 us |  } /* ksys_read */\n", "");
+	/* --time-range: what overlaps 5002300..5003000, ends included */
+	T_RUN(ng("replay", "--time-range", "5002300~5003000", dir, NULL), 0,
+	      "# tid 0-1, pid 0, swapper/1\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "              |  do_idle() {\n"
+	      "              |    __irq_exit_rcu() {\n"
+	      "     0.250 us |      __irq_exit_rcu();\n"
+	      "     0.500 us |    } /* __irq_exit_rcu */\n"
+	      "     6.000 us |  } /* do_idle */\n"
+	      "\n"
+	      "# tid 412, pid 412, cat\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "              |  ksys_read() {\n"
+	      "              |    vfs_read() {\n"
+	      "              |      ext4_file_read_iter [ext4]() {\n"
+	      "     3.100 us |        filemap_read();\n"
+	      "     3.300 us |      } /* ext4_file_read_iter [ext4] */\n"
+	      "     3.750 us |    } /* vfs_read */\n"
+	      "     4.100 us |  } /* ksys_read */\n", "");
+	T_RUN(ng("replay", "--time-range", "5011900~", "--tid", "0-1,412", dir, NULL), 0,
+	      "# tid 412, pid 412, cat\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "     1.900 us |  ksys_read();\n", "");
+	/* filters that leave nothing: nothing is written */
+	T_RUN(ng("replay", "-t", "1s", dir, NULL), 0, "", "");
+	/* the values of one kind are alternatives */
+	snprintf(want, sizeof(want), "%s\n%s", idle1_tree, cat412_tree);
+	T_RUN(ng("replay", "--tid", "412", "--tid", "0-1", dir, NULL), 0, want, "");
+	T_RUN(ng("replay", "--comm", "cat,swapper/1", dir, NULL), 0, want, "");
+}
+
+/* report counts only what the filters show; -t stays --threads there. */
+static void test_cmd_report_filters(void)
+{
+	char dir[600];
+
+	T_EQ_INT(make_cat(dir, sizeof(dir)), 0);
+	T_RUN(ng("report", "--ns", "--time-threshold", "1us", dir, NULL), 0,
+	      "# 2 threads, 9 calls, 11900 ns recorded\n"
+	      "       Total         Self      Calls          Avg          Max  Function\n"
+	      "        6000         5500          1         6000         6000  do_idle\n"
+	      "        6000          650          2         3000         4100  ksys_read\n"
+	      "        5350          550          2         2675         3750  vfs_read\n"
+	      "        4600          300          2         2300         3300  ext4_file_read_iter [ext4]\n"
+	      "        4300         4300          2         2150         3100  filemap_read\n", "");
+	T_RUN(ng("report", "--ns", "-t", "-F", "vfs_read", "-N", "rw_*", dir, NULL), 0,
+	      "# 2 threads, 6 calls, 11550 ns recorded\n"
+	      "\n"
+	      "# tid 0-1, pid 0, swapper/1: 0 calls, 0 ns recorded\n"
+	      "       Total         Self      Calls          Avg          Max  Function\n"
+	      "\n"
+	      "# tid 412, pid 412, cat: 6 calls, 11550 ns recorded\n"
+	      "       Total         Self      Calls          Avg          Max  Function\n"
+	      "        5350          550          2         2675         3750  vfs_read\n"
+	      "        4600          300          2         2300         3300  ext4_file_read_iter [ext4]\n"
+	      "        4300         4300          2         2150         3100  filemap_read\n", "");
+	T_RUN(ng("report", "--ns", "--comm", "swapper/1", "-D", "1", dir, NULL), 0,
+	      "# 1 thread, 1 call, 6000 ns recorded\n"
+	      "       Total         Self      Calls          Avg          Max  Function\n"
+	      "        6000         5500          1         6000         6000  do_idle\n", "");
+	T_RUN(ng("report", "--ns", "--time-range", "~5000399", dir, NULL), 0,
+	      "# 2 threads, 2 calls, 4100 ns recorded\n"
+	      "       Total         Self      Calls          Avg          Max  Function\n"
+	      "        4100          350          1         4100         4100  ksys_read\n"
+	      "        3750          330          1         3750         3750  vfs_read\n", "");
+}
+
+/* export writes what the filters show; with -F, stacks start there. */
+static void test_cmd_export_filters(void)
+{
+	char dir[600];
+
+	T_EQ_INT(make_cat(dir, sizeof(dir)), 0);
+	T_RUN(ng("export", "--folded", "-o", "-", "-F", "vfs_read", "-N", "filemap_read",
+		 dir, NULL), 0,
+	      "cat;vfs_read 550\n"
+	      "cat;vfs_read;ext4_file_read_iter [ext4] 300\n"
+	      "cat;vfs_read;rw_verify_area 200\n", "");
+	T_RUN(ng("export", "--chrome", "-o", "-", "--tid", "0-1", "-t", "400", dir, NULL), 0,
+	      "{\"traceEvents\":[\n"
+	      "{\"ph\":\"M\",\"pid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"idle\"}},\n"
+	      "{\"ph\":\"M\",\"pid\":0,\"tid\":4194305,\"name\":\"thread_name\",\"args\":{\"name\":\"swapper/1\"}},\n"
+	      "{\"ph\":\"X\",\"pid\":0,\"tid\":4194305,\"ts\":5002.000,\"dur\":6.000,\"name\":\"do_idle\"},\n"
+	      "{\"ph\":\"X\",\"pid\":0,\"tid\":4194305,\"ts\":5002.100,\"dur\":0.500,\"name\":\"__irq_exit_rcu\"}\n"
+	      "],\"displayTimeUnit\":\"ns\"}\n", "");
+	T_RUN(ng("export", "--perfetto", "-o", t_path("t.pf"), "--comm", "cat",
+		 "--time-range", "5010000~", dir, NULL), 0, "", "");
+	T_ASSERT(t_exists(t_path("t.pf")));
+}
+
+/* ---- errors ---- */
+
+/*
+ * Every filter option of every command that takes it, used wrongly:
+ * exit 2, and one line naming the option as it was typed and the value.
+ */
+static void test_filter_option_errors(void)
+{
+	static const char *const cmds[] = { "replay", "report", "export" };
+	static const struct {
+		const char *args[3];
+		const char *msg;
+	} cases[] = {
+		{ { "--time-threshold", "x" }, "--time-threshold wants a duration such as 500ns, 10us, 2ms or 1.5s, not 'x'" },
+		{ { "--time-threshold=1.5ns" }, "--time-threshold wants a duration such as 500ns, 10us, 2ms or 1.5s, not '1.5ns'" },
+		{ { "--time-thr", "5m" }, "--time-threshold wants a duration such as 500ns, 10us, 2ms or 1.5s, not '5m'" },
+		{ { "--time-threshold", "-1us" }, "--time-threshold wants a duration such as 500ns, 10us, 2ms or 1.5s, not '-1us'" },
+		{ { "--time-threshold", "18446744073709552s" }, "--time-threshold wants a duration such as 500ns, 10us, 2ms or 1.5s, not '18446744073709552s'" },
+		{ { "--time-threshold" }, "option '--time-threshold' needs a value" },
+		{ { "--time-threshold", "" }, "option '--time-threshold' needs a value" },
+		{ { "-D", "x" }, "-D wants a depth (0: no limit) from 0 to 2147483647, not 'x'" },
+		{ { "-D", "-1" }, "-D wants a depth (0: no limit) from 0 to 2147483647, not '-1'" },
+		{ { "-D2147483648" }, "-D wants a depth (0: no limit) from 0 to 2147483647, not '2147483648'" },
+		{ { "--depth=1.5" }, "--depth wants a depth (0: no limit) from 0 to 2147483647, not '1.5'" },
+		{ { "-D" }, "option '-D' needs a value" },
+		{ { "-D", "" }, "option '-D' needs a value" },
+		{ { "--tid", "abc" }, "--tid wants thread ids separated by commas (412, or 0-CPU for a CPU's idle task), not 'abc'" },
+		{ { "--tid", "5,,6" }, "--tid wants thread ids separated by commas (412, or 0-CPU for a CPU's idle task), not '5,,6'" },
+		{ { "--tid=0-" }, "--tid wants thread ids separated by commas (412, or 0-CPU for a CPU's idle task), not '0-'" },
+		{ { "--tid", "-5" }, "--tid wants thread ids separated by commas (412, or 0-CPU for a CPU's idle task), not '-5'" },
+		{ { "--tid" }, "option '--tid' needs a value" },
+		{ { "--tid=" }, "option '--tid' needs a value" },
+		{ { "--comm", "a,,b" }, "--comm wants thread names separated by commas, not 'a,,b'" },
+		{ { "--comm", "cat," }, "--comm wants thread names separated by commas, not 'cat,'" },
+		{ { "--comm" }, "option '--comm' needs a value" },
+		{ { "--comm", "" }, "option '--comm' needs a value" },
+		{ { "-F" }, "option '-F' needs a value" },
+		{ { "-F", "" }, "option '-F' needs a value" },
+		{ { "--filter=" }, "option '--filter' needs a value" },
+		{ { "-N" }, "option '-N' needs a value" },
+		{ { "-N", "" }, "option '-N' needs a value" },
+		{ { "--notrace", "" }, "option '--notrace' needs a value" },
+		{ { "--time-range", "5" }, "--time-range wants START~END, nanoseconds with START at most END (either may be left out), not '5'" },
+		{ { "--time-range", "9~1" }, "--time-range wants START~END, nanoseconds with START at most END (either may be left out), not '9~1'" },
+		{ { "--time-range", "1ms~2ms" }, "--time-range wants START~END, nanoseconds with START at most END (either may be left out), not '1ms~2ms'" },
+		{ { "--time-range=1~2~3" }, "--time-range wants START~END, nanoseconds with START at most END (either may be left out), not '1~2~3'" },
+		{ { "--time-range" }, "option '--time-range' needs a value" },
+		{ { "--time-range", "" }, "option '--time-range' needs a value" },
+		{ { "--time", "1" }, "unknown option '--time'" },
+	};
+	char want[512];
+	size_t c, i, bad = 0;
+
+	for (c = 0; c < 3; c++)
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			char *argv[7] = { NULL, (char *)cmds[c] };
+			int j;
+
+			for (j = 0; j < 3 && cases[i].args[j]; j++)
+				argv[j + 2] = (char *)cases[i].args[j];
+			snprintf(want, sizeof(want), "nanograph %s: %s\nTry 'nanograph help %s'.\n",
+				 cmds[c], cases[i].msg, cmds[c]);
+			if (!t_result_is(t_nanograph_run(argv, NULL), 2, "", want)) {
+				t_diag("  for: %s %s %s", cmds[c], cases[i].args[0],
+				       cases[i].args[1] ? cases[i].args[1] : "");
+				bad++;
+			}
+		}
+	T_EQ_U64(bad, 0);
+}
+
+/* The short -t: the threshold in replay and export; report's --threads. */
+static void test_filter_option_short_t(void)
+{
+	T_RUN(ng("replay", "-t", "1x", NULL), 2, "",
+	      "nanograph replay: -t wants a duration such as 500ns, 10us, 2ms or 1.5s, not '1x'\n"
+	      "Try 'nanograph help replay'.\n");
+	T_RUN(ng("export", "-t1x", NULL), 2, "",
+	      "nanograph export: -t wants a duration such as 500ns, 10us, 2ms or 1.5s, not '1x'\n"
+	      "Try 'nanograph help export'.\n");
+	T_RUN(ng("replay", "-t", NULL), 2, "",
+	      "nanograph replay: option '-t' needs a value\n"
+	      "Try 'nanograph help replay'.\n");
+	T_RUN(ng("report", "-t", "1us", "x", NULL), 2, "",
+	      "nanograph report: give one recording directory\n"
+	      "Try 'nanograph help report'.\n");
+}
+
+/* replay's own mistakes, and what it says of a bad recording. */
+static void test_cmd_replay_errors(void)
+{
+	char dir[600], want[2000];
+
+	T_EQ_INT(make_cat(dir, sizeof(dir)), 0);
+	T_RUN(ng("replay", NULL), 2, "",
+	      "nanograph replay: no recording directory given\n"
+	      "Try 'nanograph help replay'.\n");
+	T_RUN(ng("replay", dir, dir, NULL), 2, "",
+	      "nanograph replay: give one recording directory\n"
+	      "Try 'nanograph help replay'.\n");
+	T_RUN(ng("replay", "-o", "", dir, NULL), 2, "",
+	      "nanograph replay: option '-o' needs a value\n"
+	      "Try 'nanograph help replay'.\n");
+	T_RUN(ng("replay", "--abstime=1", dir, NULL), 2, "",
+	      "nanograph replay: option '--abstime' takes no value\n"
+	      "Try 'nanograph help replay'.\n");
+	T_RUN(ng("replay", "--bogus", dir, NULL), 2, "",
+	      "nanograph replay: unknown option '--bogus'\n"
+	      "Try 'nanograph help replay'.\n");
+	T_RUN(ng("replay", "-h", NULL), 0, NULL, "");
+
+	/* values that name no thread of the recording: exit 1 */
+	snprintf(want, sizeof(want), "nanograph replay: --tid 99: %s has no such thread (no %s/99.txt)\n",
+		 dir, dir);
+	T_RUN(ng("replay", "--tid", "412,99", dir, NULL), 1, "", want);
+	snprintf(want, sizeof(want), "nanograph report: --comm dog: no thread of %s has this name (see %s/threads.tsv)\n",
+		 dir, dir);
+	T_RUN(ng("report", "--comm", "dog", dir, NULL), 1, "", want);
+
+	/* a bad file: one line, nothing on stdout, no file under -o's name */
+	T_EQ_INT(t_write_file(cp("7.txt"), "100:+a\n90:POP\n"), 0);
+	snprintf(want, sizeof(want),
+		 "nanograph replay: %s/7.txt:2: not a valid push/pop line: "
+		 "timestamp 90 is before the previous 100 (see 'nanograph check %s/7.txt')\n",
+		 dir, dir);
+	T_RUN(ng("replay", dir, NULL), 1, "", want);
+	T_RUN(ng("replay", "-o", t_path("out.txt"), dir, NULL), 1, "", want);
+	T_ASSERT(!t_exists(t_path("out.txt")));
+	T_ASSERT(!t_exists(t_path(".out.txt.tmp")));
+	/* a thread the filters leave out is not read */
+	T_RUN(ng("replay", "--tid", "0-1", "-o", t_path("out.txt"), dir, NULL), 0, "", "");
+	T_FILE_EQ(t_path("out.txt"), idle1_tree);
+
+	snprintf(want, sizeof(want), "nanograph replay: cannot write %s: No such file or directory\n",
+		 t_path("no/such/out.txt"));
+	T_RUN(ng("replay", "-o", t_path("no/such/out.txt"), "--tid", "0-1", dir, NULL), 1, "", want);
+	T_EQ_INT(mkdir(t_path("empty"), 0755), 0);
+	snprintf(want, sizeof(want),
+		 "nanograph replay: %s: no push/pop files (<tid>.txt) here: "
+		 "is it a 'nanograph record -o' directory?\n", t_path("empty"));
+	T_RUN(ng("replay", t_path("empty"), NULL), 1, "", want);
+}
+
+/* replay is in the command list and has help. */
+static void test_replay_help(void)
+{
+	struct t_result r = ng("help", NULL);
+	bool ok = r.status == 0 && r.out &&
+		  strstr(r.out, "\n  replay [OPTIONS] DIR each thread's calls as a call tree");
+
+	t_result_free(&r);
+	T_ASSERT(ok);
+	r = ng("help", "replay", NULL);
+	ok = r.status == 0 && r.out &&
+	     !strncmp(r.out, "usage: nanograph replay [OPTIONS] DIR\n",
+		      strlen("usage: nanograph replay [OPTIONS] DIR\n")) &&
+	     strstr(r.out, "--abstime") && strstr(r.out, "--time-range START~END");
+	t_result_free(&r);
+	T_ASSERT(ok);
+}
+
+/* ---- size ---- */
+
+#define DEEP	300000
+
+/* The length of one line of the deep file's replay at depth @d. */
+static size_t deep_line_len(size_t d, size_t tail)
+{
+	char tag[32];
+
+	if (d < NG_REPLAY_MAX_INDENT)
+		return 17 + 2 * d + tail;
+	return 17 + 2 * NG_REPLAY_MAX_INDENT + sprintf(tag, "[%zu] ", d) + tail;
+}
+
+/*
+ * A stack 300,000 frames deep (which "check" accepts): nothing recurses,
+ * and the lines stop growing past the indentation's cap, so the output
+ * is linear in the input (80 MB here, not the 180 GB of full indentation).
+ */
+static void test_replay_deep(void)
+{
+	static const char head[] =
+		"# tid 1, pid ?, 1\n#    DURATION |  FUNCTION CALLS\n"
+		"              |  f() {\n              |    f() {\n";
+	static const char end[] =
+		"     0.001 us |    } /* f */\n     0.001 us |  } /* f */\n";
+	size_t i, len, want_len = 0;
+	char *out, tail[300];
+	struct stat st;
+	FILE *f;
+	bool ok;
+
+	T_EQ_INT(mkdir(t_path("deep"), 0755), 0);
+	f = fopen(t_path("deep/1.txt"), "w");
+	T_ASSERT(f);
+	for (i = 0; i < DEEP; i++)
+		fputs("0:+f\n", f);
+	for (i = 0; i < DEEP; i++)
+		fputs("1:POP\n", f);
+	T_EQ_INT(fclose(f), 0);
+	T_RUN(ng("replay", "-o", t_path("deep.txt"), t_path("deep"), NULL), 0, "", "");
+
+	want_len = strlen("# tid 1, pid ?, 1\n#    DURATION |  FUNCTION CALLS\n");
+	for (i = 0; i < DEEP - 1; i++)		/* "f() {\n", "} / * f * /\n" */
+		want_len += deep_line_len(i, 6) + deep_line_len(i, 10);
+	want_len += deep_line_len(DEEP - 1, 5);	/* "f();\n" */
+	T_EQ_INT(stat(t_path("deep.txt"), &st), 0);
+	T_EQ_U64(st.st_size, want_len);
+
+	out = t_read_file(t_path("deep.txt"), &len);
+	T_ASSERT(out);
+	snprintf(tail, sizeof(tail), "     0.001 us |  %100s[299999] f();\n"
+		 "     0.001 us |  %100s[299998] } /* f */\n", "", "");
+	ok = len == want_len && strstr(out, tail) &&
+	     !strcmp(out + len - strlen(end), end) &&
+	     !strncmp(out, head, strlen(head));
+	free(out);
+	T_ASSERT(ok);
+}
+
+/*
+ * Memory follows the depth, not the length: 400,000 calls take no more
+ * than 2,000 (the file is 9 MB; the walk reads 1 MiB at a time).
+ */
+static void test_replay_flat_memory(void)
+{
+	long small, big;
+	size_t i;
+	FILE *f;
+
+	T_EQ_INT(mkdir(t_path("s"), 0755), 0);
+	T_EQ_INT(mkdir(t_path("b"), 0755), 0);
+	f = fopen(t_path("s/1.txt"), "w");
+	T_ASSERT(f);
+	for (i = 0; i < 2000; i++)
+		fprintf(f, "%zu:+f\n%zu:POP\n", 1000000 + i, 1000000 + i);
+	T_EQ_INT(fclose(f), 0);
+	f = fopen(t_path("b/1.txt"), "w");
+	T_ASSERT(f);
+	for (i = 0; i < 400000; i++)
+		fprintf(f, "%zu:+f\n%zu:POP\n", 1000000 + i, 1000000 + i);
+	T_EQ_INT(fclose(f), 0);
+	T_RUN(ng("replay", "-o", t_path("s.txt"), t_path("s"), NULL), 0, "", "");
+	small = t_run_maxrss_kb();
+	T_RUN(ng("replay", "-o", t_path("b.txt"), t_path("b"), NULL), 0, "", "");
+	big = t_run_maxrss_kb();
+	t_diag("max RSS: %ld KiB for 2,000 calls, %ld KiB for 400,000", small, big);
+	T_ASSERT(big - small < 4096);
+}
+
+static const struct t_case cases[] = {
+	{ "example", test_replay_example },
+	{ "abstime", test_replay_abstime },
+	{ "shapes", test_replay_shapes },
+	{ "indent_cap", test_replay_indent_cap },
+	{ "filter_walk", test_filter_walk },
+	{ "filter_walk_order", test_filter_walk_order },
+	{ "glob", test_glob },
+	{ "filter_values", test_filter_values },
+	{ "filter_threads", test_filter_threads },
+	{ "cmd_filters", test_cmd_replay_filters },
+	{ "cmd_report_filters", test_cmd_report_filters },
+	{ "cmd_export_filters", test_cmd_export_filters },
+	{ "filter_option_errors", test_filter_option_errors },
+	{ "filter_option_short_t", test_filter_option_short_t },
+	{ "cmd_errors", test_cmd_replay_errors },
+	{ "help", test_replay_help },
+	{ "deep", test_replay_deep },
+	{ "flat_memory", test_replay_flat_memory },
+};
+
+T_SUITE(replay, cases);

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * filter.c - the filter options that replay, report and export share
+ * (-t/--time-threshold, -D, --tid, --comm, -F, -N, --time-range): parsed
+ * here once, into the library's struct ng_filter, with one usage error
+ * per mistake that names the option as it was typed and the bad value.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nanograph.h"
+#include "cmd.h"
+
+/*
+ * The option being handled as the user typed it: "-D", or "--depth" for
+ * "--depth 3", "--depth=3" and "--dep 3" alike. getopt_long() has just
+ * returned it: its value is the last word (optarg is that word) or the
+ * end of it ("-D3", "--depth=3").
+ */
+static void typed_name(char *buf, size_t size, int c, char **argv,
+		       const struct option *longopts)
+{
+	const char *token = argv[optind - 1];
+	const struct option *o;
+
+	if (optarg == token && optind >= 2)
+		token = argv[optind - 2];
+	if (!strncmp(token, "--", 2)) {
+		for (o = longopts; o->name; o++)
+			if (o->val == c) {
+				snprintf(buf, size, "--%s", o->name);
+				return;
+			}
+	}
+	snprintf(buf, size, "-%c", c);
+}
+
+int ng_filter_option(const struct ng_cmd *self, struct ng_filter *f, int c,
+		     char **argv, const struct option *longopts)
+{
+	uint64_t a, b;
+	char name[32];
+	int ret;
+
+	if (c != 't' && c != 'D' && c != 'F' && c != 'N' &&
+	    c != NG_OPT_THRESHOLD && c != NG_OPT_TID && c != NG_OPT_COMM &&
+	    c != NG_OPT_RANGE)
+		return ng_option_error(self, c, argv, longopts);
+	typed_name(name, sizeof(name), c, argv, longopts);
+	if (!*optarg)
+		return ng_usage_error(self->name, "option '%s' needs a value",
+				      name);
+	switch (c) {
+	case 't':
+	case NG_OPT_THRESHOLD:
+		if (ng_parse_duration(optarg, &a))
+			return ng_usage_error(self->name,
+				"%s wants a duration such as 500ns, 10us, 2ms or 1.5s, not '%s'",
+				name, optarg);
+		ng_filter_set_threshold(f, a);
+		return -1;
+	case 'D':
+		ret = ng_opt_num(self, name, optarg, 0, 0, INT_MAX,
+				 "a depth (0: no limit)", &a);
+		if (ret < 0)
+			ng_filter_set_depth(f, a);
+		return ret;
+	case NG_OPT_TID:
+		ret = ng_filter_add_tids(f, optarg);
+		if (ret == -EINVAL)
+			return ng_usage_error(self->name,
+				"%s wants thread ids separated by commas (412, or 0-CPU for a CPU's idle task), not '%s'",
+				name, optarg);
+		break;
+	case NG_OPT_COMM:
+		ret = ng_filter_add_comms(f, optarg);
+		if (ret == -EINVAL)
+			return ng_usage_error(self->name,
+				"%s wants thread names separated by commas, not '%s'",
+				name, optarg);
+		break;
+	case 'F':
+	case 'N':
+		ret = ng_filter_add_func(f, optarg, c == 'N');
+		break;
+	default:	/* NG_OPT_RANGE */
+		if (ng_parse_time_range(optarg, &a, &b))
+			return ng_usage_error(self->name,
+				"%s wants START~END, nanoseconds with START at most END (either may be left out), not '%s'",
+				name, optarg);
+		ng_filter_set_range(f, a, b);
+		return -1;
+	}
+	if (ret) {
+		fprintf(stderr, "nanograph %s: %s\n", self->name, strerror(-ret));
+		return NG_EXIT_FAIL;
+	}
+	return -1;
+}
+
+int ng_cmd_filter_recording(const struct ng_cmd *self,
+			    struct ng_recording *rec,
+			    const struct ng_filter *f)
+{
+	const char *value;
+	bool comm;
+	int ret = ng_recording_filter(rec, f, &value, &comm);
+
+	if (ret == -ESRCH && comm)
+		fprintf(stderr, "nanograph %s: --comm %s: no thread of %s has this name (see %s/threads.tsv)\n",
+			self->name, value, rec->dir, rec->dir);
+	else if (ret == -ESRCH)
+		fprintf(stderr, "nanograph %s: --tid %s: %s has no such thread (no %s/%s.txt)\n",
+			self->name, value, rec->dir, rec->dir, value);
+	else if (ret)
+		fprintf(stderr, "nanograph %s: %s\n", self->name, strerror(-ret));
+	return ret ? NG_EXIT_FAIL : 0;
+}
+
+void ng_cmd_bad_input(const struct ng_cmd *self, const struct ng_recording *rec,
+		      const struct ng_pp_bad *bad, int err)
+{
+	if (err == -EBADMSG)
+		fprintf(stderr, "nanograph %s: %s/%s:%" PRIu64 ": not a valid push/pop line: %s (see 'nanograph check %s/%s')\n",
+			self->name, rec->dir, bad->file, bad->line, bad->why,
+			rec->dir, bad->file);
+	else if (bad->file)
+		fprintf(stderr, "nanograph %s: %s/%s: %s\n", self->name,
+			rec->dir, bad->file, strerror(-err));
+	else
+		fprintf(stderr, "nanograph %s: %s: %s\n", self->name, rec->dir,
+			strerror(-err));
+}

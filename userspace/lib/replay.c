@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * replay.c - a recording as text, the way the kernel's function_graph
+ * tracer (and "uftrace replay", "trace-cmd report") shows a call tree:
+ *
+ *   # tid 412, pid 412, cat
+ *   #    DURATION |  FUNCTION CALLS
+ *                 |  vfs_read() {
+ *        0.120 us |    rw_verify_area();
+ *        3.750 us |  }
+ *
+ * (the closing brace followed by the function's name in a C comment).
+ * A call's line is written at its push, but whether it is "f() {" or the
+ * leaf "f();" (which carries the duration) is only known at the next
+ * event: a push below it, or its own POP. So one line waits, the last
+ * call entered, and nothing else: a call's duration goes on its closing
+ * line, written at its POP. Memory follows the depth of the stack (the
+ * walk's and the filter's), never the length of the file.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nanograph.h"
+
+struct rp {
+	FILE *fp;
+	const struct ng_rec_thread *t;
+	bool abstime;
+	bool blocks;		/* a thread's block was written */
+	bool header;		/* this thread's header is written */
+	/* the last call entered, whose line waits for the next event */
+	bool pending;
+	uint64_t p_ns;
+	size_t p_depth;
+	char *p_label;
+	size_t p_cap;
+};
+
+/* What follows the indentation of a line. */
+enum rp_kind { RP_OPEN, RP_LEAF, RP_CLOSE };
+
+/*
+ * The thread's header, at its first call: a thread with nothing to show
+ * (no calls, or none through the filter) gets no block at all.
+ */
+static void rp_header(struct rp *r)
+{
+	const struct ng_rec_thread *t = r->t;
+	char pid[16] = "?";
+
+	if (t->pid >= 0)
+		snprintf(pid, sizeof(pid), "%d", t->pid);
+	fprintf(r->fp, "%s# tid %s, pid %s, %s\n", r->blocks ? "\n" : "",
+		t->tid, pid, t->comm);
+	if (r->abstime)
+		fprintf(r->fp, "#%15s %13s |  FUNCTION CALLS\n", "TIMESTAMP",
+			"DURATION");
+	else
+		fprintf(r->fp, "#%12s |  FUNCTION CALLS\n", "DURATION");
+	r->blocks = r->header = true;
+}
+
+/*
+ * One line: [timestamp] duration (or blanks) "|", two spaces a level of
+ * depth, then the call. Past NG_REPLAY_MAX_INDENT levels the indentation
+ * stops growing and the depth is written instead ("[300000] f();"), so a
+ * line never grows with depth and the output stays linear in the input.
+ */
+static void rp_line(struct rp *r, uint64_t ts, const uint64_t *dur,
+		    size_t depth, const char *label, enum rp_kind kind)
+{
+	FILE *fp = r->fp;
+
+	if (r->abstime)
+		fprintf(fp, "%16" PRIu64 " ", ts);
+	if (dur)
+		fprintf(fp, "%6" PRIu64 ".%03u us |  ", *dur / 1000,
+			(unsigned int)(*dur % 1000));
+	else
+		fputs("              |  ", fp);
+	if (depth < NG_REPLAY_MAX_INDENT)
+		fprintf(fp, "%*s", (int)(2 * depth), "");
+	else
+		fprintf(fp, "%*s[%zu] ", 2 * NG_REPLAY_MAX_INDENT, "", depth);
+	switch (kind) {
+	case RP_OPEN:
+		fprintf(fp, "%s() {\n", label);
+		break;
+	case RP_LEAF:
+		fprintf(fp, "%s();\n", label);
+		break;
+	case RP_CLOSE:
+		fprintf(fp, "} /* %s */\n", label);
+		break;
+	}
+}
+
+/* A push: the waiting line, if any, opens a block; this one waits. */
+static int rp_enter(void *priv, const char *label, uint64_t ns, size_t depth)
+{
+	struct rp *r = priv;
+	size_t len = strlen(label) + 1;
+
+	if (!r->header)
+		rp_header(r);
+	if (r->pending)
+		rp_line(r, r->p_ns, NULL, r->p_depth, r->p_label, RP_OPEN);
+	if (len > r->p_cap) {
+		char *l = realloc(r->p_label, len);
+
+		if (!l)
+			return -ENOMEM;
+		r->p_label = l;
+		r->p_cap = len;
+	}
+	memcpy(r->p_label, label, len);
+	r->p_ns = ns;
+	r->p_depth = depth;
+	r->pending = true;
+	return 0;
+}
+
+/*
+ * A POP: the waiting line is this call's, which showed no call of its
+ * own (a leaf); otherwise this closes a block. Either way with its
+ * duration, as function_graph writes it.
+ */
+static int rp_leave(void *priv, const struct ng_call *c)
+{
+	struct rp *r = priv;
+	uint64_t dur = c->end_ns - c->start_ns;
+
+	if (r->pending)
+		rp_line(r, c->start_ns, &dur, c->depth, c->label, RP_LEAF);
+	else
+		rp_line(r, c->end_ns, &dur, c->depth, c->label, RP_CLOSE);
+	r->pending = false;
+	return 0;
+}
+
+/* Thread after thread, in the recording's order, each through the filter. */
+int ng_replay(const struct ng_recording *rec, FILE *fp, bool abstime,
+	      struct ng_pp_bad *bad)
+{
+	struct rp r = { .fp = fp, .abstime = abstime };
+	struct ng_pp_visitor v = { rp_enter, rp_leave, &r };
+	struct ng_pp_bad ignored;
+	size_t i;
+	int ret = 0;
+
+	if (!bad)
+		bad = &ignored;
+	memset(bad, 0, sizeof(*bad));
+	for (i = 0; !ret && i < rec->nr_threads; i++) {
+		r.t = &rec->threads[i];
+		r.header = r.pending = false;
+		ret = ng_filter_walk(rec->filter, r.t->path, &v, bad);
+		if (ret && ret != -ENOMEM)
+			bad->file = r.t->file;
+		if (!ret && ferror(fp))
+			ret = -EIO;
+	}
+	free(r.p_label);
+	return ret;
+}
