@@ -4,8 +4,8 @@
  * writes there (on trace.dat files made by tdat_gen.c), the module's
  * settings as record writes them, strings escaped (and read back), the
  * reader on good and bad JSON, "nanograph info" with and without the
- * file, and the one warning line report and export print when it says
- * calls are missing.
+ * file, and the one warning line report, replay and export print when
+ * it says calls are missing.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -810,6 +810,52 @@ static void test_incomplete_warning(void)
 	}
 }
 
+/*
+ * replay warns as report and export do, before its tree, which is
+ * unchanged; with -o FILE too; and not on a complete recording, nor on
+ * one without info.json.
+ */
+static void test_incomplete_warning_replay(void)
+{
+	static const char tree[] =
+		"# tid 5, pid 5, main\n"
+		"#    DURATION |  FUNCTION CALLS\n"
+		"              |  a() {\n"
+		"     0.020 us |    b();\n"
+		"     0.100 us |  } /* a */\n";
+	char json[4096], want[1024], out[700], dir[700];
+
+	T_EQ_INT(make_rec(dir, sizeof(dir), "rec",
+			  rec_json_with(json, sizeof(json), "12", "3", "0", "0")), 0);
+	snprintf(want, sizeof(want),
+		 "nanograph replay: warning: incomplete recording: 12 events lost, 3 calls skipped (nanograph info %s)\n",
+		 dir);
+	T_RUN(ng("replay", dir, NULL), 0, tree, want);
+	/* once, whatever the filters leave */
+	T_RUN(ng("replay", "-F", "b", dir, NULL), 0,
+	      "# tid 5, pid 5, main\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "     0.020 us |  b();\n", want);
+	snprintf(out, sizeof(out), "%s", t_path("tree.txt"));
+	T_RUN(ng("replay", "-o", out, dir, NULL), 0, "", want);
+	T_FILE_EQ(out, tree);
+
+	/* calls repaired and still running at the end */
+	T_EQ_INT(make_rec(dir, sizeof(dir), "rec",
+			  rec_json_with(json, sizeof(json), "0", "0", "2", "1")), 0);
+	snprintf(want, sizeof(want),
+		 "nanograph replay: warning: incomplete recording: 2 calls closed early (return lost), 1 call still running at the end (nanograph info %s)\n",
+		 dir);
+	T_RUN(ng("replay", dir, NULL), 0, tree, want);
+
+	/* complete: no line; no info.json: none either */
+	T_EQ_INT(make_rec(dir, sizeof(dir), "rec",
+			  rec_json_with(json, sizeof(json), "0", "0", "0", "0")), 0);
+	T_RUN(ng("replay", dir, NULL), 0, tree, "");
+	T_EQ_INT(unlink(t_path("rec/info.json")), 0);
+	T_RUN(ng("replay", dir, NULL), 0, tree, "");
+}
+
 /* After a real conversion that closed calls: the warning, end to end. */
 static void test_incomplete_after_convert(void)
 {
@@ -844,6 +890,7 @@ static const struct t_case cases[] = {
 	{ "info_cmd_without_info_json", test_info_cmd_without_info_json },
 	{ "info_cmd_errors", test_info_cmd_errors },
 	{ "incomplete_warning", test_incomplete_warning },
+	{ "incomplete_warning_replay", test_incomplete_warning_replay },
 	{ "incomplete_after_convert", test_incomplete_after_convert },
 };
 

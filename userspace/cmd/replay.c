@@ -30,6 +30,8 @@ NG_FILTER_HELP("-t, ")
 "own), then two spaces a level of depth. Past depth 50 the indentation\n"
 "stops growing and the line shows its depth: '[N] f();'. Standard output\n"
 "is written only once every file was checked.\n"
+"A recording whose info.json says calls are missing (events lost, calls\n"
+"skipped) gets one warning line on stderr: see 'nanograph info DIR'.\n"
 "See Documentation/report-export.md.";
 
 /* Write the tree to @fp; one line on stderr if it fails. */
@@ -141,6 +143,7 @@ static int replay(const struct ng_cmd *self, int argc, char **argv,
 				      "give one recording directory");
 	if (ng_cmd_open_recording(self, argv[optind], &rec))
 		return NG_EXIT_FAIL;
+	ng_cmd_warn_incomplete(self, &rec);
 	ret = ng_cmd_filter_recording(self, &rec, f);
 	if (!ret && (!out || !strcmp(out, "-")))
 		ret = replay_stdout(self, &rec, abstime);
