@@ -1020,6 +1020,83 @@ static void test_cmd_report_diff_errors(void)
 	T_ASSERT(ok);
 }
 
+/*
+ * The filters apply to OLD and NEW alike: --comm chooses each one's
+ * threads by name (NEW's thread 7 is "main" too), -N and the threshold
+ * leave the same calls out of both, each kept call with its own times.
+ */
+static void test_cmd_report_diff_filters(void)
+{
+	char old[600], new[600], want[4000];
+
+	T_EQ_INT(make_recording(true), 0);
+	T_EQ_INT(make_new_recording(), 0);
+	T_EQ_INT(t_write_file(t_path("new/threads.tsv"),
+			      "tid\tpid\tcomm\n7\t7\tmain\n"), 0);
+	snprintf(old, sizeof(old), "%s", t_path("rec"));
+	snprintf(new, sizeof(new), "%s", t_path("new"));
+
+	/* main only (not the idle task's b), and no c [mod]: b keeps its self */
+	snprintf(want, sizeof(want),
+		 "# old %s: 1 thread, 3 calls, 100 ns recorded\n"
+		 "# new %s: 1 thread, 3 calls, 160 ns recorded\n%s"
+		 "        1         1         0     0.0%%         100         160         +60   +60.0%%          70         105         +35   +50.0%%         100         160         +60   +60.0%%  a\n"
+		 "        2         1        -1   -50.0%%          30          50         +20   +66.6%%          29          50         +21   +72.4%%          15          50         +35  +233.3%%  b\n"
+		 "        0         1        +1      new           0           5          +5      new           0           5          +5      new           0           5          +5      new  d\n",
+		 old, new, diff_header);
+	T_RUN(ng("report", "--diff", "--ns", "--comm", "main", "-N", "c*", old,
+		 new, NULL), 0, want, "");
+
+	/* calls of 20 ns or more on both sides: a, and one b each; no d */
+	snprintf(want, sizeof(want),
+		 "# old %s: 2 threads, 2 calls, 100 ns recorded\n"
+		 "# new %s: 1 thread, 2 calls, 160 ns recorded\n%s"
+		 "        1         1         0     0.0%%         100         160         +60   +60.0%%          70         105         +35   +50.0%%         100         160         +60   +60.0%%  a\n"
+		 "        1         1         0     0.0%%          20          50         +30  +150.0%%          20          50         +30  +150.0%%          20          50         +30  +150.0%%  b\n",
+		 old, new, diff_header);
+	T_RUN(ng("report", "--diff", "--ns", "--time-threshold", "20", old,
+		 new, NULL), 0, want, "");
+}
+
+/*
+ * --tid and --time-range name one run's threads and times: refused with
+ * --diff, as --threads is. A --comm value must name a thread of each
+ * recording, and the one it misses is named.
+ */
+static void test_cmd_report_diff_filter_errors(void)
+{
+	char old[600], new[600], want[2000];
+
+	T_EQ_INT(make_recording(true), 0);
+	T_EQ_INT(make_new_recording(), 0);
+	snprintf(old, sizeof(old), "%s", t_path("rec"));
+	snprintf(new, sizeof(new), "%s", t_path("new"));
+	T_RUN(ng("report", "--diff", "--tid", "5", old, new, NULL), 2, "",
+	      "nanograph report: --diff compares two runs, whose thread ids differ: not with --tid (--comm chooses threads by name)\n"
+	      "Try 'nanograph help report'.\n");
+	T_RUN(ng("report", "--tid=5", "--diff", old, new, NULL), 2, "",
+	      "nanograph report: --diff compares two runs, whose thread ids differ: not with --tid (--comm chooses threads by name)\n"
+	      "Try 'nanograph help report'.\n");
+	T_RUN(ng("report", "--diff", "--time-range", "100~200", old, new, NULL),
+	      2, "",
+	      "nanograph report: --diff compares two runs, whose timestamps differ: not with --time-range\n"
+	      "Try 'nanograph help report'.\n");
+	/* a bad value is still named as such */
+	T_RUN(ng("report", "--diff", "--tid", "x", old, new, NULL), 2, "",
+	      "nanograph report: --tid wants thread ids separated by commas (412, or 0-CPU for a CPU's idle task), not 'x'\n"
+	      "Try 'nanograph help report'.\n");
+
+	/* NEW has no threads.tsv: its thread's comm is its tid, "7" */
+	snprintf(want, sizeof(want),
+		 "nanograph report: --comm main: no thread of %s has this name (see %s/threads.tsv)\n",
+		 new, new);
+	T_RUN(ng("report", "--diff", "--comm", "main", old, new, NULL), 1, "", want);
+	snprintf(want, sizeof(want),
+		 "nanograph report: --comm 7: no thread of %s has this name (see %s/threads.tsv)\n",
+		 old, old);
+	T_RUN(ng("report", "--diff", "--comm", "7", old, new, NULL), 1, "", want);
+}
+
 static const struct t_case cases[] = {
 	{ "walk_calls", test_walk_calls },
 	{ "walk_visitor_stops", test_walk_visitor_stops },
@@ -1044,6 +1121,8 @@ static const struct t_case cases[] = {
 	{ "profile_diff", test_profile_diff },
 	{ "cmd_report_diff", test_cmd_report_diff },
 	{ "cmd_report_diff_errors", test_cmd_report_diff_errors },
+	{ "cmd_report_diff_filters", test_cmd_report_diff_filters },
+	{ "cmd_report_diff_filter_errors", test_cmd_report_diff_filter_errors },
 };
 
 T_SUITE(analyze, cases);

@@ -147,6 +147,8 @@ static void test_option_errors(void)
 		{ { "report", "--diff", "-t", "a" }, "--diff compares whole recordings: not with --threads" },
 		{ { "report", "--diff", "-s", "max" }, "--diff has no max column: sort by total, self, calls, avg or name" },
 		{ { "report", "--diff", "-s", "speed" }, "--sort wants total, self, calls, avg, max or name, not 'speed'" },
+		{ { "report", "--diff", "--tid", "5" }, "--diff compares two runs, whose thread ids differ: not with --tid (--comm chooses threads by name)" },
+		{ { "report", "--diff", "--time-range", "1~2" }, "--diff compares two runs, whose timestamps differ: not with --time-range" },
 		{ { "info", "--json=1" }, "option '--json' takes no value" },
 		{ { "info", "--json", "--json=" }, "option '--json' takes no value" },
 		{ { "info", "-x" }, "unknown option '-x'" },

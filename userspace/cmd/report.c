@@ -35,7 +35,9 @@ const char ng_report_help[] =
 "                  OLD) and the change in % of OLD; a function on one side\n"
 "                  only has 0 on the other and 'new' or 'gone' as %. Sorted\n"
 "                  by the size of the change of the --sort column (total\n"
-"                  by default; not max), or by name. Not with --threads\n"
+"                  by default; not max), or by name. The filters apply to\n"
+"                  OLD and NEW alike; not with --threads, --tid or\n"
+"                  --time-range (one run's threads and times)\n"
 "\n"
 NG_FILTER_HELP("    ")
 "\n"
@@ -305,6 +307,7 @@ static int report(const struct ng_cmd *self, int argc, char **argv,
 	};
 	enum ng_sort key = NG_SORT_TOTAL;
 	bool threads = false, raw = false, diff = false;
+	bool tid = false, range = false;	/* one run's, refused by --diff */
 	const char *out = NULL;
 	struct ng_recording recs[2];
 	struct ng_output *o;
@@ -350,11 +353,20 @@ static int report(const struct ng_cmd *self, int argc, char **argv,
 			ret = ng_filter_option(self, f, c, argv, longopts);
 			if (ret >= 0)
 				return ret;
+			tid |= c == NG_OPT_TID;
+			range |= c == NG_OPT_RANGE;
 		}
 	}
 	if (diff && threads)
 		return ng_usage_error(self->name,
 				      "--diff compares whole recordings: not with --threads");
+	/* thread ids and timestamps are one run's; comms and calls are not */
+	if (diff && tid)
+		return ng_usage_error(self->name,
+				      "--diff compares two runs, whose thread ids differ: not with --tid (--comm chooses threads by name)");
+	if (diff && range)
+		return ng_usage_error(self->name,
+				      "--diff compares two runs, whose timestamps differ: not with --time-range");
 	if (diff && key == NG_SORT_MAX)
 		return ng_usage_error(self->name,
 				      "--diff has no max column: sort by total, self, calls, avg or name");
