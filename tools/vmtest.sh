@@ -540,7 +540,9 @@ kernel_dtbs() {
 	mkdir -p "$d"
 	for pkg in "linux-image-$KREL" "linux-base-$KREL"; do
 		f=$(apt_fetch "$pkg" "$DEB" "$(pkg_version "$pkg")" 2>/dev/null) || continue
-		m=$(dpkg-deb -c "$f" | awk -v t="/$DTB" '{ p = $NF } substr(p, length(p) - length(t) + 1) == t { print p; exit }')
+		# awk reads the whole listing: leaving early would kill
+		# dpkg-deb with SIGPIPE, which pipefail makes this run's end.
+		m=$(dpkg-deb -c "$f" | awk -v t="/$DTB" '{ p = $NF } !m && substr(p, length(p) - length(t) + 1) == t { m = p } END { if (m) print m }')
 		[ -n "$m" ] || continue
 		dpkg-deb --fsys-tarfile "$f" | tar -xO "$m" >"$d/$DTB.new.$$"
 		[ -s "$d/$DTB.new.$$" ] && mv "$d/$DTB.new.$$" "$d/$DTB" && return 0
