@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "nanograph.h"
+#include "ppline.h"
 #include "strmap.h"
 
 /* ---- the recording directory ---- */
@@ -334,48 +335,35 @@ static int walk_push(struct walk *w, uint64_t ns, const char *label,
 }
 
 /*
- * Check one line (without its newline) and hand it to @v. The checks and
- * their order are those of check_line() in pushpop_check.c, so report and
- * export refuse exactly what "nanograph check" refuses, at the same line.
+ * Check one line (without its newline) and hand it to @v. The grammar is
+ * ppline.h's and the rules across lines come in the order of check_line()
+ * in pushpop_check.c, so report and export refuse exactly what
+ * "nanograph check" refuses, at the same line.
  */
 static int walk_line(struct walk *w, const struct ng_pp_visitor *v,
 		     const char *line, size_t len, uint64_t *last,
 		     bool partial)
 {
-	uint64_t ns = 0;
-	size_t i;
+	struct ng_pp_line l;
+	const char *why;
+	uint64_t ns;
 	int ret;
 
-	for (i = 0; i < len && line[i] >= '0' && line[i] <= '9'; i++) {
-		unsigned int d = line[i] - '0';
-
-		/* 19 digits always fit: no division on the common path */
-		if (i >= 19 && ns > (UINT64_MAX - d) / 10)
-			return walk_fail(w, "timestamp does not fit in 64 bits");
-		ns = ns * 10 + d;
-	}
-	if (!i)
-		return walk_fail(w, len ? "line does not start with a timestamp" :
-				 "empty line");
-	if (i == len || line[i] != ':')
-		return walk_fail(w, "expected ':' after the timestamp");
-	line += i + 1;
-	len -= i + 1;
-	if (!(len == 3 && !memcmp(line, "POP", 3)) && !(len && line[0] == '+'))
-		return walk_fail(w, "expected POP or +<label> after ':'");
-	if (len == 1)
-		return walk_fail(w, "empty label after '+'");
+	why = ng_pp_parse_line(line, len, &l);
+	if (why)
+		return walk_fail(w, "%s", why);
+	ns = l.ns;
 	if (w->line > 1 && ns < *last)
 		return walk_fail(w, "timestamp %" PRIu64 " is before the previous %" PRIu64,
 				 ns, *last);
 	*last = ns;
-	if (line[0] == 'P' && !w->depth)
+	if (l.pop && !w->depth)
 		return walk_fail(w, "POP with no open frame");
 	if (partial)
 		return walk_fail(w, "missing newline at end of file");
 
-	if (line[0] == '+') {
-		ret = walk_push(w, ns, line + 1, len - 1);
+	if (!l.pop) {
+		ret = walk_push(w, ns, l.label, l.label_len);
 		if (!ret && v->enter)
 			ret = v->enter(v->priv, w->labels + w->stack[w->depth - 1].label_at,
 				       ns, w->depth - 1);

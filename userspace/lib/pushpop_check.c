@@ -6,7 +6,8 @@
  *  - timestamps never decrease;
  *  - the stack never pops below zero and is empty at end of file.
  * Only the first error is reported (with its line); counting goes on to the
- * end so the summary describes the whole file.
+ * end so the summary describes the whole file.  The grammar of a line is
+ * ppline.h's, shared with the walker of analyze.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "nanograph.h"
+#include "ppline.h"
 
 /* Remember the first error only; later ones are usually its echoes. */
 __attribute__((format(printf, 3, 4)))
@@ -33,72 +35,27 @@ static void check_fail(struct ng_pp_check *c, enum ng_pp_error e,
 	va_end(ap);
 }
 
-/* Parse "<ns>:" at the start of @line; returns the offset after ':' or 0. */
-static size_t parse_ns(struct ng_pp_check *c, const char *line, size_t len,
-		       uint64_t *ns)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	for (i = 0; i < len && line[i] >= '0' && line[i] <= '9'; i++) {
-		unsigned int d = line[i] - '0';
-
-		if (v > (UINT64_MAX - d) / 10) {
-			check_fail(c, NG_PP_ESYNTAX,
-				   "timestamp does not fit in 64 bits");
-			return 0;
-		}
-		v = v * 10 + d;
-	}
-	if (i == 0) {
-		check_fail(c, NG_PP_ESYNTAX, len ? "line does not start with a timestamp" :
-			   "empty line");
-		return 0;
-	}
-	if (i == len || line[i] != ':') {
-		check_fail(c, NG_PP_ESYNTAX, "expected ':' after the timestamp");
-		return 0;
-	}
-	*ns = v;
-	return i + 1;
-}
-
 /* Check one line, given without its newline. */
 static void check_line(struct ng_pp_check *c, const char *line, size_t len)
 {
-	const char *rest;
-	size_t off, rlen;
-	uint64_t ns;
-	bool pop;
+	struct ng_pp_line l;
+	const char *why;
 
 	c->lines++;
-	off = parse_ns(c, line, len, &ns);
-	if (!off)
-		return;
-	rest = line + off;
-	rlen = len - off;
-	if (rlen == 3 && !memcmp(rest, "POP", 3)) {
-		pop = true;
-	} else if (rlen >= 1 && rest[0] == '+') {
-		if (rlen == 1) {
-			check_fail(c, NG_PP_ESYNTAX, "empty label after '+'");
-			return;
-		}
-		pop = false;
-	} else {
-		check_fail(c, NG_PP_ESYNTAX, "expected POP or +<label> after ':'");
+	why = ng_pp_parse_line(line, len, &l);
+	if (why) {
+		check_fail(c, NG_PP_ESYNTAX, "%s", why);
 		return;
 	}
-
 	if (c->pushes + c->pops == 0)
-		c->first_ns = ns;
-	else if (ns < c->last_ns)
+		c->first_ns = l.ns;
+	else if (l.ns < c->last_ns)
 		check_fail(c, NG_PP_ETIME,
 			   "timestamp %" PRIu64 " is before the previous %" PRIu64,
-			   ns, c->last_ns);
-	c->last_ns = ns;
+			   l.ns, c->last_ns);
+	c->last_ns = l.ns;
 
-	if (!pop) {
+	if (!l.pop) {
 		c->pushes++;
 		if (++c->depth > c->max_depth)
 			c->max_depth = c->depth;
