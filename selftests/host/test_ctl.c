@@ -2,12 +2,17 @@
 /*
  * test_ctl.c - control directory access against a fake directory: where
  * the root comes from, whole reads, ">" and ">>" writes, and the -errno
- * each failure must come back as.
+ * each failure must come back as; and the pid filter record sets (-a:
+ * every task but its own threads) and puts back.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "nanograph.h"
@@ -292,6 +297,189 @@ static void test_save_choice(void)
 	T_FILE_EQ(t_path("nanograph/max_graph_depth"), "3\n");
 }
 
+/*
+ * The files record saves, each holding a value of its own (lists with
+ * entries, event-fork 1), in <tmpdir>/nanograph with options/.
+ */
+static int fake_record_ctl(struct ng_ctl *ctl)
+{
+	static const char *const files[] = {
+		"set_ftrace_filter", "vfs_read\n",
+		"set_graph_function", "ksys_read\n",
+		"set_graph_notrace", "schedule\n",
+		"max_graph_depth", "5\n",
+		"set_event_pid", "7\n",
+		"set_event_notrace_pid", "8\n9\n",
+		"buffer_mode", "[events] raw\n",
+		"raw_buffer_size_kb", "4096\n",
+		NULL,
+	};
+	int ret = fake_ctl(ctl, files);
+
+	if (ret)
+		return ret;
+	if (mkdir(t_path("nanograph/options"), 0755))
+		return -errno;
+	return t_write_file(t_path("nanograph/options/event-fork"), "1\n");
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/*
+ * The tids @text lists (numbers between any other characters), or with
+ * @text NULL those of /proc/PID/task, sorted and joined by spaces into
+ * @buf.
+ */
+static const char *tid_set(char *buf, size_t size, const char *text, int pid)
+{
+	int tids[64], n = 0, i;
+	size_t len = 0;
+
+	buf[0] = '\0';
+	if (text) {
+		const char *p = text;
+
+		while (*p && n < 64) {
+			char *end;
+			long v = strtol(p, &end, 10);
+
+			if (end == p) {
+				p++;
+				continue;
+			}
+			tids[n++] = v;
+			p = end;
+		}
+	} else {
+		char path[64];
+		struct dirent *de;
+		DIR *d;
+
+		snprintf(path, sizeof(path), "/proc/%d/task", pid);
+		d = opendir(path);
+		if (!d)
+			return buf;
+		while ((de = readdir(d)) && n < 64)
+			if (de->d_name[0] != '.')
+				tids[n++] = atoi(de->d_name);
+		closedir(d);
+	}
+	qsort(tids, n, sizeof(int), cmp_int);
+	for (i = 0; i < n && len < size; i++)
+		len += snprintf(buf + len, size - len, "%s%d", i ? " " : "",
+				tids[i]);
+	return buf;
+}
+
+static void *wait_on_pipe(void *arg)
+{
+	char c;
+
+	return (void *)(long)read(*(int *)arg, &c, 1);
+}
+
+/*
+ * record -a: set_event_pid empty (every task), set_event_notrace_pid
+ * every thread of the collector (this process, with a second thread),
+ * event-fork off; what record saved before (ng_ctl_record_files) puts
+ * both lists and event-fork back as they were.
+ */
+static void test_select_tasks_system(void)
+{
+	char got[512], want[512];
+	struct ng_ctl_saved *saved;
+	const char *file = "x";
+	struct ng_ctl ctl;
+	pthread_t thread;
+	int fds[2], ret;
+	char *text;
+
+	T_EQ_INT(fake_record_ctl(&ctl), 0);
+	T_EQ_INT(pipe(fds), 0);
+	T_EQ_INT(pthread_create(&thread, NULL, wait_on_pipe, &fds[0]), 0);
+	T_EQ_INT(ng_ctl_save(&ctl, ng_ctl_record_files, &saved), 0);
+	ret = ng_ctl_select_tasks(&ctl, 0, &file);
+	tid_set(want, sizeof(want), NULL, getpid());
+	T_EQ_INT(write(fds[1], "x", 1), 1);
+	T_EQ_INT(pthread_join(thread, NULL), 0);
+	T_EQ_INT(ret, 0);
+	/* two threads: this one and the one waiting on the pipe */
+	T_ASSERT(strchr(want, ' '));
+	T_FILE_EQ(t_path("nanograph/set_event_pid"), "\n");
+	T_FILE_EQ(t_path("nanograph/options/event-fork"), "0");
+	text = t_read_file(t_path("nanograph/set_event_notrace_pid"), NULL);
+	T_ASSERT(text);
+	/* cleared ("\n"), then one "TID\n" a write */
+	T_ASSERT(text[0] == '\n' && text[strlen(text) - 1] == '\n');
+	tid_set(got, sizeof(got), text, 0);
+	free(text);
+	T_EQ_STR(got, want);
+
+	T_EQ_INT(ng_ctl_restore(&ctl, saved), 0);
+	ng_ctl_saved_free(saved);
+	T_FILE_EQ(t_path("nanograph/set_event_pid"), "7\n");
+	T_FILE_EQ(t_path("nanograph/set_event_notrace_pid"), "8\n9\n");
+	T_FILE_EQ(t_path("nanograph/options/event-fork"), "1\n");
+	T_FILE_EQ(t_path("nanograph/set_graph_function"), "ksys_read\n");
+	T_FILE_EQ(t_path("nanograph/buffer_mode"), "events");
+}
+
+/*
+ * A process (-p, or the started command): its threads in set_event_pid,
+ * event-fork on, set_event_notrace_pid emptied; a process that is not
+ * there is -ENOENT with no file named; a control file that is missing
+ * is named.
+ */
+static void test_select_tasks_process(void)
+{
+	char got[512], want[512], pidline[32];
+	const char *file = "x";
+	struct ng_ctl ctl;
+	int fds[2], ret;
+	pid_t child;
+	char *text;
+
+	T_EQ_INT(fake_record_ctl(&ctl), 0);
+	T_EQ_INT(pipe(fds), 0);
+	child = fork();
+	T_ASSERT(child >= 0);
+	if (!child) {
+		char c;
+
+		close(fds[1]);
+		_exit(read(fds[0], &c, 1) < 0);
+	}
+	close(fds[0]);
+	ret = ng_ctl_select_tasks(&ctl, child, &file);
+	close(fds[1]);
+	waitpid(child, NULL, 0);
+	T_EQ_INT(ret, 0);
+	T_FILE_EQ(t_path("nanograph/set_event_notrace_pid"), "\n");
+	T_FILE_EQ(t_path("nanograph/options/event-fork"), "1");
+	snprintf(pidline, sizeof(pidline), "\n%d\n", (int)child);
+	T_FILE_EQ(t_path("nanograph/set_event_pid"), pidline);
+	/* every thread of a process with several: this one */
+	T_EQ_INT(ng_ctl_select_tasks(&ctl, getpid(), &file), 0);
+	text = t_read_file(t_path("nanograph/set_event_pid"), NULL);
+	T_ASSERT(text);
+	tid_set(got, sizeof(got), text, 0);
+	free(text);
+	T_EQ_STR(got, tid_set(want, sizeof(want), NULL, getpid()));
+
+	/* PID_MAX_LIMIT: no process ever has this pid */
+	file = "x";
+	T_EQ_INT(ng_ctl_select_tasks(&ctl, 4194304, &file), -ENOENT);
+	T_ASSERT(file == NULL);
+	T_EQ_INT(unlink(t_path("nanograph/set_event_notrace_pid")), 0);
+	T_EQ_INT(ng_ctl_select_tasks(&ctl, 0, &file), -ENOENT);
+	T_EQ_STR(file, "set_event_notrace_pid");
+	T_EQ_INT(ng_ctl_select_tasks(&ctl, getpid(), &file), -ENOENT);
+	T_EQ_STR(file, "set_event_notrace_pid");
+}
+
 static const struct t_case cases[] = {
 	{ "root_default", test_root_default },
 	{ "root_env_and_argument", test_root_env_and_argument },
@@ -308,6 +496,8 @@ static const struct t_case cases[] = {
 	{ "subdirectory", test_subdirectory },
 	{ "stats", test_stats },
 	{ "save_choice", test_save_choice },
+	{ "select_tasks_system", test_select_tasks_system },
+	{ "select_tasks_process", test_select_tasks_process },
 };
 
 T_SUITE(ctl, cases);

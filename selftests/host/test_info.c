@@ -137,6 +137,7 @@ static void test_convert_writes_info(void)
 		 "  \"nanograph_version\": \"%s\",\n"
 		 "  \"source\": \"convert\",\n"
 		 "  \"collector_argv\": [\"%s\", \"convert\", \"-q\", \"-o\", \"%s\", \"%s\"],\n"
+		 "  \"scope\": null,\n"
 		 "  \"traced_command\": null,\n"
 		 "  \"traced_pid\": null,\n"
 		 "  \"input\": \"%s\",\n"
@@ -237,7 +238,7 @@ static void test_record_fields(void)
 	struct ng_conv_summary sum = summary();
 	struct ng_info_settings *set;
 	struct ng_info info = {
-		.source = "record", .argc = 7, .argv = argv,
+		.source = "record", .argc = 7, .argv = argv, .scope = "command",
 		.command_argc = 2, .command = argv + 5, .this_host = true,
 		.start = &start, .duration_ns = 640000000, .mode = "raw",
 		.counter = "tsc", .sum = &sum, .skipped = 57,
@@ -268,6 +269,7 @@ static void test_record_fields(void)
 	ok = strstr(text,
 		    "  \"source\": \"record\",\n"
 		    "  \"collector_argv\": [\"nanograph\", \"record\", \"-F\", \"vfs_read\", \"--\", \"dd\", \"if=x\"],\n"
+		    "  \"scope\": \"command\",\n"
 		    "  \"traced_command\": [\"dd\", \"if=x\"],\n"
 		    "  \"traced_pid\": null,\n"
 		    "  \"input\": null,\n"
@@ -319,6 +321,60 @@ static void test_record_fields(void)
 			 "assert j['kernel_release']==os.uname().release\n"
 			 "assert j['machine']==os.uname().machine\n"
 			 "assert j['filters']['set_event_pid']==[412,413]"));
+}
+
+/*
+ * What record -a writes: scope "system", no command, no pid, and the
+ * pid filter as ng_ctl_select_tasks() left it: set_event_pid empty
+ * (every task), the collector's threads in set_event_notrace_pid,
+ * event-fork 0.
+ */
+static void test_record_all_fields(void)
+{
+	static char *argv[] = { "nanograph", "record", "-a", "--duration", "2", NULL };
+	struct ng_conv_summary sum = summary();
+	struct ng_info_settings *set;
+	struct ng_info info = {
+		.source = "record", .argc = 5, .argv = argv, .scope = "system",
+		.this_host = true, .duration_ns = 2000000000, .mode = "events",
+		.sum = &sum, .skipped = 0,
+	};
+	const char *file;
+	struct ng_ctl ctl;
+	char check[256];
+	char *text;
+	bool ok;
+
+	T_EQ_INT(mkdir(t_path("sys"), 0755), 0);
+	T_EQ_INT(mkdir(t_path("sys/options"), 0755), 0);
+	T_EQ_INT(mkdir(t_path("rec"), 0755), 0);
+	T_EQ_INT(t_write_file(t_path("sys/set_event_pid"), "412\n"), 0);
+	T_EQ_INT(t_write_file(t_path("sys/set_event_notrace_pid"), ""), 0);
+	T_EQ_INT(t_write_file(t_path("sys/options/event-fork"), "1\n"), 0);
+	T_EQ_INT(ng_ctl_init(&ctl, t_path("sys")), 0);
+	T_EQ_INT(ng_ctl_select_tasks(&ctl, 0, &file), 0);
+	T_EQ_INT(ng_info_read_settings(&ctl, &set), 0);
+	info.settings = set;
+	T_EQ_INT(ng_info_write(t_path("rec"), &info), 0);
+	ng_info_settings_free(set);
+	text = t_read_file(t_path("rec/info.json"), NULL);
+	T_ASSERT(text);
+	ok = strstr(text,
+		    "  \"collector_argv\": [\"nanograph\", \"record\", \"-a\", \"--duration\", \"2\"],\n"
+		    "  \"scope\": \"system\",\n"
+		    "  \"traced_command\": null,\n"
+		    "  \"traced_pid\": null,\n") &&
+	     strstr(text, "    \"set_event_pid\": [],\n") &&
+	     strstr(text, "    \"event_fork\": 0\n");
+	if (!ok)
+		t_diag("info.json: %s", t_escape(text, strlen(text)));
+	free(text);
+	T_ASSERT(ok);
+	snprintf(check, sizeof(check),
+		 "assert j['scope']=='system'\n"
+		 "assert %d in j['filters']['set_event_notrace_pid'],j['filters']",
+		 (int)getpid());
+	T_ASSERT(json_ok(t_path("rec/info.json"), check));
 }
 
 /*
@@ -882,6 +938,7 @@ static const struct t_case cases[] = {
 	{ "convert_writes_info", test_convert_writes_info },
 	{ "convert_clock_file_counter", test_convert_clock_file_counter },
 	{ "record_fields", test_record_fields },
+	{ "record_all_fields", test_record_all_fields },
 	{ "json_escaping", test_json_escaping },
 	{ "reader", test_reader },
 	{ "reader_errors", test_reader_errors },

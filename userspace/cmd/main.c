@@ -18,8 +18,8 @@ static int cmd_version(const struct ng_cmd *self, int argc, char **argv);
 static int cmd_help(const struct ng_cmd *self, int argc, char **argv);
 
 static const struct ng_cmd commands[] = {
-	{ "record", "[OPTIONS] [-p PID | [--] CMD ARGS...]",
-	  "record a command or a running process as push/pop files",
+	{ "record", "[OPTIONS] [-a | -p PID | [--] CMD ARGS...]",
+	  "record a command, a running process or the whole system as push/pop files",
 	  ng_record_help, cmd_record },
 	{ "convert", "[OPTIONS] TRACE.DAT",
 	  "write push/pop files from a 'trace-cmd record -e nanograph' recording",

@@ -7,8 +7,11 @@
  * instance, saved_cmdlines_size) is put back as it was, whichever way the
  * recording ends: the command's exit, Ctrl-C, SIGTERM, --duration, or an
  * error.
+ *
+ * What is recorded: a command it starts, a process (-p), or with -a every
+ * task but the collector itself, whose threads go in set_event_notrace_pid
+ * (ng_ctl_select_tasks()).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -35,6 +38,8 @@ const char ng_record_help[] =
 "  --hook GLOB     hook only functions matching GLOB (set_ftrace_filter);\n"
 "                  default: every traceable function\n"
 "  -p PID          attach to process PID and its threads and children\n"
+"  -a              every task but nanograph itself, until --duration or\n"
+"                  Ctrl-C (set_event_notrace_pid)\n"
 "  -o DIR          output directory (default: nanograph.data)\n"
 "  --duration S    stop after S seconds (a started command gets SIGTERM)\n"
 "  --buffer-kb N   buffer per CPU in KiB (default: 8192)\n"
@@ -44,14 +49,16 @@ const char ng_record_help[] =
 "\n"
 "A command is started and recorded with its threads and children until it\n"
 "exits; with -p, the process, its threads and the children it forks from\n"
-"then on, until it exits. Ctrl-C, SIGTERM, SIGHUP (the last two passed on\n"
+"then on, until it exits; with -a, every task of the system (those started\n"
+"meanwhile too) but record's own threads, until --duration or a signal.\n"
+"Give one of the three. Ctrl-C, SIGTERM, SIGHUP (the last two passed on\n"
 "to a started command) and --duration stop the recording, which is then\n"
 "written; a second signal, or one while it is written, abandons it.\n"
 "\n"
 "Exit status: the command's, as time(1) and strace(1) give it (its exit\n"
-"code, or 128 + the signal that killed it); 0 with -p or when --duration\n"
-"ended the command; 128 + the signal when abandoned; 1 when recording\n"
-"failed; 2 for a usage error.\n"
+"code, or 128 + the signal that killed it); 0 with -p or -a, or when\n"
+"--duration ended the command; 128 + the signal when abandoned; 1 when\n"
+"recording failed; 2 for a usage error.\n"
 "\n"
 "DIR gets one <tid>.txt push/pop file per thread, threads.tsv and\n"
 "info.json (how it was recorded, what was lost: 'nanograph info DIR').\n"
@@ -64,18 +71,12 @@ const char ng_record_help[] =
 #define DEFAULT_BUF_KB	8192
 #define POLL_MS		50
 
-/* What the module's control files are set to, and what to put back. */
-static const char *const saved_files[] = {
-	"set_ftrace_filter", "set_graph_function", "set_graph_notrace",
-	"max_graph_depth", "set_event_pid", "options/event-fork",
-	"buffer_mode", "raw_buffer_size_kb", NULL,
-};
-
 struct opts {
 	char **graph, **notrace, **hook;
 	int nr_graph, nr_notrace, nr_hook;
 	long depth;
 	pid_t pid;
+	bool all;		/* -a: every task but the collector */
 	const char *dir;
 	double duration;
 	unsigned long buffer_kb;
@@ -192,7 +193,7 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 	o->depth = -1;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:hqF:N:D:p:o:", longopts,
+	while ((c = getopt_long(argc, argv, "+:hqaF:N:D:p:o:", longopts,
 				NULL)) != -1) {
 		ret = -1;
 		switch (c) {
@@ -201,6 +202,9 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 			return NG_EXIT_OK;
 		case 'q':
 			o->quiet = true;
+			break;
+		case 'a':
+			o->all = true;
 			break;
 		case 'F':
 			ret = need_value(self, "-F", optarg);
@@ -254,17 +258,18 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 	}
 	if (optind < argc)
 		o->argv = argv + optind;
+	if (o->all && o->pid)
+		return ng_usage_error(self->name,
+				      "give either -a or -p PID, not both");
+	if (o->all && o->argv)
+		return ng_usage_error(self->name,
+				      "give either -a or a command, not both (-a --duration S records every task for S seconds)");
 	if (o->argv && o->pid)
 		return ng_usage_error(self->name,
 				      "give either -p PID or a command, not both");
-	/*
-	 * Not every task: the collector's own reads of the buffers would be
-	 * recorded too, and with broad hooks each page read makes more than
-	 * a page of events (Documentation/user-guide.md).
-	 */
-	if (!o->argv && !o->pid)
+	if (!o->argv && !o->pid && !o->all)
 		return ng_usage_error(self->name,
-				      "what to record? give -p PID or a command");
+				      "what to record? give -a, -p PID or a command");
 	return -1;
 }
 
@@ -330,28 +335,24 @@ static int set_list(struct run *r, const char *file, const char *opt,
 	return ret;
 }
 
-/* -p PID: the process and every thread it has now. */
-static int attach_pids(struct run *r, pid_t pid)
+/*
+ * The pid filter: process @pid's threads (the started command, or -p),
+ * or with @pid 0 every task but record's own threads.
+ */
+static int select_tasks(struct run *r, int pid)
 {
-	char path[64];
-	struct dirent *de;
-	int ret = 0;
-	DIR *d;
+	const char *file;
+	int ret = ng_ctl_select_tasks(&r->ctl, pid, &file);
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return fail("no process %d: %s", (int)pid, strerror(errno));
-	while (!ret && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		ret = ng_ctl_append(&r->ctl, "set_event_pid", de->d_name);
-	}
-	closedir(d);
-	if (ret)
-		return fail("cannot add pid %d to set_event_pid: %s", (int)pid,
+	if (!ret)
+		return 0;
+	if (!file && pid)
+		return fail("no process %d: %s", pid, strerror(-ret));
+	if (!file)
+		return fail("cannot list record's own threads in /proc/self/task: %s",
 			    strerror(-ret));
-	return 0;
+	return fail("cannot write %s/%s: %s", ng_ctl_root(&r->ctl), file,
+		    strerror(-ret));
 }
 
 /*
@@ -584,6 +585,7 @@ static int write_info(const struct run *r, const struct opts *o)
 		.argv = ng_argv,
 		.command = o->argv,
 		.pid = o->pid,
+		.scope = o->all ? "system" : o->pid ? "process" : "command",
 		.this_host = true,
 		.start = &r->start_rt,
 		.duration_ns = r->duration_ns,
@@ -708,7 +710,7 @@ static int configure(struct run *r, const struct opts *o)
 	char num[32];
 	int ret;
 
-	ret = ng_ctl_save(&r->ctl, saved_files, &r->saved);
+	ret = ng_ctl_save(&r->ctl, ng_ctl_record_files, &r->saved);
 	if (ret)
 		return fail("cannot read the module's settings in %s: %s",
 			    ng_ctl_root(&r->ctl), strerror(-ret));
@@ -724,18 +726,10 @@ static int configure(struct run *r, const struct opts *o)
 	if ((o->raw && set(r, "raw_buffer_size_kb", num)) ||
 	    set(r, "buffer_mode", o->raw ? "raw" : "events"))
 		return NG_EXIT_FAIL;
-	if (set(r, "set_event_pid", "\n") ||
-	    set(r, "options/event-fork", (o->pid || o->argv) ? "1" : "0"))
+	if (o->argv && spawn(r, o->argv))
 		return NG_EXIT_FAIL;
-	if (o->pid && attach_pids(r, o->pid))
+	if (select_tasks(r, o->argv ? r->child : o->pid))
 		return NG_EXIT_FAIL;
-	if (o->argv) {
-		if (spawn(r, o->argv))
-			return NG_EXIT_FAIL;
-		snprintf(num, sizeof(num), "%d", (int)r->child);
-		if (set(r, "set_event_pid", num))
-			return NG_EXIT_FAIL;
-	}
 	return -1;
 }
 

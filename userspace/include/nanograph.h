@@ -99,6 +99,29 @@ int ng_ctl_save(const struct ng_ctl *ctl, const char *const *names,
 int ng_ctl_restore(const struct ng_ctl *ctl, const struct ng_ctl_saved *s);
 void ng_ctl_saved_free(struct ng_ctl_saved *s);
 
+/*
+ * The control files "nanograph record" sets (NULL-terminated): it saves
+ * them with ng_ctl_save() before it changes any and restores them after,
+ * however the recording ends.
+ */
+extern const char *const ng_ctl_record_files[];
+
+/*
+ * Point the pid filter at the tasks to record, recording being off:
+ *  - @pid > 0: the threads process @pid has now (set_event_pid), and
+ *    with options/event-fork 1 the children they fork from then on;
+ *    set_event_notrace_pid empty;
+ *  - @pid 0: every task but the calling process (the collector):
+ *    set_event_pid empty (every task, those started later too),
+ *    set_event_notrace_pid every thread the caller has now,
+ *    options/event-fork 0, so that the list is exactly those threads.
+ * Each thread is its own write of "TID\n" appended to the list. Returns 0
+ * or -errno; on failure *@file names the control file that could not be
+ * written, or is NULL when /proc/PID/task could not be read (-ENOENT: no
+ * such process).
+ */
+int ng_ctl_select_tasks(const struct ng_ctl *ctl, int pid, const char **file);
+
 /* ---- tracefs (tracefs.c) ----------------------------------------------- */
 
 /*
@@ -546,6 +569,12 @@ struct ng_info {
 	const char *source;		/* "record" or "convert" */
 	int argc;			/* the collector's own command line */
 	char *const *argv;
+	/*
+	 * What record recorded: "command" (one it started), "process" (-p)
+	 * or "system" (-a: every task but the collector); NULL: not known
+	 * (convert).
+	 */
+	const char *scope;
 	int command_argc;		/* the traced command, or 0 */
 	char *const *command;
 	int pid;			/* the traced process (-p), or 0 */

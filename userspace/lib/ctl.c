@@ -422,3 +422,64 @@ void ng_ctl_saved_free(struct ng_ctl_saved *s)
 	free(s->values);
 	free(s);
 }
+
+/* ---- which tasks record records ------------------------------------------ */
+
+const char *const ng_ctl_record_files[] = {
+	"set_ftrace_filter", "set_graph_function", "set_graph_notrace",
+	"max_graph_depth", "set_event_pid", "set_event_notrace_pid",
+	"options/event-fork", "buffer_mode", "raw_buffer_size_kb", NULL,
+};
+
+/* Append every thread of process @pid to list file @file, one a write. */
+static int add_threads(const struct ng_ctl *ctl, const char *file, int pid,
+		       const char **failed)
+{
+	char path[64], tid[NAME_MAX + 2];
+	struct dirent *de;
+	int ret = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d) {
+		*failed = NULL;
+		return -errno;
+	}
+	while (!ret && (errno = 0, de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(tid, sizeof(tid), "%s\n", de->d_name);
+		ret = ng_ctl_append(ctl, file, tid);
+	}
+	if (!ret && errno) {
+		ret = -errno;
+		*failed = NULL;
+	} else if (ret) {
+		*failed = file;
+	}
+	closedir(d);
+	return ret;
+}
+
+int ng_ctl_select_tasks(const struct ng_ctl *ctl, int pid, const char **file)
+{
+	/* The list that names tasks, and the other one, emptied. */
+	const char *list = pid ? "set_event_pid" : "set_event_notrace_pid";
+	const char *other = pid ? "set_event_notrace_pid" : "set_event_pid";
+	int ret;
+
+	*file = "options/event-fork";
+	ret = ng_ctl_write(ctl, *file, pid ? "1" : "0");
+	if (!ret) {
+		*file = other;
+		ret = ng_ctl_write(ctl, other, "\n");
+	}
+	if (!ret) {
+		*file = list;
+		ret = ng_ctl_write(ctl, list, "\n");
+	}
+	if (!ret)
+		ret = add_threads(ctl, list, pid ? pid : (int)getpid(), file);
+	return ret;
+}

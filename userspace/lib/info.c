@@ -297,6 +297,8 @@ int ng_info_write(const char *dir, const struct ng_info *in)
 	jw_str(&w, in->source);
 	jw_key(&w, "collector_argv");
 	jw_argv(&w, in->argc, in->argv);
+	jw_key(&w, "scope");
+	jw_str(&w, in->scope);
 	jw_key(&w, "traced_command");
 	jw_argv(&w, in->command_argc, in->command);
 	jw_key(&w, "traced_pid");
