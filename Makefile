@@ -14,13 +14,19 @@
 #   make dkms-install         register the module with DKMS (root): rebuilt
 #                             for every kernel the system installs
 #   make dkms-uninstall       remove it from DKMS
+#   make install              the collector to $(DESTDIR)$(PREFIX)/bin and its
+#                             man pages (Documentation/man) to
+#                             $(DESTDIR)$(PREFIX)/share/man/man1 and man5;
+#                             PREFIX=/usr/local by default.  Not the module:
+#                             insmod it from the build tree, or dkms-install
+#   make uninstall            remove what install put there
 #
 # The kernel side is built by kbuild from the Kbuild file next to this one.
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
 .PHONY: all module userspace check unit vmcheck demo bench soak lint clean \
-	dkms-version dkms-source dkms-install dkms-uninstall
+	dkms-version dkms-source dkms-install dkms-uninstall install uninstall
 
 all: module userspace
 
@@ -87,6 +93,28 @@ dkms-install: dkms-source
 dkms-uninstall:
 	dkms remove -m nanograph -v $(VERSION) --all
 	rm -rf "$(DKMS_SRC)"
+
+# The collector and its man pages; @VERSION@ in a page becomes the
+# collector's version.  tools/man-check.sh installs into a scratch
+# DESTDIR and reads every page back with man.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+MAN_PAGES := $(sort $(wildcard Documentation/man/*.[15]))
+
+install: userspace
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man5"
+	install -m 0755 userspace/nanograph "$(DESTDIR)$(BINDIR)/nanograph"
+	@set -e; for p in $(MAN_PAGES); do \
+		d="$(DESTDIR)$(MANDIR)/man$${p##*.}/$${p##*/}"; \
+		echo "sed s/@VERSION@/$(VERSION)/ $$p > $$d"; \
+		sed 's/@VERSION@/$(VERSION)/g' "$$p" >"$$d"; \
+		chmod 0644 "$$d"; \
+	done
+
+uninstall:
+	rm -f "$(DESTDIR)$(BINDIR)/nanograph"
+	rm -f $(foreach p,$(MAN_PAGES),"$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(p)))/$(notdir $(p))")
 
 clean:
 	@if [ -f "$(KDIR)/Makefile" ]; then $(MAKE) -C "$(KDIR)" M="$(CURDIR)" clean; fi

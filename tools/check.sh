@@ -88,6 +88,8 @@ if [ "$unit" = 1 ]; then
 	tally < <("$ROOT/tools/dkms-check.sh" 2>&1)
 	echo "# rig"
 	tally < <("$ROOT/tools/rig-check.sh" 2>&1)
+	echo "# man"
+	tally < <("$ROOT/tools/man-check.sh" 2>&1)
 fi
 
 # vmtest.sh's options for a cell ARCH[/MACHINE]:LINE[:TESTS], in $opts.

@@ -24,6 +24,9 @@ pkgs=(
 	dkms
 	# host tests: protoc reads "export --perfetto" files back
 	protobuf-compiler
+	# the man pages' check (tools/man-check.sh): groff renders them,
+	# man reads the installed ones back
+	groff-base man-db
 )
 
 missing=()
