@@ -176,20 +176,32 @@ int t_write_file(const char *path, const char *content)
 	return ret;
 }
 
-bool t_file_is(const char *path, const char *want)
+/* @path's content against @want, whole or (@whole false) in part. */
+static bool file_matches(const char *path, const char *want, bool whole)
 {
 	char *got = t_read_file(path, NULL);
-	bool same = got && !strcmp(got, want);
+	bool ok = got && (whole ? !strcmp(got, want) : !!strstr(got, want));
 
-	if (!same) {
+	if (!ok) {
 		if (got)
 			t_diag("  got:  %s", t_escape(got, strlen(got)));
 		else
 			t_diag("  got:  (cannot read %s: %s)", path, strerror(errno));
-		t_diag("  want: %s", t_escape(want, strlen(want)));
+		t_diag("  %s %s", whole ? "want:" : "want part:",
+		       t_escape(want, strlen(want)));
 	}
 	free(got);
-	return same;
+	return ok;
+}
+
+bool t_file_is(const char *path, const char *want)
+{
+	return file_matches(path, want, true);
+}
+
+bool t_file_has(const char *path, const char *part)
+{
+	return file_matches(path, part, false);
 }
 
 const char *t_nanograph(void)

@@ -82,10 +82,15 @@ const char *t_escape(const char *s, size_t len);
 	}								\
 } while (0)
 
+/* The file @path holds the string @part somewhere. */
+#define T_FILE_HAS(path, part) T_ASSERT(t_file_has(path, part))
+
 /* ---- helpers (ktap.c) ---- */
 
 /* True if @path holds exactly @want; else says what it holds instead. */
 bool t_file_is(const char *path, const char *want);
+/* True if @path holds @part; else says what it holds instead. */
+bool t_file_has(const char *path, const char *part);
 
 /* This test's own empty directory, removed after the test. */
 const char *t_tmpdir(void);

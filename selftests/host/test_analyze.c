@@ -7,7 +7,6 @@
  * and that a bad input never leaves a file under the output's name.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,117 +15,19 @@
 
 #include "nanograph.h"
 #include "ktap.h"
-
-/*
- * The recording of the examples (Documentation/report-export.md): thread
- * 5 runs a [100,200], which calls b [110,130] and b [140,150], which calls
- * "c [mod]" [145,146]; CPU 1's idle task runs b [300,310].
- */
-static const char thread5[] =
-	"100:+a\n110:+b\n130:POP\n140:+b\n145:+c [mod]\n146:POP\n150:POP\n200:POP\n";
-static const char idle1[] = "300:+b\n310:POP\n";
-static const char tsv[] = "tid\tpid\tcomm\n0-1\t0\tswapper/1\n5\t5\tmain\n";
-
-/* "<tmpdir>/rec/<name>" (rotating buffers, like t_path()). */
-static const char *rp(const char *name)
-{
-	char sub[256];
-
-	snprintf(sub, sizeof(sub), "rec/%s", name);
-	return t_path(sub);
-}
-
-/* The example recording in <tmpdir>/rec, with or without threads.tsv. */
-static int make_recording(bool with_tsv)
-{
-	mkdir(t_path("rec"), 0755);
-	return t_write_file(rp("5.txt"), thread5) ||
-	       t_write_file(rp("0-1.txt"), idle1) ||
-	       (with_tsv && t_write_file(rp("threads.tsv"), tsv));
-}
-
-/* ---- running the command ---- */
-
-/* Run nanograph with the NULL-terminated arguments after @a1. */
-static struct t_result ng(const char *a1, ...)
-{
-	char *argv[12] = { NULL, (char *)a1 };
-	va_list ap;
-	int i = 2;
-
-	va_start(ap, a1);
-	while (i < 11 && (argv[i] = va_arg(ap, char *)))
-		i++;
-	va_end(ap);
-	return t_nanograph_run(argv, NULL);
-}
-
-/*
- * Run python3's json module on @path with @check (Python statements about
- * j, the parsed file). True when it passes or there is no python3.
- */
-static bool json_ok(const char *path, const char *check)
-{
-	char prog[2048];
-	char *argv[] = { "/usr/bin/env", "python3", "-c", prog, (char *)path, NULL };
-	char *out = NULL, *err = NULL;
-	int st;
-
-	snprintf(prog, sizeof(prog),
-		 "import json,sys\nj=json.load(open(sys.argv[1],encoding='utf-8'))\n%s\n",
-		 check);
-	st = t_run(argv, NULL, &out, &err);
-	if (st == 127) {
-		t_diag("no python3: JSON not parsed back");
-		st = 0;
-	} else if (st) {
-		t_diag("python3: %s", err ? t_escape(err, strlen(err)) : "?");
-	}
-	free(out);
-	free(err);
-	return st == 0;
-}
+#include "t_util.h"
 
 /* ---- the walk ---- */
-
-struct trace {
-	char buf[1024];
-	size_t len;
-};
-
-/* Log each push as "+label@ns/depth". */
-static int tr_enter(void *priv, const char *label, uint64_t ns, size_t depth)
-{
-	struct trace *t = priv;
-
-	t->len += snprintf(t->buf + t->len, sizeof(t->buf) - t->len,
-			   "+%s@%llu/%zu ", label, (unsigned long long)ns, depth);
-	return 0;
-}
-
-/* Log each call as "-label[start,end]self<ns>/depth". */
-static int tr_leave(void *priv, const struct ng_call *c)
-{
-	struct trace *t = priv;
-
-	t->len += snprintf(t->buf + t->len, sizeof(t->buf) - t->len,
-			   "-%s[%llu,%llu]self%llu/%zu ", c->label,
-			   (unsigned long long)c->start_ns,
-			   (unsigned long long)c->end_ns,
-			   (unsigned long long)c->self_ns, c->depth);
-	return 0;
-}
 
 /* Calls come out at their POP, children first, with exact self times. */
 static void test_walk_calls(void)
 {
-	struct ng_pp_visitor v = { tr_enter, tr_leave, NULL };
-	struct trace tr = { .len = 0 };
+	struct t_trace tr = { .self = true };
+	struct ng_pp_visitor v = t_trace_visitor(&tr);
 	struct ng_pp_bad bad;
 
-	v.priv = &tr;
-	T_EQ_INT(make_recording(false), 0);
-	T_EQ_INT(ng_pp_walk(rp("5.txt"), &v, &bad), 0);
+	T_EQ_INT(t_make_example(false), 0);
+	T_EQ_INT(ng_pp_walk(t_rp("5.txt"), &v, &bad), 0);
 	T_EQ_STR(tr.buf, "+a@100/0 +b@110/1 -b[110,130]self20/1 +b@140/1 "
 		 "+c [mod]@145/2 -c [mod][145,146]self1/2 -b[140,150]self9/1 "
 		 "-a[100,200]self70/0 ");
@@ -145,8 +46,8 @@ static void test_walk_visitor_stops(void)
 	struct ng_pp_visitor v = { stop_enter, NULL, NULL };
 	struct ng_pp_bad bad;
 
-	T_EQ_INT(make_recording(false), 0);
-	T_EQ_INT(ng_pp_walk(rp("5.txt"), &v, &bad), -ECANCELED);
+	T_EQ_INT(t_make_example(false), 0);
+	T_EQ_INT(ng_pp_walk(t_rp("5.txt"), &v, &bad), -ECANCELED);
 	T_EQ_U64(bad.line, 0);
 }
 
@@ -208,7 +109,7 @@ static void test_profile_nesting(void)
 	struct ng_pp_bad bad;
 	size_t n, i;
 
-	T_EQ_INT(make_recording(true), 0);
+	T_EQ_INT(t_make_example(true), 0);
 	T_EQ_INT(ng_recording_open(&rec, t_path("rec")), 0);
 	T_EQ_INT(ng_profile_new(&p), 0);
 	for (i = 0; i < rec.nr_threads; i++)
@@ -325,16 +226,16 @@ static void test_recording_files_and_names(void)
 	T_EQ_INT(mkdir(t_path("rec"), 0755), 0);
 	T_EQ_INT(ng_recording_open(&rec, t_path("rec")), -ENOENT);
 	T_EQ_INT(ng_recording_open(&rec, t_path("absent")), -ENOENT);
-	T_EQ_INT(make_recording(false), 0);
-	T_EQ_INT(t_write_file(rp("notes.txt"), "x"), 0);
-	T_EQ_INT(t_write_file(rp(".9.txt.tmp"), "x"), 0);
-	T_EQ_INT(t_write_file(rp(".9.txt"), "x"), 0);
-	T_EQ_INT(t_write_file(rp("0-.txt"), "x"), 0);
-	T_EQ_INT(t_write_file(rp("7.txt.bak"), "x"), 0);
-	T_EQ_INT(t_write_file(rp("trace.json"), "x"), 0);
-	T_EQ_INT(t_write_file(rp("stacks.folded"), "x"), 0);
-	T_EQ_INT(t_write_file(rp("12.txt"), "1:+x\n2:POP\n"), 0);
-	T_EQ_INT(t_write_file(rp("13.txt"), "1:+x\n2:POP\n"), 0);
+	T_EQ_INT(t_make_example(false), 0);
+	T_EQ_INT(t_write_file(t_rp("notes.txt"), "x"), 0);
+	T_EQ_INT(t_write_file(t_rp(".9.txt.tmp"), "x"), 0);
+	T_EQ_INT(t_write_file(t_rp(".9.txt"), "x"), 0);
+	T_EQ_INT(t_write_file(t_rp("0-.txt"), "x"), 0);
+	T_EQ_INT(t_write_file(t_rp("7.txt.bak"), "x"), 0);
+	T_EQ_INT(t_write_file(t_rp("trace.json"), "x"), 0);
+	T_EQ_INT(t_write_file(t_rp("stacks.folded"), "x"), 0);
+	T_EQ_INT(t_write_file(t_rp("12.txt"), "1:+x\n2:POP\n"), 0);
+	T_EQ_INT(t_write_file(t_rp("13.txt"), "1:+x\n2:POP\n"), 0);
 
 	/* no threads.tsv: the tid is the name, the pid unknown */
 	T_EQ_INT(ng_recording_open(&rec, t_path("rec")), 0);
@@ -350,13 +251,13 @@ static void test_recording_files_and_names(void)
 	T_EQ_STR(rec.threads[1].comm, "5");
 	T_EQ_STR(rec.threads[1].process, "5");
 	T_EQ_STR(rec.threads[1].file, "5.txt");
-	T_EQ_STR(rec.threads[1].path, rp("5.txt"));
+	T_EQ_STR(rec.threads[1].path, t_rp("5.txt"));
 	T_EQ_STR(rec.threads[2].tid, "12");	/* by number, not by name */
 	T_EQ_STR(rec.threads[3].tid, "13");
 	ng_recording_close(&rec);
 
 	/* 13 is a thread of 12, whose row names the process; 99 has no file */
-	T_EQ_INT(t_write_file(rp("threads.tsv"),
+	T_EQ_INT(t_write_file(t_rp("threads.tsv"),
 			      "tid\tpid\tcomm\n0-1\t0\tswapper/1\n5\t5\tmain\n"
 			      "12\t12\tserver\n13\t12\tworker\n99\t99\tgone\n"
 			      "garbage line\n"), 0);
@@ -367,7 +268,7 @@ static void test_recording_files_and_names(void)
 	T_EQ_STR(rec.threads[0].process, "idle");
 	T_EQ_INT(rec.threads[1].pid, 5);
 	T_EQ_STR(rec.threads[1].comm, "main");
-	T_EQ_STR(rec.threads[1].path, rp("5.txt"));
+	T_EQ_STR(rec.threads[1].path, t_rp("5.txt"));
 	T_EQ_STR(rec.threads[3].comm, "worker");
 	T_EQ_INT(rec.threads[3].pid, 12);
 	T_EQ_STR(rec.threads[3].process, "server");
@@ -404,13 +305,13 @@ static void test_chrome_json(void)
 	struct ng_recording rec;
 	struct ng_pp_bad bad;
 
-	T_EQ_INT(make_recording(true), 0);
+	T_EQ_INT(t_make_example(true), 0);
 	T_EQ_INT(ng_recording_open(&rec, t_path("rec")), 0);
 	T_EQ_INT(ng_export_chrome(&rec, t_path("t.json"), &bad), 0);
 	ng_recording_close(&rec);
 	T_FILE_EQ(t_path("t.json"), chrome_want);
 	T_ASSERT(!t_exists(t_path(".t.json.tmp")));
-	T_ASSERT(json_ok(t_path("t.json"), chrome_check));
+	T_ASSERT(t_json_ok(t_path("t.json"), chrome_check));
 }
 
 /*
@@ -425,12 +326,12 @@ static void test_chrome_exact_and_escaped(void)
 	char *json;
 
 	mkdir(t_path("rec"), 0755);
-	T_EQ_INT(t_write_file(rp("42.txt"),
+	T_EQ_INT(t_write_file(t_rp("42.txt"),
 			      "18446744073709551614:+outer\n"
 			      "18446744073709551614:+\"q\\\"\n"
 			      "18446744073709551615:POP\n"
 			      "18446744073709551615:POP\n"), 0);
-	T_EQ_INT(t_write_file(rp("threads.tsv"),
+	T_EQ_INT(t_write_file(t_rp("threads.tsv"),
 			      "tid\tpid\tcomm\n42\t-1\tt\xc3\xa9st\xff\n"), 0);
 	T_EQ_INT(ng_recording_open(&rec, t_path("rec")), 0);
 	T_EQ_INT(ng_export_chrome(&rec, t_path("e.json"), &bad), 0);
@@ -443,7 +344,7 @@ static void test_chrome_exact_and_escaped(void)
 		"{\"ph\":\"X\",\"pid\":42,\"tid\":42,\"ts\":18446744073709551.614,\"dur\":0.001,\"name\":\"outer\"},\n"
 		"{\"ph\":\"X\",\"pid\":42,\"tid\":42,\"ts\":18446744073709551.614,\"dur\":0.001,\"name\":\"\\\"q\\\\\\\"\"}\n"));
 	free(json);
-	T_ASSERT(json_ok(t_path("e.json"),
+	T_ASSERT(t_json_ok(t_path("e.json"),
 			 "assert [e['name'] for e in j['traceEvents']][2:]==['outer','\"q\\\\\"']"));
 }
 
@@ -468,7 +369,7 @@ static void test_chrome_long_outer_call(void)
 		p += sprintf(p, "%zu:+f\n%zu:POP\n", 2000 + i, 2000 + i);
 	sprintf(p, "9999999:POP\n");
 	mkdir(t_path("rec"), 0755);
-	ret = t_write_file(rp("3.txt"), buf);
+	ret = t_write_file(t_rp("3.txt"), buf);
 	free(buf);
 	T_EQ_INT(ret, 0);
 	T_EQ_INT(ng_recording_open(&rec, t_path("rec")), 0);
@@ -497,7 +398,7 @@ static void test_folded_stacks(void)
 	struct ng_recording rec;
 	struct ng_pp_bad bad;
 
-	T_EQ_INT(make_recording(true), 0);
+	T_EQ_INT(t_make_example(true), 0);
 	T_EQ_INT(ng_recording_open(&rec, t_path("rec")), 0);
 	T_EQ_INT(ng_export_folded(&rec, t_path("s.folded"), &bad), 0);
 	ng_recording_close(&rec);
@@ -505,9 +406,9 @@ static void test_folded_stacks(void)
 		  "main;a 70\nmain;a;b 29\nmain;a;b;c [mod] 1\nswapper/1;b 10\n");
 
 	/* 6 is another "main" thread; ';' in a name would split a frame */
-	T_EQ_INT(t_write_file(rp("6.txt"),
+	T_EQ_INT(t_write_file(t_rp("6.txt"),
 			      "1000:+a\n1001:+b\n1005:POP\n1010:POP\n2000:+x;y\n2003:POP\n"), 0);
-	T_EQ_INT(t_write_file(rp("threads.tsv"),
+	T_EQ_INT(t_write_file(t_rp("threads.tsv"),
 			      "tid\tpid\tcomm\n0-1\t0\tswapper/1\n5\t5\tmain\n6\t5\tmain\n"), 0);
 	T_EQ_INT(ng_recording_open(&rec, t_path("rec")), 0);
 	T_EQ_INT(ng_export_folded(&rec, t_path("s.folded"), &bad), 0);
@@ -532,8 +433,8 @@ static void test_export_bad_input(void)
 	struct ng_recording rec;
 	struct ng_pp_bad bad;
 
-	T_EQ_INT(make_recording(true), 0);
-	T_EQ_INT(t_write_file(rp("7.txt"), "100:+a\n200:POP\n300:+b\n"), 0);
+	T_EQ_INT(t_make_example(true), 0);
+	T_EQ_INT(t_write_file(t_rp("7.txt"), "100:+a\n200:POP\n300:+b\n"), 0);
 	T_EQ_INT(ng_recording_open(&rec, t_path("rec")), 0);
 	T_EQ_INT(ng_export_chrome(&rec, t_path("out.json"), &bad), -EBADMSG);
 	T_EQ_STR(bad.file, "7.txt");
@@ -546,7 +447,7 @@ static void test_export_bad_input(void)
 	T_ASSERT(!t_exists(t_path("out.folded")));
 	T_ASSERT(!t_exists(t_path(".out.folded.tmp")));
 	/* an output that cannot be written is not blamed on an input */
-	T_EQ_INT(t_write_file(rp("7.txt"), "1:+a\n2:POP\n"), 0);
+	T_EQ_INT(t_write_file(t_rp("7.txt"), "1:+a\n2:POP\n"), 0);
 	T_EQ_INT(ng_export_chrome(&rec, t_path("no/out.json"), &bad), -ENOENT);
 	T_ASSERT(!bad.file);
 	ng_recording_close(&rec);
@@ -577,21 +478,21 @@ static void test_cmd_report(void)
 {
 	char dir[600];
 
-	T_EQ_INT(make_recording(true), 0);
+	T_EQ_INT(t_make_example(true), 0);
 	snprintf(dir, sizeof(dir), "%s", t_path("rec"));
-	T_RUN(ng("report", dir, NULL), 0, report_want, "");
-	T_RUN(ng("report", "--ns", "--threads", "--sort", "calls", "-n", "1",
+	T_RUN(t_ng("report", dir, NULL), 0, report_want, "");
+	T_RUN(t_ng("report", "--ns", "--threads", "--sort", "calls", "-n", "1",
 		 dir, NULL), 0, report_threads_want, "");
-	T_RUN(ng("report", "-s", "name", "-n", "2", "--ns", dir, NULL), 0,
+	T_RUN(t_ng("report", "-s", "name", "-n", "2", "--ns", dir, NULL), 0,
 	      "# 2 threads, 5 calls, 210 ns recorded\n"
 	      "       Total         Self      Calls          Avg          Max  Function\n"
 	      "         100           70          1          100          100  a\n"
 	      "          40           39          3           13           20  b\n", "");
-	T_RUN(ng("report", "-n", "0", "--sort=self", dir, NULL), 0,
+	T_RUN(t_ng("report", "-n", "0", "--sort=self", dir, NULL), 0,
 	      "# 2 threads, 5 calls, 210 ns recorded\n"
 	      "       Total         Self      Calls          Avg          Max  Function\n", "");
 	/* report writes nothing into the recording */
-	T_ASSERT(!t_exists(rp("trace.json")));
+	T_ASSERT(!t_exists(t_rp("trace.json")));
 }
 
 /* Human units: ns below 1 us, then us, ms and s with three decimals, truncated. */
@@ -600,11 +501,11 @@ static void test_cmd_report_units(void)
 	char dir[600];
 
 	mkdir(t_path("rec"), 0755);
-	T_EQ_INT(t_write_file(rp("9.txt"),
+	T_EQ_INT(t_write_file(t_rp("9.txt"),
 			      "0:+s\n1234567890:POP\n2000000000:+m\n2012345678:POP\n"
 			      "3000000000:+u\n3000001234:POP\n4000000000:+n\n4000000999:POP\n"), 0);
 	snprintf(dir, sizeof(dir), "%s", t_path("rec"));
-	T_RUN(ng("report", dir, NULL), 0,
+	T_RUN(t_ng("report", dir, NULL), 0,
 	      "# 1 thread, 4 calls, 4.000 s recorded\n"
 	      "       Total         Self      Calls          Avg          Max  Function\n"
 	      "     1.234 s      1.234 s          1      1.234 s      1.234 s  s\n"
@@ -618,9 +519,9 @@ static void test_cmd_report_no_threads_tsv(void)
 {
 	char dir[600];
 
-	T_EQ_INT(make_recording(false), 0);
+	T_EQ_INT(t_make_example(false), 0);
 	snprintf(dir, sizeof(dir), "%s", t_path("rec"));
-	T_RUN(ng("report", "--threads", "--ns", "-n", "1", dir, NULL), 0,
+	T_RUN(t_ng("report", "--threads", "--ns", "-n", "1", dir, NULL), 0,
 	      "# 2 threads, 5 calls, 210 ns recorded\n"
 	      "\n"
 	      "# tid 0-1, pid 0, 0-1: 1 call, 10 ns recorded\n"
@@ -637,35 +538,35 @@ static void test_cmd_report_errors(void)
 {
 	char dir[600], want[2000];
 
-	T_EQ_INT(make_recording(true), 0);
-	T_EQ_INT(t_write_file(rp("8.txt"), "100:+a\n90:POP\n"), 0);
+	T_EQ_INT(t_make_example(true), 0);
+	T_EQ_INT(t_write_file(t_rp("8.txt"), "100:+a\n90:POP\n"), 0);
 	snprintf(dir, sizeof(dir), "%s", t_path("rec"));
 	snprintf(want, sizeof(want),
 		 "nanograph report: %s/8.txt:2: not a valid push/pop line: "
 		 "timestamp 90 is before the previous 100 (see 'nanograph check %s/8.txt')\n",
 		 dir, dir);
-	T_RUN(ng("report", dir, NULL), 1, "", want);
-	T_RUN(ng("report", "--threads", dir, NULL), 1, "", want);
+	T_RUN(t_ng("report", dir, NULL), 1, "", want);
+	T_RUN(t_ng("report", "--threads", dir, NULL), 1, "", want);
 
 	T_EQ_INT(mkdir(t_path("empty"), 0755), 0);
 	snprintf(dir, sizeof(dir), "%s", t_path("empty"));
 	snprintf(want, sizeof(want),
 		 "nanograph report: %s: no push/pop files (<tid>.txt) here: "
 		 "is it a 'nanograph record -o' directory?\n", dir);
-	T_RUN(ng("report", dir, NULL), 1, "", want);
+	T_RUN(t_ng("report", dir, NULL), 1, "", want);
 
-	T_RUN(ng("report", NULL), 2, "",
+	T_RUN(t_ng("report", NULL), 2, "",
 	      "nanograph report: no recording directory given\n"
 	      "Try 'nanograph help report'.\n");
-	T_RUN(ng("report", "a", "b", NULL), 2, "", NULL);
-	T_RUN(ng("report", "--sort", "size", dir, NULL), 2, "",
+	T_RUN(t_ng("report", "a", "b", NULL), 2, "", NULL);
+	T_RUN(t_ng("report", "--sort", "size", dir, NULL), 2, "",
 	      "nanograph report: --sort wants total, self, calls, avg, max or name, not 'size'\n"
 	      "Try 'nanograph help report'.\n");
-	T_RUN(ng("report", "-n", "x", dir, NULL), 2, "", NULL);
-	T_RUN(ng("report", "-n", "-1", dir, NULL), 2, "", NULL);
-	T_RUN(ng("report", "--bogus", dir, NULL), 2, "", NULL);
-	T_RUN(ng("report", dir, "--sort", NULL), 2, "", NULL);
-	T_RUN(ng("report", "-h", NULL), 0, NULL, "");
+	T_RUN(t_ng("report", "-n", "x", dir, NULL), 2, "", NULL);
+	T_RUN(t_ng("report", "-n", "-1", dir, NULL), 2, "", NULL);
+	T_RUN(t_ng("report", "--bogus", dir, NULL), 2, "", NULL);
+	T_RUN(t_ng("report", dir, "--sort", NULL), 2, "", NULL);
+	T_RUN(t_ng("report", "-h", NULL), 0, NULL, "");
 }
 
 /* Both formats at their default paths and with -o, byte for byte. */
@@ -673,19 +574,19 @@ static void test_cmd_export(void)
 {
 	char dir[600], out[600];
 
-	T_EQ_INT(make_recording(true), 0);
+	T_EQ_INT(t_make_example(true), 0);
 	snprintf(dir, sizeof(dir), "%s", t_path("rec"));
-	T_RUN(ng("export", "--chrome", dir, NULL), 0, "", "");
-	T_FILE_EQ(rp("trace.json"), chrome_want);
-	T_ASSERT(json_ok(rp("trace.json"), chrome_check));
-	T_RUN(ng("export", "--folded", dir, NULL), 0, "", "");
-	T_FILE_EQ(rp("stacks.folded"),
+	T_RUN(t_ng("export", "--chrome", dir, NULL), 0, "", "");
+	T_FILE_EQ(t_rp("trace.json"), chrome_want);
+	T_ASSERT(t_json_ok(t_rp("trace.json"), chrome_check));
+	T_RUN(t_ng("export", "--folded", dir, NULL), 0, "", "");
+	T_FILE_EQ(t_rp("stacks.folded"),
 		  "main;a 70\nmain;a;b 29\nmain;a;b;c [mod] 1\nswapper/1;b 10\n");
 	/* its own outputs are not read back as input */
-	T_RUN(ng("export", "--chrome", dir, NULL), 0, "", "");
-	T_FILE_EQ(rp("trace.json"), chrome_want);
+	T_RUN(t_ng("export", "--chrome", dir, NULL), 0, "", "");
+	T_FILE_EQ(t_rp("trace.json"), chrome_want);
 	snprintf(out, sizeof(out), "%s", t_path("x.folded"));
-	T_RUN(ng("export", "-o", out, "--folded", dir, NULL), 0, "", "");
+	T_RUN(t_ng("export", "-o", out, "--folded", dir, NULL), 0, "", "");
 	T_FILE_EQ(out, "main;a 70\nmain;a;b 29\nmain;a;b;c [mod] 1\nswapper/1;b 10\n");
 }
 
@@ -694,41 +595,41 @@ static void test_cmd_export_errors(void)
 {
 	char dir[600], out[600], want[2000];
 
-	T_EQ_INT(make_recording(true), 0);
-	T_EQ_INT(t_write_file(rp("8.txt"), "100:+a\n100:PO\n"), 0);
+	T_EQ_INT(t_make_example(true), 0);
+	T_EQ_INT(t_write_file(t_rp("8.txt"), "100:+a\n100:PO\n"), 0);
 	snprintf(dir, sizeof(dir), "%s", t_path("rec"));
 	snprintf(want, sizeof(want),
 		 "nanograph export: %s/8.txt:2: not a valid push/pop line: "
 		 "expected POP or +<label> after ':' (see 'nanograph check %s/8.txt'); "
 		 "nothing written\n", dir, dir);
-	T_RUN(ng("export", "--chrome", dir, NULL), 1, "", want);
-	T_RUN(ng("export", "--folded", dir, NULL), 1, "", want);
-	T_ASSERT(!t_exists(rp("trace.json")));
-	T_ASSERT(!t_exists(rp(".trace.json.tmp")));
-	T_ASSERT(!t_exists(rp("stacks.folded")));
-	T_ASSERT(!t_exists(rp(".stacks.folded.tmp")));
+	T_RUN(t_ng("export", "--chrome", dir, NULL), 1, "", want);
+	T_RUN(t_ng("export", "--folded", dir, NULL), 1, "", want);
+	T_ASSERT(!t_exists(t_rp("trace.json")));
+	T_ASSERT(!t_exists(t_rp(".trace.json.tmp")));
+	T_ASSERT(!t_exists(t_rp("stacks.folded")));
+	T_ASSERT(!t_exists(t_rp(".stacks.folded.tmp")));
 
 	/* an earlier export stays whole when a later one fails */
-	T_EQ_INT(t_write_file(rp("trace.json"), "old"), 0);
-	T_RUN(ng("export", "--chrome", dir, NULL), 1, "", want);
-	T_FILE_EQ(rp("trace.json"), "old");
+	T_EQ_INT(t_write_file(t_rp("trace.json"), "old"), 0);
+	T_RUN(t_ng("export", "--chrome", dir, NULL), 1, "", want);
+	T_FILE_EQ(t_rp("trace.json"), "old");
 
-	T_EQ_INT(unlink(rp("8.txt")), 0);
+	T_EQ_INT(unlink(t_rp("8.txt")), 0);
 	snprintf(out, sizeof(out), "%s", t_path("no/such/x.json"));
 	snprintf(want, sizeof(want),
 		 "nanograph export: cannot write %s: No such file or directory\n", out);
-	T_RUN(ng("export", "--chrome", "-o", out, dir, NULL), 1, "", want);
+	T_RUN(t_ng("export", "--chrome", "-o", out, dir, NULL), 1, "", want);
 
-	T_RUN(ng("export", dir, NULL), 2, "",
+	T_RUN(t_ng("export", dir, NULL), 2, "",
 	      "nanograph export: which format? give --chrome, --perfetto or --folded\n"
 	      "Try 'nanograph help export'.\n");
-	T_RUN(ng("export", "--chrome", "--folded", dir, NULL), 2, "",
+	T_RUN(t_ng("export", "--chrome", "--folded", dir, NULL), 2, "",
 	      "nanograph export: give only one of --chrome, --perfetto and --folded\n"
 	      "Try 'nanograph help export'.\n");
-	T_RUN(ng("export", "--chrome", NULL), 2, "", NULL);
-	T_RUN(ng("export", "--chrome", dir, "-o", NULL), 2, "", NULL);
-	T_RUN(ng("export", "--svg", dir, NULL), 2, "", NULL);
-	T_RUN(ng("export", "--help", NULL), 0, NULL, "");
+	T_RUN(t_ng("export", "--chrome", NULL), 2, "", NULL);
+	T_RUN(t_ng("export", "--chrome", dir, "-o", NULL), 2, "", NULL);
+	T_RUN(t_ng("export", "--svg", dir, NULL), 2, "", NULL);
+	T_RUN(t_ng("export", "--help", NULL), 0, NULL, "");
 }
 
 /*
@@ -744,32 +645,24 @@ static void test_deep_every_view(void)
 {
 	char *out, want[128];
 	size_t len, i, n;
-	FILE *f;
 
-	T_EQ_INT(mkdir(t_path("deep"), 0755), 0);
-	f = fopen(t_path("deep/1.txt"), "w");
-	T_ASSERT(f);
-	for (i = 0; i < DEEP; i++)
-		fputs("0:+f\n", f);
-	for (i = 0; i < DEEP; i++)
-		fputs("1:POP\n", f);
-	T_EQ_INT(fclose(f), 0);
+	T_EQ_INT(t_make_deep("deep", DEEP), 0);
 
 	snprintf(want, sizeof(want), "%s: ok: %d lines, %d calls, max depth %d, 0..1 ns\n",
 		 t_path("deep/1.txt"), 2 * DEEP, DEEP, DEEP);
-	T_RUN(ng("check", t_path("deep/1.txt"), NULL), 0, want, "");
+	T_RUN(t_ng("check", t_path("deep/1.txt"), NULL), 0, want, "");
 
 	snprintf(want, sizeof(want), "# 1 thread, %d calls, 1 ns recorded\n", DEEP);
 	out = NULL;
 	{
-		struct t_result r = ng("report", "--ns", t_path("deep"), NULL);
+		struct t_result r = t_ng("report", "--ns", t_path("deep"), NULL);
 
 		T_ASSERT(r.status == 0 && r.out && !strncmp(r.out, want, strlen(want)) &&
 			 strstr(r.out, "      300000            1     300000            1            1  f\n"));
 		t_result_free(&r);
 	}
 
-	T_RUN(ng("export", "--folded", t_path("deep"), NULL), 0, "", "");
+	T_RUN(t_ng("export", "--folded", t_path("deep"), NULL), 0, "", "");
 	out = t_read_file(t_path("deep/stacks.folded"), &len);
 	T_ASSERT(out);
 	/* "1;f;f;...;f 1\n" */
@@ -778,14 +671,14 @@ static void test_deep_every_view(void)
 	free(out);
 	T_ASSERT(n);
 
-	T_RUN(ng("export", "--chrome", t_path("deep"), NULL), 0, "", "");
+	T_RUN(t_ng("export", "--chrome", t_path("deep"), NULL), 0, "", "");
 	out = t_read_file(t_path("deep/trace.json"), &len);
 	T_ASSERT(out);
 	for (n = 0, i = 0; i + 8 <= len; i++)
 		n += !memcmp(out + i, "\"ph\":\"X\"", 8);
 	free(out);
 	T_EQ_U64(n, DEEP);
-	T_ASSERT(json_ok(t_path("deep/trace.json"),
+	T_ASSERT(t_json_ok(t_path("deep/trace.json"),
 			 "assert sum(e['ph'] == 'X' for e in j['traceEvents']) == 300000"));
 }
 
@@ -801,31 +694,31 @@ static void test_cmd_output_dash(void)
 	struct t_result r;
 	bool ok;
 
-	T_EQ_INT(make_recording(true), 0);
+	T_EQ_INT(t_make_example(true), 0);
 	T_EQ_INT(chdir(t_tmpdir()), 0);		/* where a file "-" would go */
 	snprintf(dir, sizeof(dir), "%s", t_path("rec"));
-	T_RUN(ng("export", "--folded", "-o", "-", dir, NULL), 0, folded, "");
-	T_RUN(ng("export", "--chrome", "--output", "-", dir, NULL), 0, chrome_want, "");
-	T_RUN(ng("report", "-o", "-", dir, NULL), 0, report_want, "");
+	T_RUN(t_ng("export", "--folded", "-o", "-", dir, NULL), 0, folded, "");
+	T_RUN(t_ng("export", "--chrome", "--output", "-", dir, NULL), 0, chrome_want, "");
+	T_RUN(t_ng("report", "-o", "-", dir, NULL), 0, report_want, "");
 	T_ASSERT(!t_exists(t_path("-")));
-	T_ASSERT(!t_exists(rp("-")));
+	T_ASSERT(!t_exists(t_rp("-")));
 
 	/* report -o FILE: the same text, in the file, whole */
 	snprintf(out, sizeof(out), "%s", t_path("report.txt"));
-	T_RUN(ng("report", "-o", out, dir, NULL), 0, "", "");
+	T_RUN(t_ng("report", "-o", out, dir, NULL), 0, "", "");
 	T_FILE_EQ(out, report_want);
 	T_ASSERT(!t_exists(t_path(".report.txt.tmp")));
 	snprintf(out, sizeof(out), "%s", t_path("no/such/dir/r.txt"));
 	snprintf(want, sizeof(want), "nanograph report: cannot write %s: No such file or directory\n", out);
-	T_RUN(ng("report", "--output", out, dir, NULL), 1, "", want);
+	T_RUN(t_ng("report", "--output", out, dir, NULL), 1, "", want);
 
 	/* a bad file: nothing on stdout, the line that says why */
-	T_EQ_INT(t_write_file(rp("7.txt"), "100:+a\n90:POP\n"), 0);
+	T_EQ_INT(t_write_file(t_rp("7.txt"), "100:+a\n90:POP\n"), 0);
 	snprintf(want, sizeof(want), "nanograph export: %s/7.txt:2: not a valid push/pop line: timestamp 90 is before the previous 100 (see 'nanograph check %s/7.txt'); nothing written\n",
 		 dir, dir);
-	T_RUN(ng("export", "--chrome", "-o", "-", dir, NULL), 1, "", want);
-	T_RUN(ng("export", "--folded", "-o", "-", dir, NULL), 1, "", want);
-	r = ng("report", "-o", "-", dir, NULL);
+	T_RUN(t_ng("export", "--chrome", "-o", "-", dir, NULL), 1, "", want);
+	T_RUN(t_ng("export", "--folded", "-o", "-", dir, NULL), 1, "", want);
+	r = t_ng("report", "-o", "-", dir, NULL);
 	ok = r.status == 1 && r.out && !*r.out;
 	t_result_free(&r);
 	T_ASSERT(ok);
@@ -840,9 +733,21 @@ static void test_cmd_output_dash(void)
  */
 static int make_new_recording(void)
 {
-	mkdir(t_path("new"), 0755);
-	return t_write_file(t_path("new/7.txt"),
-			    "100:+a\n110:+b\n160:POP\n170:+d\n175:POP\n260:POP\n");
+	return t_make_rec(NULL, 0, "new", "7.txt",
+			  "100:+a\n110:+b\n160:POP\n170:+d\n175:POP\n260:POP\n",
+			  NULL);
+}
+
+/* The first letter of each of @n @rows' labels, in order, into @buf[8]. */
+static const char *first_letters(char *buf, const struct ng_func_diff *rows,
+				 size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && i < 7; i++)
+		buf[i] = rows[i].label[0];
+	buf[i] = '\0';
+	return buf;
 }
 
 /* Both profiles paired by label, sorted by the size of a column's change. */
@@ -852,22 +757,19 @@ static void test_profile_diff(void)
 	struct ng_func_diff *rows;
 	struct ng_pp_bad bad;
 	char order[8];
-	size_t n, i;
+	size_t n;
 
-	T_EQ_INT(make_recording(true), 0);
+	T_EQ_INT(t_make_example(true), 0);
 	T_EQ_INT(make_new_recording(), 0);
 	T_EQ_INT(ng_profile_new(&p[0]), 0);
 	T_EQ_INT(ng_profile_new(&p[1]), 0);
-	T_EQ_INT(ng_profile_add_file(p[0], rp("5.txt"), &bad), 0);
-	T_EQ_INT(ng_profile_add_file(p[0], rp("0-1.txt"), &bad), 0);
+	T_EQ_INT(ng_profile_add_file(p[0], t_rp("5.txt"), &bad), 0);
+	T_EQ_INT(ng_profile_add_file(p[0], t_rp("0-1.txt"), &bad), 0);
 	T_EQ_INT(ng_profile_add_file(p[1], t_path("new/7.txt"), &bad), 0);
 
 	T_EQ_INT(ng_profile_diff(p[0], p[1], NG_SORT_TOTAL, &rows, &n), 0);
 	T_EQ_U64(n, 4);
-	for (i = 0; i < n; i++)
-		order[i] = rows[i].label[0];
-	order[n] = '\0';
-	T_EQ_STR(order, "abdc");
+	T_EQ_STR(first_letters(order, rows, n), "abdc");
 	T_ASSERT(rows[0].in_old && rows[0].in_new);
 	T_EQ_U64(rows[0].old.total_ns, 100);
 	T_EQ_U64(rows[0].new.total_ns, 160);
@@ -885,16 +787,10 @@ static void test_profile_diff(void)
 
 	/* calls: b -2, then c [mod] and d (1 each) by name, a unchanged */
 	T_EQ_INT(ng_profile_diff(p[0], p[1], NG_SORT_CALLS, &rows, &n), 0);
-	for (i = 0; i < n; i++)
-		order[i] = rows[i].label[0];
-	order[n] = '\0';
-	T_EQ_STR(order, "bcda");
+	T_EQ_STR(first_letters(order, rows, n), "bcda");
 	free(rows);
 	T_EQ_INT(ng_profile_diff(p[0], p[1], NG_SORT_NAME, &rows, &n), 0);
-	for (i = 0; i < n; i++)
-		order[i] = rows[i].label[0];
-	order[n] = '\0';
-	T_EQ_STR(order, "abcd");
+	T_EQ_STR(first_letters(order, rows, n), "abcd");
 	free(rows);
 	/* nothing on either side: no row */
 	ng_profile_free(p[1]);
@@ -913,6 +809,22 @@ static const char diff_header[] =
 	"     OldSelf     NewSelf        Diff        %      OldAvg      NewAvg        Diff        %  Function\n";
 
 /*
+ * The head of "report --diff @old @new", each the example recording
+ * (<tmpdir>/rec) or NEW: a summary line for each, then the columns.
+ */
+static const char *diff_head(char *buf, size_t size, const char *old,
+			     const char *new)
+{
+	static const char example[] = "2 threads, 5 calls, 210 ns recorded";
+	static const char other[] = "1 thread, 3 calls, 160 ns recorded";
+
+	snprintf(buf, size, "# old %s: %s\n# new %s: %s\n%s",
+		 old, strcmp(old, t_path("rec")) ? other : example,
+		 new, strcmp(new, t_path("rec")) ? other : example, diff_header);
+	return buf;
+}
+
+/*
  * The table exactly: both sides, the changes and their % (truncated to a
  * tenth), "new" and "gone" for a function on one side with 0 on the
  * other, sorted by the size of the change; -s, -n, --ns and -o apply.
@@ -921,57 +833,45 @@ static void test_cmd_report_diff(void)
 {
 	char old[600], new[600], head[1600], want[4000], out[600];
 
-	T_EQ_INT(make_recording(true), 0);
+	T_EQ_INT(t_make_example(true), 0);
 	T_EQ_INT(make_new_recording(), 0);
 	snprintf(old, sizeof(old), "%s", t_path("rec"));
 	snprintf(new, sizeof(new), "%s", t_path("new"));
-	snprintf(head, sizeof(head),
-		 "# old %s: 2 threads, 5 calls, 210 ns recorded\n"
-		 "# new %s: 1 thread, 3 calls, 160 ns recorded\n%s", old, new,
-		 diff_header);
+	diff_head(head, sizeof(head), old, new);
 	snprintf(want, sizeof(want), "%s"
 		 "        1         1         0     0.0%%         100         160         +60   +60.0%%          70         105         +35   +50.0%%         100         160         +60   +60.0%%  a\n"
 		 "        3         1        -2   -66.6%%          40          50         +10   +25.0%%          39          50         +11   +28.2%%          13          50         +37  +284.6%%  b\n"
 		 "        0         1        +1      new           0           5          +5      new           0           5          +5      new           0           5          +5      new  d\n"
 		 "        1         0        -1     gone           1           0          -1     gone           1           0          -1     gone           1           0          -1     gone  c [mod]\n",
 		 head);
-	T_RUN(ng("report", "--diff", "--ns", old, new, NULL), 0, want, "");
+	T_RUN(t_ng("report", "--diff", "--ns", old, new, NULL), 0, want, "");
 
 	/* human units; by self; the first row only */
-	snprintf(head, sizeof(head),
-		 "# old %s: 2 threads, 5 calls, 210 ns recorded\n"
-		 "# new %s: 1 thread, 3 calls, 160 ns recorded\n%s", old, new,
-		 diff_header);
 	snprintf(want, sizeof(want), "%s"
 		 "        1         1         0     0.0%%      100 ns      160 ns      +60 ns   +60.0%%       70 ns      105 ns      +35 ns   +50.0%%      100 ns      160 ns      +60 ns   +60.0%%  a\n",
 		 head);
-	T_RUN(ng("report", "-s", "self", "-n", "1", "--diff", old, new, NULL), 0, want, "");
+	T_RUN(t_ng("report", "-s", "self", "-n", "1", "--diff", old, new, NULL), 0, want, "");
 
 	/* by calls, then name; the other way round, everything flips */
-	snprintf(head, sizeof(head),
-		 "# old %s: 1 thread, 3 calls, 160 ns recorded\n"
-		 "# new %s: 2 threads, 5 calls, 210 ns recorded\n%s", new, old,
-		 diff_header);
+	diff_head(head, sizeof(head), new, old);
 	snprintf(want, sizeof(want), "%s"
 		 "        1         3        +2  +200.0%%          50          40         -10   -20.0%%          50          39         -11   -22.0%%          50          13         -37   -74.0%%  b\n"
 		 "        0         1        +1      new           0           1          +1      new           0           1          +1      new           0           1          +1      new  c [mod]\n"
 		 "        1         0        -1     gone           5           0          -5     gone           5           0          -5     gone           5           0          -5     gone  d\n"
 		 "        1         1         0     0.0%%         160         100         -60   -37.5%%         105          70         -35   -33.3%%         160         100         -60   -37.5%%  a\n",
 		 head);
-	T_RUN(ng("report", "--diff", "--sort=calls", "--ns", new, old, NULL), 0, want, "");
+	T_RUN(t_ng("report", "--diff", "--sort=calls", "--ns", new, old, NULL), 0, want, "");
 
 	/* -o FILE: the same text, whole */
 	snprintf(out, sizeof(out), "%s", t_path("diff.txt"));
-	T_RUN(ng("report", "--diff", "--sort=calls", "--ns", "-o", out, new, old, NULL), 0, "", "");
+	T_RUN(t_ng("report", "--diff", "--sort=calls", "--ns", "-o", out, new, old, NULL), 0, "", "");
 	T_FILE_EQ(out, want);
 
 	/* a recording against itself: nothing changed */
-	snprintf(want, sizeof(want),
-		 "# old %s: 1 thread, 3 calls, 160 ns recorded\n"
-		 "# new %s: 1 thread, 3 calls, 160 ns recorded\n%s"
+	snprintf(want, sizeof(want), "%s"
 		 "        1         1         0     0.0%%         160         160           0     0.0%%         105         105           0     0.0%%         160         160           0     0.0%%  a\n",
-		 new, new, diff_header);
-	T_RUN(ng("report", "--diff", "--ns", "-n", "1", new, new, NULL), 0, want, "");
+		 diff_head(head, sizeof(head), new, new));
+	T_RUN(t_ng("report", "--diff", "--ns", "-n", "1", new, new, NULL), 0, want, "");
 }
 
 /* --diff's mistakes: one line each, and a bad NEW fails it whole. */
@@ -981,40 +881,40 @@ static void test_cmd_report_diff_errors(void)
 	struct t_result r;
 	bool ok;
 
-	T_EQ_INT(make_recording(true), 0);
+	T_EQ_INT(t_make_example(true), 0);
 	T_EQ_INT(make_new_recording(), 0);
 	snprintf(old, sizeof(old), "%s", t_path("rec"));
 	snprintf(new, sizeof(new), "%s", t_path("new"));
-	T_RUN(ng("report", "--diff", old, NULL), 2, "",
+	T_RUN(t_ng("report", "--diff", old, NULL), 2, "",
 	      "nanograph report: --diff compares two recordings: give OLD and NEW\n"
 	      "Try 'nanograph help report'.\n");
-	T_RUN(ng("report", "--diff", old, new, old, NULL), 2, "",
+	T_RUN(t_ng("report", "--diff", old, new, old, NULL), 2, "",
 	      "nanograph report: --diff compares two recordings: give OLD and NEW\n"
 	      "Try 'nanograph help report'.\n");
-	T_RUN(ng("report", "--diff", "--threads", old, new, NULL), 2, "",
+	T_RUN(t_ng("report", "--diff", "--threads", old, new, NULL), 2, "",
 	      "nanograph report: --diff compares whole recordings: not with --threads\n"
 	      "Try 'nanograph help report'.\n");
-	T_RUN(ng("report", "--diff", "-s", "max", old, new, NULL), 2, "",
+	T_RUN(t_ng("report", "--diff", "-s", "max", old, new, NULL), 2, "",
 	      "nanograph report: --diff has no max column: sort by total, self, calls, avg or name\n"
 	      "Try 'nanograph help report'.\n");
-	T_RUN(ng("report", "--diff=yes", old, new, NULL), 2, "",
+	T_RUN(t_ng("report", "--diff=yes", old, new, NULL), 2, "",
 	      "nanograph report: option '--diff' takes no value\n"
 	      "Try 'nanograph help report'.\n");
 	/* without --diff, two directories are one too many */
-	T_RUN(ng("report", old, new, NULL), 2, "",
+	T_RUN(t_ng("report", old, new, NULL), 2, "",
 	      "nanograph report: give one recording directory\n"
 	      "Try 'nanograph help report'.\n");
 
 	snprintf(want, sizeof(want), "nanograph report: %s/absent: No such file or directory\n",
 		 t_tmpdir());
-	T_RUN(ng("report", "--diff", old, t_path("absent"), NULL), 1, "", want);
+	T_RUN(t_ng("report", "--diff", old, t_path("absent"), NULL), 1, "", want);
 	T_EQ_INT(t_write_file(t_path("new/8.txt"), "100:+a\n90:POP\n"), 0);
 	snprintf(want, sizeof(want),
 		 "nanograph report: %s/8.txt:2: not a valid push/pop line: "
 		 "timestamp 90 is before the previous 100 (see 'nanograph check %s/8.txt')\n",
 		 new, new);
-	T_RUN(ng("report", "--diff", old, new, NULL), 1, "", want);
-	r = ng("report", "--diff", new, old, NULL);
+	T_RUN(t_ng("report", "--diff", old, new, NULL), 1, "", want);
+	r = t_ng("report", "--diff", new, old, NULL);
 	ok = r.status == 1 && r.out && !*r.out && r.err && !strcmp(r.err, want);
 	t_result_free(&r);
 	T_ASSERT(ok);
@@ -1029,7 +929,7 @@ static void test_cmd_report_diff_filters(void)
 {
 	char old[600], new[600], want[4000];
 
-	T_EQ_INT(make_recording(true), 0);
+	T_EQ_INT(t_make_example(true), 0);
 	T_EQ_INT(make_new_recording(), 0);
 	T_EQ_INT(t_write_file(t_path("new/threads.tsv"),
 			      "tid\tpid\tcomm\n7\t7\tmain\n"), 0);
@@ -1044,7 +944,7 @@ static void test_cmd_report_diff_filters(void)
 		 "        2         1        -1   -50.0%%          30          50         +20   +66.6%%          29          50         +21   +72.4%%          15          50         +35  +233.3%%  b\n"
 		 "        0         1        +1      new           0           5          +5      new           0           5          +5      new           0           5          +5      new  d\n",
 		 old, new, diff_header);
-	T_RUN(ng("report", "--diff", "--ns", "--comm", "main", "-N", "c*", old,
+	T_RUN(t_ng("report", "--diff", "--ns", "--comm", "main", "-N", "c*", old,
 		 new, NULL), 0, want, "");
 
 	/* calls of 20 ns or more on both sides: a, and one b each; no d */
@@ -1054,7 +954,7 @@ static void test_cmd_report_diff_filters(void)
 		 "        1         1         0     0.0%%         100         160         +60   +60.0%%          70         105         +35   +50.0%%         100         160         +60   +60.0%%  a\n"
 		 "        1         1         0     0.0%%          20          50         +30  +150.0%%          20          50         +30  +150.0%%          20          50         +30  +150.0%%  b\n",
 		 old, new, diff_header);
-	T_RUN(ng("report", "--diff", "--ns", "--time-threshold", "20", old,
+	T_RUN(t_ng("report", "--diff", "--ns", "--time-threshold", "20", old,
 		 new, NULL), 0, want, "");
 }
 
@@ -1067,22 +967,22 @@ static void test_cmd_report_diff_filter_errors(void)
 {
 	char old[600], new[600], want[2000];
 
-	T_EQ_INT(make_recording(true), 0);
+	T_EQ_INT(t_make_example(true), 0);
 	T_EQ_INT(make_new_recording(), 0);
 	snprintf(old, sizeof(old), "%s", t_path("rec"));
 	snprintf(new, sizeof(new), "%s", t_path("new"));
-	T_RUN(ng("report", "--diff", "--tid", "5", old, new, NULL), 2, "",
+	T_RUN(t_ng("report", "--diff", "--tid", "5", old, new, NULL), 2, "",
 	      "nanograph report: --diff compares two runs, whose thread ids differ: not with --tid (--comm chooses threads by name)\n"
 	      "Try 'nanograph help report'.\n");
-	T_RUN(ng("report", "--tid=5", "--diff", old, new, NULL), 2, "",
+	T_RUN(t_ng("report", "--tid=5", "--diff", old, new, NULL), 2, "",
 	      "nanograph report: --diff compares two runs, whose thread ids differ: not with --tid (--comm chooses threads by name)\n"
 	      "Try 'nanograph help report'.\n");
-	T_RUN(ng("report", "--diff", "--time-range", "100~200", old, new, NULL),
+	T_RUN(t_ng("report", "--diff", "--time-range", "100~200", old, new, NULL),
 	      2, "",
 	      "nanograph report: --diff compares two runs, whose timestamps differ: not with --time-range\n"
 	      "Try 'nanograph help report'.\n");
 	/* a bad value is still named as such */
-	T_RUN(ng("report", "--diff", "--tid", "x", old, new, NULL), 2, "",
+	T_RUN(t_ng("report", "--diff", "--tid", "x", old, new, NULL), 2, "",
 	      "nanograph report: --tid wants thread ids separated by commas (412, or 0-CPU for a CPU's idle task), not 'x'\n"
 	      "Try 'nanograph help report'.\n");
 
@@ -1090,11 +990,11 @@ static void test_cmd_report_diff_filter_errors(void)
 	snprintf(want, sizeof(want),
 		 "nanograph report: --comm main: no thread of %s has this name (see %s/threads.tsv)\n",
 		 new, new);
-	T_RUN(ng("report", "--diff", "--comm", "main", old, new, NULL), 1, "", want);
+	T_RUN(t_ng("report", "--diff", "--comm", "main", old, new, NULL), 1, "", want);
 	snprintf(want, sizeof(want),
 		 "nanograph report: --comm 7: no thread of %s has this name (see %s/threads.tsv)\n",
 		 old, old);
-	T_RUN(ng("report", "--diff", "--comm", "7", old, new, NULL), 1, "", want);
+	T_RUN(t_ng("report", "--diff", "--comm", "7", old, new, NULL), 1, "", want);
 }
 
 static const struct t_case cases[] = {

@@ -24,43 +24,7 @@
 
 #include "nanograph.h"
 #include "ktap.h"
-
-/* The recording of test_analyze.c's examples. */
-static const char thread5[] =
-	"100:+a\n110:+b\n130:POP\n140:+b\n145:+c [mod]\n146:POP\n150:POP\n200:POP\n";
-static const char idle1[] = "300:+b\n310:POP\n";
-static const char tsv[] = "tid\tpid\tcomm\n0-1\t0\tswapper/1\n5\t5\tmain\n";
-
-/* "<tmpdir>/rec/<name>" (rotating buffers, like t_path()). */
-static const char *rp(const char *name)
-{
-	char sub[256];
-
-	snprintf(sub, sizeof(sub), "rec/%s", name);
-	return t_path(sub);
-}
-
-static int make_recording(void)
-{
-	mkdir(t_path("rec"), 0755);
-	return t_write_file(rp("5.txt"), thread5) ||
-	       t_write_file(rp("0-1.txt"), idle1) ||
-	       t_write_file(rp("threads.tsv"), tsv);
-}
-
-/* Run nanograph with the NULL-terminated arguments after @a1. */
-static struct t_result ng(const char *a1, ...)
-{
-	char *argv[12] = { NULL, (char *)a1 };
-	va_list ap;
-	int i = 2;
-
-	va_start(ap, a1);
-	while (i < 11 && (argv[i] = va_arg(ap, char *)))
-		i++;
-	va_end(ap);
-	return t_nanograph_run(argv, NULL);
-}
+#include "t_util.h"
 
 /* The schema's directory: this file's (the build passes absolute paths). */
 static const char *schema_dir(void)
@@ -604,12 +568,12 @@ static void test_decode_example(void)
 	struct stat sb;
 	char *text;
 
-	T_EQ_INT(make_recording(), 0);
+	T_EQ_INT(t_make_example(true), 0);
 	r = export_and_read(t_path("rec"), t_path("t.perfetto-trace"), &st);
 	T_ASSERT(r);
 	T_EQ_U64(r->nr_seq, 2);
-	T_EQ_STR(r->seq[1].text.s, idle1);
-	T_EQ_STR(r->seq[2].text.s, thread5);
+	T_EQ_STR(r->seq[1].text.s, t_idle1);
+	T_EQ_STR(r->seq[2].text.s, t_thread5);
 	T_EQ_STR(r->seq[1].tname, "swapper/1");
 	T_EQ_INT(r->seq[1].pid, 0);
 	T_EQ_INT(r->seq[1].tid, NG_IDLE_TID_BASE + 1);
@@ -735,7 +699,7 @@ static void test_decode_raw(void)
 	char *text;
 
 	mkdir(t_path("rec"), 0755);
-	T_EQ_INT(t_write_file(rp("1.txt"), "10:+f\n20:POP\n30:+f\n40:POP\n"), 0);
+	T_EQ_INT(t_write_file(t_rp("1.txt"), "10:+f\n20:POP\n30:+f\n40:POP\n"), 0);
 	T_EQ_INT(ng_recording_open(&rec, t_path("rec")), 0);
 	T_EQ_INT(ng_export_perfetto(&rec, t_path("r.pftrace"), NULL, NULL), 0);
 	ng_recording_close(&rec);
@@ -763,7 +727,7 @@ static void test_wire_bytes(void)
 	size_t len;
 
 	mkdir(t_path("rec"), 0755);
-	T_EQ_INT(t_write_file(rp("1.txt"), "10:+f\n20:POP\n30:+f\n40:POP\n"), 0);
+	T_EQ_INT(t_write_file(t_rp("1.txt"), "10:+f\n20:POP\n30:+f\n40:POP\n"), 0);
 	T_EQ_INT(ng_recording_open(&rec, t_path("rec")), 0);
 	T_EQ_INT(ng_export_perfetto(&rec, t_path("w.pftrace"), NULL, NULL), 0);
 	ng_recording_close(&rec);
@@ -816,20 +780,20 @@ static void test_roundtrip(void)
 		}
 		str_add(&big, line, strlen(line));
 	}
-	T_EQ_INT(t_write_file(rp("7.txt"), big.s), 0);
+	T_EQ_INT(t_write_file(t_rp("7.txt"), big.s), 0);
 	/* thread 9: not in threads.tsv; odd names; the end of time */
 	str_add(&odd, odd_text, strlen(odd_text));
-	T_EQ_INT(t_write_file(rp("9.txt"), odd.s), 0);
-	T_EQ_INT(t_write_file(rp("11.txt"), ""), 0);
-	T_EQ_INT(t_write_file(rp("5.txt"), thread5), 0);
-	T_EQ_INT(t_write_file(rp("threads.tsv"),
+	T_EQ_INT(t_write_file(t_rp("9.txt"), odd.s), 0);
+	T_EQ_INT(t_write_file(t_rp("11.txt"), ""), 0);
+	T_EQ_INT(t_write_file(t_rp("5.txt"), t_thread5), 0);
+	T_EQ_INT(t_write_file(t_rp("threads.tsv"),
 			      "tid\tpid\tcomm\n5\t5\tmain\n7\t5\twork\xc3\xa9r\n11\t11\tidle one\n"), 0);
 
 	r = export_and_read(t_path("rec"), t_path("rt.perfetto-trace"), &st);
 	T_ASSERT(r);
 	/* sequences in tid order: 5, 7, 9, 11 */
 	T_EQ_U64(r->nr_seq, 4);
-	T_EQ_STR(r->seq[1].text.s, thread5);
+	T_EQ_STR(r->seq[1].text.s, t_thread5);
 	T_ASSERT(r->seq[2].text.s && !strcmp(r->seq[2].text.s, big.s));
 	T_EQ_U64(r->seq[2].nr_names, 300);
 	T_EQ_STR(r->seq[3].text.s,
@@ -875,7 +839,7 @@ static void test_long_label(void)
 	str_add(&in, label, len);
 	str_add(&in, tail, strlen(tail));
 	mkdir(t_path("rec"), 0755);
-	T_EQ_INT(t_write_file(rp("3.txt"), in.s), 0);
+	T_EQ_INT(t_write_file(t_rp("3.txt"), in.s), 0);
 	r = export_and_read(t_path("rec"), t_path("long.pftrace"), NULL);
 	free(label);
 	if (!r)
@@ -893,8 +857,8 @@ static void test_bad_input(void)
 	struct ng_recording rec;
 	struct ng_pp_bad bad;
 
-	T_EQ_INT(make_recording(), 0);
-	T_EQ_INT(t_write_file(rp("7.txt"), "100:+a\n200:POP\n300:+b\n"), 0);
+	T_EQ_INT(t_make_example(true), 0);
+	T_EQ_INT(t_write_file(t_rp("7.txt"), "100:+a\n200:POP\n300:+b\n"), 0);
 	T_EQ_INT(ng_recording_open(&rec, t_path("rec")), 0);
 	T_EQ_INT(ng_export_perfetto(&rec, t_path("out.pf"), &bad, NULL), -EBADMSG);
 	T_EQ_STR(bad.file, "7.txt");
@@ -903,11 +867,11 @@ static void test_bad_input(void)
 	T_ASSERT(!t_exists(t_path("out.pf")));
 	T_ASSERT(!t_exists(t_path(".out.pf.tmp")));
 	/* an output that cannot be written is not blamed on an input */
-	T_EQ_INT(t_write_file(rp("7.txt"), "1:+a\n2:POP\n"), 0);
+	T_EQ_INT(t_write_file(t_rp("7.txt"), "1:+a\n2:POP\n"), 0);
 	T_EQ_INT(ng_export_perfetto(&rec, t_path("no/out.pf"), &bad, NULL), -ENOENT);
 	T_ASSERT(!bad.file);
 	/* a file that vanished after the listing is named */
-	T_EQ_INT(unlink(rp("7.txt")), 0);
+	T_EQ_INT(unlink(t_rp("7.txt")), 0);
 	T_EQ_INT(ng_export_perfetto(&rec, t_path("out.pf"), &bad, NULL), -ENOENT);
 	T_EQ_STR(bad.file, "7.txt");
 	T_ASSERT(!t_exists(t_path("out.pf")));
@@ -930,7 +894,7 @@ static void test_write_error(void)
 
 	if (!t_exists("/dev/full"))
 		t_skip("no /dev/full to fill");
-	T_EQ_INT(make_recording(), 0);
+	T_EQ_INT(t_make_example(true), 0);
 	T_EQ_INT(ng_recording_open(&rec, t_path("rec")), 0);
 	T_EQ_INT(symlink("/dev/full", t_path(".full.pf.tmp")), 0);
 	T_EQ_INT(ng_export_perfetto(&rec, t_path("full.pf"), &bad, NULL), -ENOSPC);
@@ -944,7 +908,7 @@ static void test_write_error(void)
 		snprintf(line, sizeof(line), "%zu:+f\n%zu:POP\n", 2 * i, 2 * i + 1);
 		str_add(&big, line, strlen(line));
 	}
-	T_EQ_INT(t_write_file(rp("6.txt"), big.s), 0);
+	T_EQ_INT(t_write_file(t_rp("6.txt"), big.s), 0);
 	free(big.s);
 	T_EQ_INT(ng_recording_open(&rec, t_path("rec")), 0);
 	T_EQ_INT(symlink("/dev/full", t_path(".full.pf.tmp")), 0);
@@ -962,13 +926,13 @@ static void test_cmd_export(void)
 	struct reader *r;
 	char *text;
 
-	T_EQ_INT(make_recording(), 0);
+	T_EQ_INT(t_make_example(true), 0);
 	snprintf(dir, sizeof(dir), "%s", t_path("rec"));
-	T_RUN(ng("export", "--perfetto", dir, NULL), 0, "", "");
-	T_ASSERT(t_exists(rp("trace.perfetto-trace")));
-	T_RUN(ng("export", "--perfetto", dir, NULL), 0, "", "");
+	T_RUN(t_ng("export", "--perfetto", dir, NULL), 0, "", "");
+	T_ASSERT(t_exists(t_rp("trace.perfetto-trace")));
+	T_RUN(t_ng("export", "--perfetto", dir, NULL), 0, "", "");
 	snprintf(out, sizeof(out), "%s", t_path("x.pftrace"));
-	T_RUN(ng("export", "-o", out, "--perfetto", dir, NULL), 0, "", "");
+	T_RUN(t_ng("export", "-o", out, "--perfetto", dir, NULL), 0, "", "");
 	text = protoc(out, false);
 	T_ASSERT(text);
 	r = calloc(1, sizeof(*r));
@@ -977,7 +941,7 @@ static void test_cmd_export(void)
 		t_diag("decoded trace: %s", r->why);
 	free(text);
 	T_ASSERT(!r->why[0]);
-	T_EQ_STR(r->seq[2].text.s, thread5);
+	T_EQ_STR(r->seq[2].text.s, t_thread5);
 	reader_free(r);
 }
 
@@ -986,50 +950,50 @@ static void test_cmd_export_errors(void)
 {
 	char dir[600], out[600], want[2000];
 
-	T_EQ_INT(make_recording(), 0);
+	T_EQ_INT(t_make_example(true), 0);
 	snprintf(dir, sizeof(dir), "%s", t_path("rec"));
-	T_RUN(ng("export", "--perfetto", "--chrome", dir, NULL), 2, "",
+	T_RUN(t_ng("export", "--perfetto", "--chrome", dir, NULL), 2, "",
 	      "nanograph export: give only one of --chrome, --perfetto and --folded\n"
 	      "Try 'nanograph help export'.\n");
-	T_RUN(ng("export", "--folded", "--perfetto", dir, NULL), 2, "",
+	T_RUN(t_ng("export", "--folded", "--perfetto", dir, NULL), 2, "",
 	      "nanograph export: give only one of --chrome, --perfetto and --folded\n"
 	      "Try 'nanograph help export'.\n");
 	/* the same option twice is no conflict */
-	T_RUN(ng("export", "--perfetto", "--perfetto", dir, NULL), 0, "", "");
-	T_RUN(ng("export", "--perfetto", NULL), 2, "",
+	T_RUN(t_ng("export", "--perfetto", "--perfetto", dir, NULL), 0, "", "");
+	T_RUN(t_ng("export", "--perfetto", NULL), 2, "",
 	      "nanograph export: no recording directory given\n"
 	      "Try 'nanograph help export'.\n");
-	T_RUN(ng("export", "--perfetto=yes", dir, NULL), 2, "",
+	T_RUN(t_ng("export", "--perfetto=yes", dir, NULL), 2, "",
 	      "nanograph export: option '--perfetto' takes no value\n"
 	      "Try 'nanograph help export'.\n");
 
 	/* a bad file: named with its line; an earlier export stays whole */
-	T_EQ_INT(t_write_file(rp("trace.perfetto-trace"), "old"), 0);
-	T_EQ_INT(t_write_file(rp("8.txt"), "100:+a\n100:PO\n"), 0);
+	T_EQ_INT(t_write_file(t_rp("trace.perfetto-trace"), "old"), 0);
+	T_EQ_INT(t_write_file(t_rp("8.txt"), "100:+a\n100:PO\n"), 0);
 	snprintf(want, sizeof(want),
 		 "nanograph export: %s/8.txt:2: not a valid push/pop line: "
 		 "expected POP or +<label> after ':' (see 'nanograph check %s/8.txt'); "
 		 "nothing written\n", dir, dir);
-	T_RUN(ng("export", "--perfetto", dir, NULL), 1, "", want);
-	T_FILE_EQ(rp("trace.perfetto-trace"), "old");
-	T_ASSERT(!t_exists(rp(".trace.perfetto-trace.tmp")));
-	T_EQ_INT(unlink(rp("8.txt")), 0);
+	T_RUN(t_ng("export", "--perfetto", dir, NULL), 1, "", want);
+	T_FILE_EQ(t_rp("trace.perfetto-trace"), "old");
+	T_ASSERT(!t_exists(t_rp(".trace.perfetto-trace.tmp")));
+	T_EQ_INT(unlink(t_rp("8.txt")), 0);
 
 	/* an output that cannot be written */
 	snprintf(out, sizeof(out), "%s", t_path("no/such/x.pftrace"));
 	snprintf(want, sizeof(want),
 		 "nanograph export: cannot write %s: No such file or directory\n", out);
-	T_RUN(ng("export", "--perfetto", "-o", out, dir, NULL), 1, "", want);
+	T_RUN(t_ng("export", "--perfetto", "-o", out, dir, NULL), 1, "", want);
 
 	/* a full disk: /dev/full stands in for the temporary file */
 	if (t_exists("/dev/full")) {
-		T_EQ_INT(symlink("/dev/full", rp(".trace.perfetto-trace.tmp")), 0);
+		T_EQ_INT(symlink("/dev/full", t_rp(".trace.perfetto-trace.tmp")), 0);
 		snprintf(want, sizeof(want),
 			 "nanograph export: cannot write %s/trace.perfetto-trace: No space left on device\n",
 			 dir);
-		T_RUN(ng("export", "--perfetto", dir, NULL), 1, "", want);
-		T_FILE_EQ(rp("trace.perfetto-trace"), "old");
-		T_ASSERT(!t_exists(rp(".trace.perfetto-trace.tmp")));
+		T_RUN(t_ng("export", "--perfetto", dir, NULL), 1, "", want);
+		T_FILE_EQ(t_rp("trace.perfetto-trace"), "old");
+		T_ASSERT(!t_exists(t_rp(".trace.perfetto-trace.tmp")));
 	}
 }
 

@@ -8,7 +8,6 @@
  * does not grow with the length of a file.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 
 #include "nanograph.h"
 #include "ktap.h"
+#include "t_util.h"
 
 /*
  * The example of Documentation/report-export.md, cat.data: cat (412)
@@ -66,57 +66,60 @@ static const char *cp(const char *name)
 /* cat.data in the test's directory; its path in @dir. */
 static int make_cat(char *dir, size_t size)
 {
-	snprintf(dir, size, "%s", t_path("cat.data"));
-	mkdir(dir, 0755);
-	return t_write_file(cp("412.txt"), cat412) ||
-	       t_write_file(cp("0-1.txt"), idle1) ||
-	       t_write_file(cp("threads.tsv"), cat_tsv);
-}
-
-/* Run nanograph with the NULL-terminated arguments after @a1. */
-static struct t_result ng(const char *a1, ...)
-{
-	char *argv[16] = { NULL, (char *)a1 };
-	va_list ap;
-	int i = 2;
-
-	va_start(ap, a1);
-	while (i < 15 && (argv[i] = va_arg(ap, char *)))
-		i++;
-	va_end(ap);
-	return t_nanograph_run(argv, NULL);
+	return t_make_rec(dir, size, "cat.data", "412.txt", cat412,
+			  "0-1.txt", idle1, "threads.tsv", cat_tsv, NULL);
 }
 
 /* ---- the tree ---- */
 
-static const char idle1_tree[] =
-	"# tid 0-1, pid 0, swapper/1\n"
+/*
+ * The example's trees, whole and in the pieces the filters leave: each
+ * thread's block starts with its head.
+ */
+#define IDLE1_HEAD \
+	"# tid 0-1, pid 0, swapper/1\n"					\
 	"#    DURATION |  FUNCTION CALLS\n"
-	"              |  do_idle() {\n"
-	"              |    __irq_exit_rcu() {\n"
-	"     0.250 us |      __irq_exit_rcu();\n"
-	"     0.500 us |    } /* __irq_exit_rcu */\n"
-	"     6.000 us |  } /* do_idle */\n";
+#define CAT412_HEAD \
+	"# tid 412, pid 412, cat\n"					\
+	"#    DURATION |  FUNCTION CALLS\n"
 
-static const char cat412_tree[] =
-	"# tid 412, pid 412, cat\n"
-	"#    DURATION |  FUNCTION CALLS\n"
-	"              |  ksys_read() {\n"
-	"              |    vfs_read() {\n"
-	"     0.120 us |      rw_verify_area();\n"
-	"              |      ext4_file_read_iter [ext4]() {\n"
-	"     3.100 us |        filemap_read();\n"
-	"     3.300 us |      } /* ext4_file_read_iter [ext4] */\n"
-	"     3.750 us |    } /* vfs_read */\n"
+#define IDLE1_TREE IDLE1_HEAD						\
+	"              |  do_idle() {\n"				\
+	"              |    __irq_exit_rcu() {\n"			\
+	"     0.250 us |      __irq_exit_rcu();\n"			\
+	"     0.500 us |    } /* __irq_exit_rcu */\n"			\
+	"     6.000 us |  } /* do_idle */\n"
+
+#define CAT412_TREE CAT412_HEAD						\
+	"              |  ksys_read() {\n"				\
+	"              |    vfs_read() {\n"				\
+	"     0.120 us |      rw_verify_area();\n"			\
+	"              |      ext4_file_read_iter [ext4]() {\n"		\
+	"     3.100 us |        filemap_read();\n"			\
+	"     3.300 us |      } /* ext4_file_read_iter [ext4] */\n"	\
+	"     3.750 us |    } /* vfs_read */\n"				\
+	"     4.100 us |  } /* ksys_read */\n"				\
+	"              |  ksys_read() {\n"				\
+	"              |    vfs_read() {\n"				\
+	"     0.080 us |      rw_verify_area();\n"			\
+	"              |      ext4_file_read_iter [ext4]() {\n"		\
+	"     1.200 us |        filemap_read();\n"			\
+	"     1.300 us |      } /* ext4_file_read_iter [ext4] */\n"	\
+	"     1.600 us |    } /* vfs_read */\n"				\
+	"     1.900 us |  } /* ksys_read */\n"
+
+/* The idle task first, a blank line between threads. */
+#define EXAMPLE_TREE IDLE1_TREE "\n" CAT412_TREE
+
+/* cat's first read without rw_verify_area, which lasts under 1 us. */
+#define CAT412_READ1_EXT4						\
+	"              |  ksys_read() {\n"				\
+	"              |    vfs_read() {\n"				\
+	"              |      ext4_file_read_iter [ext4]() {\n"		\
+	"     3.100 us |        filemap_read();\n"			\
+	"     3.300 us |      } /* ext4_file_read_iter [ext4] */\n"	\
+	"     3.750 us |    } /* vfs_read */\n"				\
 	"     4.100 us |  } /* ksys_read */\n"
-	"              |  ksys_read() {\n"
-	"              |    vfs_read() {\n"
-	"     0.080 us |      rw_verify_area();\n"
-	"              |      ext4_file_read_iter [ext4]() {\n"
-	"     1.200 us |        filemap_read();\n"
-	"     1.300 us |      } /* ext4_file_read_iter [ext4] */\n"
-	"     1.600 us |    } /* vfs_read */\n"
-	"     1.900 us |  } /* ksys_read */\n";
 
 /*
  * The whole tree of the example: the idle task first, a blank line
@@ -125,15 +128,14 @@ static const char cat412_tree[] =
  */
 static void test_replay_example(void)
 {
-	char dir[600], want[4096];
+	char dir[600];
 
 	T_EQ_INT(make_cat(dir, sizeof(dir)), 0);
-	snprintf(want, sizeof(want), "%s\n%s", idle1_tree, cat412_tree);
-	T_RUN(ng("replay", dir, NULL), 0, want, "");
-	T_RUN(ng("replay", "-o", "-", dir, NULL), 0, want, "");
+	T_RUN(t_ng("replay", dir, NULL), 0, EXAMPLE_TREE, "");
+	T_RUN(t_ng("replay", "-o", "-", dir, NULL), 0, EXAMPLE_TREE, "");
 	/* the same, whole, in a file; nothing written into the recording */
-	T_RUN(ng("replay", "--output", t_path("tree.txt"), dir, NULL), 0, "", "");
-	T_FILE_EQ(t_path("tree.txt"), want);
+	T_RUN(t_ng("replay", "--output", t_path("tree.txt"), dir, NULL), 0, "", "");
+	T_FILE_EQ(t_path("tree.txt"), EXAMPLE_TREE);
 	T_ASSERT(!t_exists(t_path(".tree.txt.tmp")));
 }
 
@@ -143,7 +145,7 @@ static void test_replay_abstime(void)
 	char dir[600];
 
 	T_EQ_INT(make_cat(dir, sizeof(dir)), 0);
-	T_RUN(ng("replay", "--abstime", "--tid", "0-1", dir, NULL), 0,
+	T_RUN(t_ng("replay", "--abstime", "--tid", "0-1", dir, NULL), 0,
 	      "# tid 0-1, pid 0, swapper/1\n"
 	      "#      TIMESTAMP      DURATION |  FUNCTION CALLS\n"
 	      "         5002000               |  do_idle() {\n"
@@ -172,7 +174,7 @@ static void test_replay_shapes(void)
 	T_EQ_INT(t_write_file(t_path("r/7.txt"), ""), 0);
 	T_EQ_INT(t_write_file(t_path("r/0-3.txt"), "1:+y\n2:POP\n"), 0);
 	T_EQ_INT(t_write_file(t_path("r/0-0.txt"), "1:+z\n2:POP\n"), 0);
-	T_RUN(ng("replay", dir, NULL), 0,
+	T_RUN(t_ng("replay", dir, NULL), 0,
 	      "# tid 0-0, pid 0, 0-0\n"
 	      "#    DURATION |  FUNCTION CALLS\n"
 	      "     0.001 us |  z();\n"
@@ -230,7 +232,7 @@ static void test_replay_indent_cap(void)
 			w += sprintf(w, "[%zu] ", d);
 		w += sprintf(w, "} /* f%zu */\n", d);
 	}
-	r = ng("replay", t_path("r"), NULL);
+	r = t_ng("replay", t_path("r"), NULL);
 	ok = t_result_is(r, 0, want, "");
 	free(buf);
 	free(want);
@@ -240,42 +242,11 @@ static void test_replay_indent_cap(void)
 
 /* ---- the filters, in the library ---- */
 
-/* The test recording of test_analyze.c: a holds b, then b holding c. */
-static const char thread5[] =
-	"100:+a\n110:+b\n130:POP\n140:+b\n145:+c [mod]\n146:POP\n150:POP\n200:POP\n";
-
-struct trace {
-	char buf[1024];
-	size_t len;
-};
-
-/* Log each push as "+label@ns/depth". */
-static int tr_enter(void *priv, const char *label, uint64_t ns, size_t depth)
-{
-	struct trace *t = priv;
-
-	t->len += snprintf(t->buf + t->len, sizeof(t->buf) - t->len,
-			   "+%s@%llu/%zu ", label, (unsigned long long)ns, depth);
-	return 0;
-}
-
-/* Log each call as "-label[start,end]/depth". */
-static int tr_leave(void *priv, const struct ng_call *c)
-{
-	struct trace *t = priv;
-
-	t->len += snprintf(t->buf + t->len, sizeof(t->buf) - t->len,
-			   "-%s[%llu,%llu]/%zu ", c->label,
-			   (unsigned long long)c->start_ns,
-			   (unsigned long long)c->end_ns, c->depth);
-	return 0;
-}
-
 /* The walk of @text (written to f.txt) through @f, as a trace. */
 static const char *walk(const struct ng_filter *f, const char *text)
 {
-	static struct trace tr;
-	struct ng_pp_visitor v = { tr_enter, tr_leave, &tr };
+	static struct t_trace tr;
+	struct ng_pp_visitor v = t_trace_visitor(&tr);
 	struct ng_pp_bad bad;
 	int ret;
 
@@ -366,7 +337,7 @@ static void test_filter_walk(void)
 		f = filter(cases[i].threshold, cases[i].depth, cases[i].start,
 			   cases[i].end, cases[i].show, cases[i].hide);
 		T_ASSERT(f);
-		got = walk(f, thread5);
+		got = walk(f, t_thread5);
 		if (strcmp(got, cases[i].want)) {
 			t_diag("case %zu: got  %s", i, got);
 			t_diag("case %zu: want %s", i, cases[i].want);
@@ -376,7 +347,7 @@ static void test_filter_walk(void)
 	}
 	T_EQ_U64(bad, 0);
 	/* no filter at all: the plain walk */
-	T_EQ_STR(walk(NULL, thread5), cases[0].want);
+	T_EQ_STR(walk(NULL, t_thread5), cases[0].want);
 }
 
 /*
@@ -586,155 +557,159 @@ static void test_filter_threads(void)
 
 /* ---- the filters, in the commands ---- */
 
+/* A command's words between its name and DIR, then what it prints. */
+struct words_out {
+	const char *args[8];	/* NULL after the last */
+	const char *out;
+};
+
+/*
+ * Whether "nanograph @cmd ARGS... @dir" (@args NULL-terminated, at most
+ * 8; no @dir if NULL) exits with @st and prints @out and @err; names
+ * the command line if not.
+ */
+static bool run_words(const char *cmd, const char *const *args,
+		      const char *dir, int st, const char *out, const char *err)
+{
+	char *argv[12] = { NULL, (char *)cmd };
+	char line[512];
+	size_t i, n = 0;
+
+	for (i = 0; i < 8 && args[i]; i++)
+		argv[i + 2] = (char *)args[i];
+	argv[i + 2] = (char *)dir;
+	if (t_result_is(t_nanograph_run(argv, NULL), st, out, err))
+		return true;
+	for (i = 1; argv[i] && n < sizeof(line); i++)
+		n += snprintf(line + n, sizeof(line) - n, " %s", argv[i]);
+	t_diag("  for:%s", line);
+	return false;
+}
+
+/* Each of @cases run by @cmd on @dir: how many printed otherwise. */
+static size_t run_cases(const char *cmd, const struct words_out *cases,
+			size_t nr, const char *dir)
+{
+	size_t i, bad = 0;
+
+	for (i = 0; i < nr; i++)
+		bad += !run_words(cmd, cases[i].args, dir, 0, cases[i].out, "");
+	return bad;
+}
+
 /* Each filter's effect on replay, byte for byte. */
 static void test_cmd_replay_filters(void)
 {
-	char dir[600], want[4096];
+	static const struct words_out cases[] = {
+		/* -t: do_idle keeps 6 us but none of its calls, so it is a leaf */
+		{ { "-t", "3us" },
+		  IDLE1_HEAD "     6.000 us |  do_idle();\n"
+		  "\n" CAT412_HEAD CAT412_READ1_EXT4 },
+		/* the boundary is included: 3.1 us */
+		{ { "--time-threshold=3100", "--tid", "412" },
+		  CAT412_HEAD CAT412_READ1_EXT4 },
+		/* -D */
+		{ { "-D", "1" },
+		  IDLE1_HEAD "     6.000 us |  do_idle();\n"
+		  "\n" CAT412_HEAD
+		  "     4.100 us |  ksys_read();\n"
+		  "     1.900 us |  ksys_read();\n" },
+		/* -F with -D: vfs_read and its callees, a tree of its own; no idle block */
+		{ { "-F", "vfs_*", "--depth", "2" },
+		  CAT412_HEAD
+		  "              |  vfs_read() {\n"
+		  "     0.120 us |    rw_verify_area();\n"
+		  "     3.300 us |    ext4_file_read_iter [ext4]();\n"
+		  "     3.750 us |  } /* vfs_read */\n"
+		  "              |  vfs_read() {\n"
+		  "     0.080 us |    rw_verify_area();\n"
+		  "     1.300 us |    ext4_file_read_iter [ext4]();\n"
+		  "     1.600 us |  } /* vfs_read */\n" },
+		/* -F on a module's function by its name; repeated -F */
+		{ { "-F", "ext4_file_read_iter", "-F", "__irq_exit_rcu" },
+		  IDLE1_HEAD
+		  "              |  __irq_exit_rcu() {\n"
+		  "     0.250 us |    __irq_exit_rcu();\n"
+		  "     0.500 us |  } /* __irq_exit_rcu */\n"
+		  "\n" CAT412_HEAD
+		  "              |  ext4_file_read_iter [ext4]() {\n"
+		  "     3.100 us |    filemap_read();\n"
+		  "     3.300 us |  } /* ext4_file_read_iter [ext4] */\n"
+		  "              |  ext4_file_read_iter [ext4]() {\n"
+		  "     1.200 us |    filemap_read();\n"
+		  "     1.300 us |  } /* ext4_file_read_iter [ext4] */\n" },
+		/* -N hides the subtree; --comm picks the thread */
+		{ { "-N", "* [ext4]", "--comm", "cat" },
+		  CAT412_HEAD
+		  "              |  ksys_read() {\n"
+		  "              |    vfs_read() {\n"
+		  "     0.120 us |      rw_verify_area();\n"
+		  "     3.750 us |    } /* vfs_read */\n"
+		  "     4.100 us |  } /* ksys_read */\n"
+		  "              |  ksys_read() {\n"
+		  "              |    vfs_read() {\n"
+		  "     0.080 us |      rw_verify_area();\n"
+		  "     1.600 us |    } /* vfs_read */\n"
+		  "     1.900 us |  } /* ksys_read */\n" },
+		/* --time-range: what overlaps 5002300..5003000, ends included */
+		{ { "--time-range", "5002300~5003000" },
+		  IDLE1_TREE "\n" CAT412_HEAD CAT412_READ1_EXT4 },
+		{ { "--time-range", "5011900~", "--tid", "0-1,412" },
+		  CAT412_HEAD "     1.900 us |  ksys_read();\n" },
+		/* filters that leave nothing: nothing is written */
+		{ { "-t", "1s" }, "" },
+		/* the values of one kind are alternatives */
+		{ { "--tid", "412", "--tid", "0-1" }, EXAMPLE_TREE },
+		{ { "--comm", "cat,swapper/1" }, EXAMPLE_TREE },
+	};
+	char dir[600];
 
 	T_EQ_INT(make_cat(dir, sizeof(dir)), 0);
-	/* -t: do_idle keeps 6 us but none of its calls, so it is a leaf */
-	T_RUN(ng("replay", "-t", "3us", dir, NULL), 0,
-	      "# tid 0-1, pid 0, swapper/1\n"
-	      "#    DURATION |  FUNCTION CALLS\n"
-	      "     6.000 us |  do_idle();\n"
-	      "\n"
-	      "# tid 412, pid 412, cat\n"
-	      "#    DURATION |  FUNCTION CALLS\n"
-	      "              |  ksys_read() {\n"
-	      "              |    vfs_read() {\n"
-	      "              |      ext4_file_read_iter [ext4]() {\n"
-	      "     3.100 us |        filemap_read();\n"
-	      "     3.300 us |      } /* ext4_file_read_iter [ext4] */\n"
-	      "     3.750 us |    } /* vfs_read */\n"
-	      "     4.100 us |  } /* ksys_read */\n", "");
-	/* the boundary is included: 3.1 us */
-	T_RUN(ng("replay", "--time-threshold=3100", "--tid", "412", dir, NULL), 0,
-	      "# tid 412, pid 412, cat\n"
-	      "#    DURATION |  FUNCTION CALLS\n"
-	      "              |  ksys_read() {\n"
-	      "              |    vfs_read() {\n"
-	      "              |      ext4_file_read_iter [ext4]() {\n"
-	      "     3.100 us |        filemap_read();\n"
-	      "     3.300 us |      } /* ext4_file_read_iter [ext4] */\n"
-	      "     3.750 us |    } /* vfs_read */\n"
-	      "     4.100 us |  } /* ksys_read */\n", "");
-	/* -D */
-	T_RUN(ng("replay", "-D", "1", dir, NULL), 0,
-	      "# tid 0-1, pid 0, swapper/1\n"
-	      "#    DURATION |  FUNCTION CALLS\n"
-	      "     6.000 us |  do_idle();\n"
-	      "\n"
-	      "# tid 412, pid 412, cat\n"
-	      "#    DURATION |  FUNCTION CALLS\n"
-	      "     4.100 us |  ksys_read();\n"
-	      "     1.900 us |  ksys_read();\n", "");
-	/* -F with -D: vfs_read and its callees, a tree of its own; no idle block */
-	T_RUN(ng("replay", "-F", "vfs_*", "--depth", "2", dir, NULL), 0,
-	      "# tid 412, pid 412, cat\n"
-	      "#    DURATION |  FUNCTION CALLS\n"
-	      "              |  vfs_read() {\n"
-	      "     0.120 us |    rw_verify_area();\n"
-	      "     3.300 us |    ext4_file_read_iter [ext4]();\n"
-	      "     3.750 us |  } /* vfs_read */\n"
-	      "              |  vfs_read() {\n"
-	      "     0.080 us |    rw_verify_area();\n"
-	      "     1.300 us |    ext4_file_read_iter [ext4]();\n"
-	      "     1.600 us |  } /* vfs_read */\n", "");
-	/* -F on a module's function by its name; repeated -F */
-	T_RUN(ng("replay", "-F", "ext4_file_read_iter", "-F", "__irq_exit_rcu", dir, NULL), 0,
-	      "# tid 0-1, pid 0, swapper/1\n"
-	      "#    DURATION |  FUNCTION CALLS\n"
-	      "              |  __irq_exit_rcu() {\n"
-	      "     0.250 us |    __irq_exit_rcu();\n"
-	      "     0.500 us |  } /* __irq_exit_rcu */\n"
-	      "\n"
-	      "# tid 412, pid 412, cat\n"
-	      "#    DURATION |  FUNCTION CALLS\n"
-	      "              |  ext4_file_read_iter [ext4]() {\n"
-	      "     3.100 us |    filemap_read();\n"
-	      "     3.300 us |  } /* ext4_file_read_iter [ext4] */\n"
-	      "              |  ext4_file_read_iter [ext4]() {\n"
-	      "     1.200 us |    filemap_read();\n"
-	      "     1.300 us |  } /* ext4_file_read_iter [ext4] */\n", "");
-	/* -N hides the subtree; --comm picks the thread */
-	T_RUN(ng("replay", "-N", "* [ext4]", "--comm", "cat", dir, NULL), 0,
-	      "# tid 412, pid 412, cat\n"
-	      "#    DURATION |  FUNCTION CALLS\n"
-	      "              |  ksys_read() {\n"
-	      "              |    vfs_read() {\n"
-	      "     0.120 us |      rw_verify_area();\n"
-	      "     3.750 us |    } /* vfs_read */\n"
-	      "     4.100 us |  } /* ksys_read */\n"
-	      "              |  ksys_read() {\n"
-	      "              |    vfs_read() {\n"
-	      "     0.080 us |      rw_verify_area();\n"
-	      "     1.600 us |    } /* vfs_read */\n"
-	      "     1.900 us |  } /* ksys_read */\n", "");
-	/* --time-range: what overlaps 5002300..5003000, ends included */
-	T_RUN(ng("replay", "--time-range", "5002300~5003000", dir, NULL), 0,
-	      "# tid 0-1, pid 0, swapper/1\n"
-	      "#    DURATION |  FUNCTION CALLS\n"
-	      "              |  do_idle() {\n"
-	      "              |    __irq_exit_rcu() {\n"
-	      "     0.250 us |      __irq_exit_rcu();\n"
-	      "     0.500 us |    } /* __irq_exit_rcu */\n"
-	      "     6.000 us |  } /* do_idle */\n"
-	      "\n"
-	      "# tid 412, pid 412, cat\n"
-	      "#    DURATION |  FUNCTION CALLS\n"
-	      "              |  ksys_read() {\n"
-	      "              |    vfs_read() {\n"
-	      "              |      ext4_file_read_iter [ext4]() {\n"
-	      "     3.100 us |        filemap_read();\n"
-	      "     3.300 us |      } /* ext4_file_read_iter [ext4] */\n"
-	      "     3.750 us |    } /* vfs_read */\n"
-	      "     4.100 us |  } /* ksys_read */\n", "");
-	T_RUN(ng("replay", "--time-range", "5011900~", "--tid", "0-1,412", dir, NULL), 0,
-	      "# tid 412, pid 412, cat\n"
-	      "#    DURATION |  FUNCTION CALLS\n"
-	      "     1.900 us |  ksys_read();\n", "");
-	/* filters that leave nothing: nothing is written */
-	T_RUN(ng("replay", "-t", "1s", dir, NULL), 0, "", "");
-	/* the values of one kind are alternatives */
-	snprintf(want, sizeof(want), "%s\n%s", idle1_tree, cat412_tree);
-	T_RUN(ng("replay", "--tid", "412", "--tid", "0-1", dir, NULL), 0, want, "");
-	T_RUN(ng("replay", "--comm", "cat,swapper/1", dir, NULL), 0, want, "");
+	T_EQ_U64(run_cases("replay", cases, sizeof(cases) / sizeof(cases[0]),
+			   dir), 0);
 }
+
+#define REPORT_HEAD \
+	"       Total         Self      Calls          Avg          Max  Function\n"
 
 /* report counts only what the filters show; -t stays --threads there. */
 static void test_cmd_report_filters(void)
 {
+	static const struct words_out cases[] = {
+		{ { "--ns", "--time-threshold", "1us" },
+		  "# 2 threads, 9 calls, 11900 ns recorded\n"
+		  REPORT_HEAD
+		  "        6000         5500          1         6000         6000  do_idle\n"
+		  "        6000          650          2         3000         4100  ksys_read\n"
+		  "        5350          550          2         2675         3750  vfs_read\n"
+		  "        4600          300          2         2300         3300  ext4_file_read_iter [ext4]\n"
+		  "        4300         4300          2         2150         3100  filemap_read\n" },
+		{ { "--ns", "-t", "-F", "vfs_read", "-N", "rw_*" },
+		  "# 2 threads, 6 calls, 11550 ns recorded\n"
+		  "\n"
+		  "# tid 0-1, pid 0, swapper/1: 0 calls, 0 ns recorded\n"
+		  REPORT_HEAD
+		  "\n"
+		  "# tid 412, pid 412, cat: 6 calls, 11550 ns recorded\n"
+		  REPORT_HEAD
+		  "        5350          550          2         2675         3750  vfs_read\n"
+		  "        4600          300          2         2300         3300  ext4_file_read_iter [ext4]\n"
+		  "        4300         4300          2         2150         3100  filemap_read\n" },
+		{ { "--ns", "--comm", "swapper/1", "-D", "1" },
+		  "# 1 thread, 1 call, 6000 ns recorded\n"
+		  REPORT_HEAD
+		  "        6000         5500          1         6000         6000  do_idle\n" },
+		{ { "--ns", "--time-range", "~5000399" },
+		  "# 2 threads, 2 calls, 4100 ns recorded\n"
+		  REPORT_HEAD
+		  "        4100          350          1         4100         4100  ksys_read\n"
+		  "        3750          330          1         3750         3750  vfs_read\n" },
+	};
 	char dir[600];
 
 	T_EQ_INT(make_cat(dir, sizeof(dir)), 0);
-	T_RUN(ng("report", "--ns", "--time-threshold", "1us", dir, NULL), 0,
-	      "# 2 threads, 9 calls, 11900 ns recorded\n"
-	      "       Total         Self      Calls          Avg          Max  Function\n"
-	      "        6000         5500          1         6000         6000  do_idle\n"
-	      "        6000          650          2         3000         4100  ksys_read\n"
-	      "        5350          550          2         2675         3750  vfs_read\n"
-	      "        4600          300          2         2300         3300  ext4_file_read_iter [ext4]\n"
-	      "        4300         4300          2         2150         3100  filemap_read\n", "");
-	T_RUN(ng("report", "--ns", "-t", "-F", "vfs_read", "-N", "rw_*", dir, NULL), 0,
-	      "# 2 threads, 6 calls, 11550 ns recorded\n"
-	      "\n"
-	      "# tid 0-1, pid 0, swapper/1: 0 calls, 0 ns recorded\n"
-	      "       Total         Self      Calls          Avg          Max  Function\n"
-	      "\n"
-	      "# tid 412, pid 412, cat: 6 calls, 11550 ns recorded\n"
-	      "       Total         Self      Calls          Avg          Max  Function\n"
-	      "        5350          550          2         2675         3750  vfs_read\n"
-	      "        4600          300          2         2300         3300  ext4_file_read_iter [ext4]\n"
-	      "        4300         4300          2         2150         3100  filemap_read\n", "");
-	T_RUN(ng("report", "--ns", "--comm", "swapper/1", "-D", "1", dir, NULL), 0,
-	      "# 1 thread, 1 call, 6000 ns recorded\n"
-	      "       Total         Self      Calls          Avg          Max  Function\n"
-	      "        6000         5500          1         6000         6000  do_idle\n", "");
-	T_RUN(ng("report", "--ns", "--time-range", "~5000399", dir, NULL), 0,
-	      "# 2 threads, 2 calls, 4100 ns recorded\n"
-	      "       Total         Self      Calls          Avg          Max  Function\n"
-	      "        4100          350          1         4100         4100  ksys_read\n"
-	      "        3750          330          1         3750         3750  vfs_read\n", "");
+	T_EQ_U64(run_cases("report", cases, sizeof(cases) / sizeof(cases[0]),
+			   dir), 0);
 }
 
 /* export writes what the filters show; with -F, stacks start there. */
@@ -743,19 +718,19 @@ static void test_cmd_export_filters(void)
 	char dir[600];
 
 	T_EQ_INT(make_cat(dir, sizeof(dir)), 0);
-	T_RUN(ng("export", "--folded", "-o", "-", "-F", "vfs_read", "-N", "filemap_read",
+	T_RUN(t_ng("export", "--folded", "-o", "-", "-F", "vfs_read", "-N", "filemap_read",
 		 dir, NULL), 0,
 	      "cat;vfs_read 550\n"
 	      "cat;vfs_read;ext4_file_read_iter [ext4] 300\n"
 	      "cat;vfs_read;rw_verify_area 200\n", "");
-	T_RUN(ng("export", "--chrome", "-o", "-", "--tid", "0-1", "-t", "400", dir, NULL), 0,
+	T_RUN(t_ng("export", "--chrome", "-o", "-", "--tid", "0-1", "-t", "400", dir, NULL), 0,
 	      "{\"traceEvents\":[\n"
 	      "{\"ph\":\"M\",\"pid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"idle\"}},\n"
 	      "{\"ph\":\"M\",\"pid\":0,\"tid\":4194305,\"name\":\"thread_name\",\"args\":{\"name\":\"swapper/1\"}},\n"
 	      "{\"ph\":\"X\",\"pid\":0,\"tid\":4194305,\"ts\":5002.000,\"dur\":6.000,\"name\":\"do_idle\"},\n"
 	      "{\"ph\":\"X\",\"pid\":0,\"tid\":4194305,\"ts\":5002.100,\"dur\":0.500,\"name\":\"__irq_exit_rcu\"}\n"
 	      "],\"displayTimeUnit\":\"ns\"}\n", "");
-	T_RUN(ng("export", "--perfetto", "-o", t_path("t.pf"), "--comm", "cat",
+	T_RUN(t_ng("export", "--perfetto", "-o", t_path("t.pf"), "--comm", "cat",
 		 "--time-range", "5010000~", dir, NULL), 0, "", "");
 	T_ASSERT(t_exists(t_path("t.pf")));
 }
@@ -770,7 +745,7 @@ static void test_filter_option_errors(void)
 {
 	static const char *const cmds[] = { "replay", "report", "export" };
 	static const struct {
-		const char *args[3];
+		const char *args[3];	/* two words at most, then NULL */
 		const char *msg;
 	} cases[] = {
 		{ { "--time-threshold", "x" }, "--time-threshold wants a duration such as 500ns, 10us, 2ms or 1.5s, not 'x'" },
@@ -815,18 +790,9 @@ static void test_filter_option_errors(void)
 
 	for (c = 0; c < 3; c++)
 		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-			char *argv[7] = { NULL, (char *)cmds[c] };
-			int j;
-
-			for (j = 0; j < 3 && cases[i].args[j]; j++)
-				argv[j + 2] = (char *)cases[i].args[j];
 			snprintf(want, sizeof(want), "nanograph %s: %s\nTry 'nanograph help %s'.\n",
 				 cmds[c], cases[i].msg, cmds[c]);
-			if (!t_result_is(t_nanograph_run(argv, NULL), 2, "", want)) {
-				t_diag("  for: %s %s %s", cmds[c], cases[i].args[0],
-				       cases[i].args[1] ? cases[i].args[1] : "");
-				bad++;
-			}
+			bad += !run_words(cmds[c], cases[i].args, NULL, 2, "", want);
 		}
 	T_EQ_U64(bad, 0);
 }
@@ -834,16 +800,16 @@ static void test_filter_option_errors(void)
 /* The short -t: the threshold in replay and export; report's --threads. */
 static void test_filter_option_short_t(void)
 {
-	T_RUN(ng("replay", "-t", "1x", NULL), 2, "",
+	T_RUN(t_ng("replay", "-t", "1x", NULL), 2, "",
 	      "nanograph replay: -t wants a duration such as 500ns, 10us, 2ms or 1.5s, not '1x'\n"
 	      "Try 'nanograph help replay'.\n");
-	T_RUN(ng("export", "-t1x", NULL), 2, "",
+	T_RUN(t_ng("export", "-t1x", NULL), 2, "",
 	      "nanograph export: -t wants a duration such as 500ns, 10us, 2ms or 1.5s, not '1x'\n"
 	      "Try 'nanograph help export'.\n");
-	T_RUN(ng("replay", "-t", NULL), 2, "",
+	T_RUN(t_ng("replay", "-t", NULL), 2, "",
 	      "nanograph replay: option '-t' needs a value\n"
 	      "Try 'nanograph help replay'.\n");
-	T_RUN(ng("report", "-t", "1us", "x", NULL), 2, "",
+	T_RUN(t_ng("report", "-t", "1us", "x", NULL), 2, "",
 	      "nanograph report: give one recording directory\n"
 	      "Try 'nanograph help report'.\n");
 }
@@ -854,30 +820,30 @@ static void test_cmd_replay_errors(void)
 	char dir[600], want[2000];
 
 	T_EQ_INT(make_cat(dir, sizeof(dir)), 0);
-	T_RUN(ng("replay", NULL), 2, "",
+	T_RUN(t_ng("replay", NULL), 2, "",
 	      "nanograph replay: no recording directory given\n"
 	      "Try 'nanograph help replay'.\n");
-	T_RUN(ng("replay", dir, dir, NULL), 2, "",
+	T_RUN(t_ng("replay", dir, dir, NULL), 2, "",
 	      "nanograph replay: give one recording directory\n"
 	      "Try 'nanograph help replay'.\n");
-	T_RUN(ng("replay", "-o", "", dir, NULL), 2, "",
+	T_RUN(t_ng("replay", "-o", "", dir, NULL), 2, "",
 	      "nanograph replay: option '-o' needs a value\n"
 	      "Try 'nanograph help replay'.\n");
-	T_RUN(ng("replay", "--abstime=1", dir, NULL), 2, "",
+	T_RUN(t_ng("replay", "--abstime=1", dir, NULL), 2, "",
 	      "nanograph replay: option '--abstime' takes no value\n"
 	      "Try 'nanograph help replay'.\n");
-	T_RUN(ng("replay", "--bogus", dir, NULL), 2, "",
+	T_RUN(t_ng("replay", "--bogus", dir, NULL), 2, "",
 	      "nanograph replay: unknown option '--bogus'\n"
 	      "Try 'nanograph help replay'.\n");
-	T_RUN(ng("replay", "-h", NULL), 0, NULL, "");
+	T_RUN(t_ng("replay", "-h", NULL), 0, NULL, "");
 
 	/* values that name no thread of the recording: exit 1 */
 	snprintf(want, sizeof(want), "nanograph replay: --tid 99: %s has no such thread (no %s/99.txt)\n",
 		 dir, dir);
-	T_RUN(ng("replay", "--tid", "412,99", dir, NULL), 1, "", want);
+	T_RUN(t_ng("replay", "--tid", "412,99", dir, NULL), 1, "", want);
 	snprintf(want, sizeof(want), "nanograph report: --comm dog: no thread of %s has this name (see %s/threads.tsv)\n",
 		 dir, dir);
-	T_RUN(ng("report", "--comm", "dog", dir, NULL), 1, "", want);
+	T_RUN(t_ng("report", "--comm", "dog", dir, NULL), 1, "", want);
 
 	/* a bad file: one line, nothing on stdout, no file under -o's name */
 	T_EQ_INT(t_write_file(cp("7.txt"), "100:+a\n90:POP\n"), 0);
@@ -885,34 +851,34 @@ static void test_cmd_replay_errors(void)
 		 "nanograph replay: %s/7.txt:2: not a valid push/pop line: "
 		 "timestamp 90 is before the previous 100 (see 'nanograph check %s/7.txt')\n",
 		 dir, dir);
-	T_RUN(ng("replay", dir, NULL), 1, "", want);
-	T_RUN(ng("replay", "-o", t_path("out.txt"), dir, NULL), 1, "", want);
+	T_RUN(t_ng("replay", dir, NULL), 1, "", want);
+	T_RUN(t_ng("replay", "-o", t_path("out.txt"), dir, NULL), 1, "", want);
 	T_ASSERT(!t_exists(t_path("out.txt")));
 	T_ASSERT(!t_exists(t_path(".out.txt.tmp")));
 	/* a thread the filters leave out is not read */
-	T_RUN(ng("replay", "--tid", "0-1", "-o", t_path("out.txt"), dir, NULL), 0, "", "");
-	T_FILE_EQ(t_path("out.txt"), idle1_tree);
+	T_RUN(t_ng("replay", "--tid", "0-1", "-o", t_path("out.txt"), dir, NULL), 0, "", "");
+	T_FILE_EQ(t_path("out.txt"), IDLE1_TREE);
 
 	snprintf(want, sizeof(want), "nanograph replay: cannot write %s: No such file or directory\n",
 		 t_path("no/such/out.txt"));
-	T_RUN(ng("replay", "-o", t_path("no/such/out.txt"), "--tid", "0-1", dir, NULL), 1, "", want);
+	T_RUN(t_ng("replay", "-o", t_path("no/such/out.txt"), "--tid", "0-1", dir, NULL), 1, "", want);
 	T_EQ_INT(mkdir(t_path("empty"), 0755), 0);
 	snprintf(want, sizeof(want),
 		 "nanograph replay: %s: no push/pop files (<tid>.txt) here: "
 		 "is it a 'nanograph record -o' directory?\n", t_path("empty"));
-	T_RUN(ng("replay", t_path("empty"), NULL), 1, "", want);
+	T_RUN(t_ng("replay", t_path("empty"), NULL), 1, "", want);
 }
 
 /* replay is in the command list and has help. */
 static void test_replay_help(void)
 {
-	struct t_result r = ng("help", NULL);
+	struct t_result r = t_ng("help", NULL);
 	bool ok = r.status == 0 && r.out &&
 		  strstr(r.out, "\n  replay [OPTIONS] DIR each thread's calls as a call tree");
 
 	t_result_free(&r);
 	T_ASSERT(ok);
-	r = ng("help", "replay", NULL);
+	r = t_ng("help", "replay", NULL);
 	ok = r.status == 0 && r.out &&
 	     !strncmp(r.out, "usage: nanograph replay [OPTIONS] DIR\n",
 		      strlen("usage: nanograph replay [OPTIONS] DIR\n")) &&
@@ -950,18 +916,10 @@ static void test_replay_deep(void)
 	size_t i, len, want_len = 0;
 	char *out, tail[300];
 	struct stat st;
-	FILE *f;
 	bool ok;
 
-	T_EQ_INT(mkdir(t_path("deep"), 0755), 0);
-	f = fopen(t_path("deep/1.txt"), "w");
-	T_ASSERT(f);
-	for (i = 0; i < DEEP; i++)
-		fputs("0:+f\n", f);
-	for (i = 0; i < DEEP; i++)
-		fputs("1:POP\n", f);
-	T_EQ_INT(fclose(f), 0);
-	T_RUN(ng("replay", "-o", t_path("deep.txt"), t_path("deep"), NULL), 0, "", "");
+	T_EQ_INT(t_make_deep("deep", DEEP), 0);
+	T_RUN(t_ng("replay", "-o", t_path("deep.txt"), t_path("deep"), NULL), 0, "", "");
 
 	want_len = strlen("# tid 1, pid ?, 1\n#    DURATION |  FUNCTION CALLS\n");
 	for (i = 0; i < DEEP - 1; i++)		/* "f() {\n", "} / * f * /\n" */
@@ -1003,9 +961,9 @@ static void test_replay_flat_memory(void)
 	for (i = 0; i < 400000; i++)
 		fprintf(f, "%zu:+f\n%zu:POP\n", 1000000 + i, 1000000 + i);
 	T_EQ_INT(fclose(f), 0);
-	T_RUN(ng("replay", "-o", t_path("s.txt"), t_path("s"), NULL), 0, "", "");
+	T_RUN(t_ng("replay", "-o", t_path("s.txt"), t_path("s"), NULL), 0, "", "");
 	small = t_run_maxrss_kb();
-	T_RUN(ng("replay", "-o", t_path("b.txt"), t_path("b"), NULL), 0, "", "");
+	T_RUN(t_ng("replay", "-o", t_path("b.txt"), t_path("b"), NULL), 0, "", "");
 	big = t_run_maxrss_kb();
 	t_diag("max RSS: %ld KiB for 2,000 calls, %ld KiB for 400,000", small, big);
 	T_ASSERT(big - small < 4096);

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define NG_EXIT_OK	0
 #define NG_EXIT_FAIL	1
@@ -33,8 +34,15 @@ int ng_usage_error(const char *cmd, const char *fmt, ...)
  */
 int ng_cmd_options(const struct ng_cmd *self, int argc, char **argv,
 		   int *first);
-void ng_cmd_help(const struct ng_cmd *self);
 struct option;
+/*
+ * ng_cmd_options() for a command that also takes flags: @longopts holds
+ * "help" (val 'h') and long options without a value whose flag field
+ * points at the int getopt_long() sets.
+ */
+int ng_cmd_flags(const struct ng_cmd *self, int argc, char **argv,
+		 const struct option *longopts, int *first);
+void ng_cmd_help(const struct ng_cmd *self);
 /*
  * The usage error for getopt_long()'s ':' (a value missing) or '?' (an
  * unknown option, or a value given to one that takes none), with
@@ -141,13 +149,32 @@ struct ng_filter;
  */
 int ng_filter_option(const struct ng_cmd *self, struct ng_filter *f, int c,
 		     char **argv, const struct option *longopts);
+
+/* ---- the steps replay, report and export share (cmd/filter.c) ---- */
+
 /*
- * ng_recording_filter(): 0, or NG_EXIT_FAIL after one line naming a
- * --tid or --comm value that names no thread of @rec.
+ * Run @view with a new filter for its options, freed after it returns:
+ * what cmd_replay(), cmd_report() and cmd_export() are.
  */
-int ng_cmd_filter_recording(const struct ng_cmd *self,
-			    struct ng_recording *rec,
-			    const struct ng_filter *f);
+int ng_cmd_run_view(const struct ng_cmd *self, int argc, char **argv,
+		    int (*view)(const struct ng_cmd *self, int argc,
+				char **argv, struct ng_filter *f));
+/*
+ * After the options, the @argc operands @argv must be @nr recording
+ * directories (a usage error otherwise): each is opened, warned about
+ * when incomplete, then narrowed to @f's threads. 0 with @recs[0..@nr)
+ * open, or an exit code with none open.
+ */
+int ng_cmd_open_views(const struct ng_cmd *self, int argc, char **argv,
+		      const struct ng_filter *f, struct ng_recording *recs,
+		      int nr);
+/*
+ * @put(fp, @arg) into FILE @out through a temporary name, so that @out
+ * only ever holds a whole view. @put returns 0, or an exit code after
+ * its own error line; so does this.
+ */
+int ng_cmd_write_file(const struct ng_cmd *self, const char *out,
+		      int (*put)(FILE *fp, void *arg), void *arg);
 
 int cmd_status(const struct ng_cmd *self, int argc, char **argv);
 int cmd_check(const struct ng_cmd *self, int argc, char **argv);

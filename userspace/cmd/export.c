@@ -119,17 +119,9 @@ static int export(const struct ng_cmd *self, int argc, char **argv,
 	if (fmt == OPT_PERFETTO && out && !strcmp(out, "-"))
 		return ng_usage_error(self->name,
 				      "--perfetto writes a file, not standard output: give -o FILE");
-	if (argc - optind != 1)
-		return ng_usage_error(self->name, argc == optind ?
-				      "no recording directory given" :
-				      "give one recording directory");
-	if (ng_cmd_open_recording(self, argv[optind], &rec))
-		return NG_EXIT_FAIL;
-	ng_cmd_warn_incomplete(self, &rec);
-	if (ng_cmd_filter_recording(self, &rec, f)) {
-		ng_recording_close(&rec);
-		return NG_EXIT_FAIL;
-	}
+	ret = ng_cmd_open_views(self, argc - optind, argv + optind, f, &rec, 1);
+	if (ret)
+		return ret;
 	if (!out) {
 		if (asprintf(&path, "%s/%s", rec.dir, fmt == OPT_CHROME ?
 			     "trace.json" : fmt == OPT_PERFETTO ?
@@ -156,14 +148,5 @@ static int export(const struct ng_cmd *self, int argc, char **argv,
 
 int cmd_export(const struct ng_cmd *self, int argc, char **argv)
 {
-	struct ng_filter *f;
-	int ret;
-
-	if (ng_filter_new(&f)) {
-		fprintf(stderr, "nanograph %s: %s\n", self->name, strerror(ENOMEM));
-		return NG_EXIT_FAIL;
-	}
-	ret = export(self, argc, argv, f);
-	ng_filter_free(f);
-	return ret;
+	return ng_cmd_run_view(self, argc, argv, export);
 }

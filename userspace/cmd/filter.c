@@ -3,7 +3,9 @@
  * filter.c - the filter options that replay, report and export share
  * (-t/--time-threshold, -D, --tid, --comm, -F, -N, --time-range): parsed
  * here once, into the library's struct ng_filter, with one usage error
- * per mistake that names the option as it was typed and the bad value.
+ * per mistake that names the option as it was typed and the bad value;
+ * and the steps around them those commands share (the filter's life,
+ * the recordings opened and filtered, a file written whole).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -102,7 +104,11 @@ int ng_filter_option(const struct ng_cmd *self, struct ng_filter *f, int c,
 	return -1;
 }
 
-int ng_cmd_filter_recording(const struct ng_cmd *self,
+/*
+ * ng_recording_filter(): 0, or NG_EXIT_FAIL after one line naming a
+ * --tid or --comm value that names no thread of @rec.
+ */
+static int filter_recording(const struct ng_cmd *self,
 			    struct ng_recording *rec,
 			    const struct ng_filter *f)
 {
@@ -134,4 +140,76 @@ void ng_cmd_bad_input(const struct ng_cmd *self, const struct ng_recording *rec,
 	else
 		fprintf(stderr, "nanograph %s: %s: %s\n", self->name, rec->dir,
 			strerror(-err));
+}
+
+/* One place makes and frees the filter, so a view has one exit path. */
+int ng_cmd_run_view(const struct ng_cmd *self, int argc, char **argv,
+		    int (*view)(const struct ng_cmd *self, int argc,
+				char **argv, struct ng_filter *f))
+{
+	struct ng_filter *f;
+	int ret;
+
+	if (ng_filter_new(&f)) {
+		fprintf(stderr, "nanograph %s: %s\n", self->name, strerror(ENOMEM));
+		return NG_EXIT_FAIL;
+	}
+	ret = view(self, argc, argv, f);
+	ng_filter_free(f);
+	return ret;
+}
+
+/*
+ * replay, report and export read their recordings through this one
+ * sequence, so they take the same operands and say the same things, in
+ * the same order: every recording opened before any warning, every
+ * warning before the first thread value that names nothing.
+ */
+int ng_cmd_open_views(const struct ng_cmd *self, int argc, char **argv,
+		      const struct ng_filter *f, struct ng_recording *recs,
+		      int nr)
+{
+	int i, ret = 0;
+
+	if (argc != nr)
+		return ng_usage_error(self->name, !argc ?
+				      "no recording directory given" :
+				      "give one recording directory");
+	for (i = 0; i < nr; i++)
+		if (ng_cmd_open_recording(self, argv[i], &recs[i])) {
+			while (i--)
+				ng_recording_close(&recs[i]);
+			return NG_EXIT_FAIL;
+		}
+	for (i = 0; i < nr; i++)
+		ng_cmd_warn_incomplete(self, &recs[i]);
+	for (i = 0; !ret && i < nr; i++)
+		ret = filter_recording(self, &recs[i], f);
+	for (i = 0; ret && i < nr; i++)
+		ng_recording_close(&recs[i]);
+	return ret;
+}
+
+/* replay -o and report -o: whole or not at all, like an export. */
+int ng_cmd_write_file(const struct ng_cmd *self, const char *out,
+		      int (*put)(FILE *fp, void *arg), void *arg)
+{
+	struct ng_output *o;
+	int ret = ng_output_open(&o, out);
+
+	if (ret) {
+		fprintf(stderr, "nanograph %s: cannot write %s: %s\n",
+			self->name, out, strerror(-ret));
+		return NG_EXIT_FAIL;
+	}
+	ret = put(ng_output_fp(o), arg);
+	if (ret) {
+		ng_output_abort(o);
+		return ret;
+	}
+	ret = ng_output_commit(o);
+	if (ret)
+		fprintf(stderr, "nanograph %s: cannot write %s: %s\n",
+			self->name, out, strerror(-ret));
+	return ret ? NG_EXIT_FAIL : NG_EXIT_OK;
 }

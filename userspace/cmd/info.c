@@ -224,40 +224,27 @@ static int print_derived(const struct ng_cmd *self, const char *dir,
 /* Options, then info.json as lines or as it is, or what the files say. */
 int cmd_info(const struct ng_cmd *self, int argc, char **argv)
 {
-	enum { OPT_JSON = 256 };
-	static const struct option longopts[] = {
+	int json = 0, first, ret;
+	const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
-		{ "json", no_argument, NULL, OPT_JSON },
+		{ "json", no_argument, &json, 1 },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ng_info_file *info;
 	struct ng_pp_bad bad;
 	const char *text;
-	bool json = false;
 	char *dir;
 	size_t len;
-	int c, ret;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			ng_cmd_help(self);
-			return NG_EXIT_OK;
-		case OPT_JSON:
-			json = true;
-			break;
-		default:
-			return ng_option_error(self, c, argv, longopts);
-		}
-	}
-	if (argc - optind != 1)
-		return ng_usage_error(self->name, argc == optind ?
+	ret = ng_cmd_flags(self, argc, argv, longopts, &first);
+	if (ret >= 0)
+		return ret;
+	if (argc - first != 1)
+		return ng_usage_error(self->name, argc == first ?
 				      "no recording directory given" :
 				      "give one recording directory");
 	/* "DIR/" names its file "DIR/info.json", as report names its files */
-	dir = argv[optind];
+	dir = argv[first];
 	len = strlen(dir);
 	while (len > 1 && dir[len - 1] == '/')
 		dir[--len] = '\0';

@@ -187,6 +187,29 @@ void ng_cmd_help(const struct ng_cmd *self)
 		printf("\n%s\n", self->help);
 }
 
+/*
+ * -h/--help and @longopts' flags (getopt_long() sets them and returns 0);
+ * anything else starting with '-' is an error.
+ */
+int ng_cmd_flags(const struct ng_cmd *self, int argc, char **argv,
+		 const struct option *longopts, int *first)
+{
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			ng_cmd_help(self);
+			return NG_EXIT_OK;
+		}
+		if (c)
+			return ng_option_error(self, c, argv, longopts);
+	}
+	*first = optind;
+	return -1;
+}
+
 /* -h/--help for every subcommand; anything else starting with '-' is an error. */
 int ng_cmd_options(const struct ng_cmd *self, int argc, char **argv,
 		   int *first)
@@ -195,21 +218,8 @@ int ng_cmd_options(const struct ng_cmd *self, int argc, char **argv,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			ng_cmd_help(self);
-			return NG_EXIT_OK;
-		default:
-			return ng_option_error(self, c, argv, longopts);
-		}
-	}
-	*first = optind;
-	return -1;
+	return ng_cmd_flags(self, argc, argv, longopts, first);
 }
 
 /* One error line for a directory that is not a recording, the same for each command. */

@@ -34,18 +34,26 @@ NG_FILTER_HELP("-t, ")
 "skipped) gets one warning line on stderr: see 'nanograph info DIR'.\n"
 "See Documentation/report-export.md.";
 
-/* Write the tree to @fp; one line on stderr if it fails. */
-static int replay_to(const struct ng_cmd *self, const struct ng_recording *rec,
-		     FILE *fp, bool abstime, const char *out)
+/* What replay writes, and where: the argument of replay_to(). */
+struct replay_view {
+	const struct ng_cmd *self;
+	const struct ng_recording *rec;
+	const char *out;	/* -o FILE; "to standard output" once chosen */
+	bool abstime;
+};
+
+/* The tree of @arg, a replay_view, to @fp; one line on stderr if it fails. */
+static int replay_to(FILE *fp, void *arg)
 {
+	const struct replay_view *v = arg;
 	struct ng_pp_bad bad = { 0 };
-	int ret = ng_replay(rec, fp, abstime, &bad);
+	int ret = ng_replay(v->rec, fp, v->abstime, &bad);
 
 	if (ret && (bad.file || ret == -ENOMEM))
-		ng_cmd_bad_input(self, rec, &bad, ret);
+		ng_cmd_bad_input(v->self, v->rec, &bad, ret);
 	else if (ret)
 		fprintf(stderr, "nanograph %s: cannot write %s: %s\n",
-			self->name, out, strerror(-ret));
+			v->self->name, v->out, strerror(-ret));
 	return ret ? NG_EXIT_FAIL : NG_EXIT_OK;
 }
 
@@ -53,48 +61,23 @@ static int replay_to(const struct ng_cmd *self, const struct ng_recording *rec,
  * Standard output cannot take back what it was given: every file is
  * checked first, so a bad one leaves it empty, as it leaves no -o FILE.
  */
-static int replay_stdout(const struct ng_cmd *self,
-			 const struct ng_recording *rec, bool abstime)
+static int replay_stdout(struct replay_view *v)
 {
 	struct ng_pp_bad bad = { 0 };
-	int ret = ng_recording_check(rec, &bad);
+	int ret = ng_recording_check(v->rec, &bad);
 
 	if (ret) {
-		ng_cmd_bad_input(self, rec, &bad, ret);
+		ng_cmd_bad_input(v->self, v->rec, &bad, ret);
 		return NG_EXIT_FAIL;
 	}
-	ret = replay_to(self, rec, stdout, abstime, "to standard output");
+	v->out = "to standard output";
+	ret = replay_to(stdout, v);
 	if (!ret && fflush(stdout)) {
 		fprintf(stderr, "nanograph %s: cannot write to standard output: %s\n",
-			self->name, strerror(errno));
+			v->self->name, strerror(errno));
 		ret = NG_EXIT_FAIL;
 	}
 	return ret;
-}
-
-/* Through a temporary name, so FILE only ever holds a whole replay. */
-static int replay_file(const struct ng_cmd *self,
-		       const struct ng_recording *rec, bool abstime,
-		       const char *out)
-{
-	struct ng_output *o;
-	int ret = ng_output_open(&o, out);
-
-	if (ret) {
-		fprintf(stderr, "nanograph %s: cannot write %s: %s\n",
-			self->name, out, strerror(-ret));
-		return NG_EXIT_FAIL;
-	}
-	ret = replay_to(self, rec, ng_output_fp(o), abstime, out);
-	if (ret) {
-		ng_output_abort(o);
-		return ret;
-	}
-	ret = ng_output_commit(o);
-	if (ret)
-		fprintf(stderr, "nanograph %s: cannot write %s: %s\n",
-			self->name, out, strerror(-ret));
-	return ret ? NG_EXIT_FAIL : NG_EXIT_OK;
 }
 
 /* Options and filters, the recording and its threads, then the tree. */
@@ -109,9 +92,8 @@ static int replay(const struct ng_cmd *self, int argc, char **argv,
 		NG_FILTER_LONGOPTS('t'),
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *out = NULL;
 	struct ng_recording rec;
-	bool abstime = false;
+	struct replay_view v = { .self = self, .rec = &rec };
 	int c, ret;
 
 	optind = 1;
@@ -123,13 +105,13 @@ static int replay(const struct ng_cmd *self, int argc, char **argv,
 			ng_cmd_help(self);
 			return NG_EXIT_OK;
 		case OPT_ABSTIME:
-			abstime = true;
+			v.abstime = true;
 			break;
 		case 'o':
 			if (!*optarg)
 				return ng_usage_error(self->name,
 					"option '-o' needs a value");
-			out = optarg;
+			v.out = optarg;
 			break;
 		default:
 			ret = ng_filter_option(self, f, c, argv, longopts);
@@ -137,32 +119,18 @@ static int replay(const struct ng_cmd *self, int argc, char **argv,
 				return ret;
 		}
 	}
-	if (argc - optind != 1)
-		return ng_usage_error(self->name, argc == optind ?
-				      "no recording directory given" :
-				      "give one recording directory");
-	if (ng_cmd_open_recording(self, argv[optind], &rec))
-		return NG_EXIT_FAIL;
-	ng_cmd_warn_incomplete(self, &rec);
-	ret = ng_cmd_filter_recording(self, &rec, f);
-	if (!ret && (!out || !strcmp(out, "-")))
-		ret = replay_stdout(self, &rec, abstime);
-	else if (!ret)
-		ret = replay_file(self, &rec, abstime, out);
+	ret = ng_cmd_open_views(self, argc - optind, argv + optind, f, &rec, 1);
+	if (ret)
+		return ret;
+	if (!v.out || !strcmp(v.out, "-"))
+		ret = replay_stdout(&v);
+	else
+		ret = ng_cmd_write_file(self, v.out, replay_to, &v);
 	ng_recording_close(&rec);
 	return ret;
 }
 
 int cmd_replay(const struct ng_cmd *self, int argc, char **argv)
 {
-	struct ng_filter *f;
-	int ret;
-
-	if (ng_filter_new(&f)) {
-		fprintf(stderr, "nanograph %s: %s\n", self->name, strerror(ENOMEM));
-		return NG_EXIT_FAIL;
-	}
-	ret = replay(self, argc, argv, f);
-	ng_filter_free(f);
-	return ret;
+	return ng_cmd_run_view(self, argc, argv, replay);
 }

@@ -280,14 +280,25 @@ static int print_diff(const struct ng_cmd *self, FILE *fp,
 	return ret ? NG_EXIT_FAIL : NG_EXIT_OK;
 }
 
-/* The report or the diff of @recs, into @fp. */
-static int print_any(const struct ng_cmd *self, FILE *fp,
-		     const struct ng_recording *recs, bool diff, bool threads,
-		     enum ng_sort key, uint64_t limit, bool raw)
+/* What report prints, and how: the argument of print_any(). */
+struct report_view {
+	const struct ng_cmd *self;
+	const struct ng_recording *recs;
+	enum ng_sort key;
+	uint64_t limit;
+	bool diff, threads, raw;
+};
+
+/* The report or the diff of @arg, a report_view, into @fp. */
+static int print_any(FILE *fp, void *arg)
 {
-	if (diff)
-		return print_diff(self, fp, recs, key, limit, raw);
-	return print_report(self, fp, recs, threads, key, limit, raw);
+	const struct report_view *v = arg;
+
+	if (v->diff)
+		return print_diff(v->self, fp, v->recs, v->key, v->limit,
+				  v->raw);
+	return print_report(v->self, fp, v->recs, v->threads, v->key,
+			    v->limit, v->raw);
 }
 
 /* Options and filters, the recording, the tables; errors as one line. */
@@ -305,13 +316,13 @@ static int report(const struct ng_cmd *self, int argc, char **argv,
 		NG_FILTER_LONGOPTS(NG_OPT_THRESHOLD),
 		{ NULL, 0, NULL, 0 },
 	};
-	enum ng_sort key = NG_SORT_TOTAL;
-	bool threads = false, raw = false, diff = false;
+	struct ng_recording recs[2];
+	struct report_view v = {
+		.self = self, .recs = recs, .key = NG_SORT_TOTAL,
+		.limit = UINT64_MAX,
+	};
 	bool tid = false, range = false;	/* one run's, refused by --diff */
 	const char *out = NULL;
-	struct ng_recording recs[2];
-	struct ng_output *o;
-	uint64_t limit = UINT64_MAX;
 	int c, ret, i, nr;
 
 	optind = 1;
@@ -323,25 +334,25 @@ static int report(const struct ng_cmd *self, int argc, char **argv,
 			ng_cmd_help(self);
 			return NG_EXIT_OK;
 		case 's':
-			if (ng_sort_parse(optarg, &key))
+			if (ng_sort_parse(optarg, &v.key))
 				return ng_usage_error(self->name,
 					"--sort wants total, self, calls, avg, max or name, not '%s'",
 					optarg);
 			break;
 		case 't':
-			threads = true;
+			v.threads = true;
 			break;
 		case 'n':
 			ret = ng_opt_num(self, "-n", optarg, 0, 0, INT_MAX,
-					 "a number of rows", &limit);
+					 "a number of rows", &v.limit);
 			if (ret >= 0)
 				return ret;
 			break;
 		case OPT_NS:
-			raw = true;
+			v.raw = true;
 			break;
 		case OPT_DIFF:
-			diff = true;
+			v.diff = true;
 			break;
 		case 'o':
 			if (!*optarg)
@@ -357,64 +368,31 @@ static int report(const struct ng_cmd *self, int argc, char **argv,
 			range |= c == NG_OPT_RANGE;
 		}
 	}
-	if (diff && threads)
+	if (v.diff && v.threads)
 		return ng_usage_error(self->name,
 				      "--diff compares whole recordings: not with --threads");
 	/* thread ids and timestamps are one run's; comms and calls are not */
-	if (diff && tid)
+	if (v.diff && tid)
 		return ng_usage_error(self->name,
 				      "--diff compares two runs, whose thread ids differ: not with --tid (--comm chooses threads by name)");
-	if (diff && range)
+	if (v.diff && range)
 		return ng_usage_error(self->name,
 				      "--diff compares two runs, whose timestamps differ: not with --time-range");
-	if (diff && key == NG_SORT_MAX)
+	if (v.diff && v.key == NG_SORT_MAX)
 		return ng_usage_error(self->name,
 				      "--diff has no max column: sort by total, self, calls, avg or name");
-	nr = diff ? 2 : 1;
-	if (diff && argc - optind != 2)
+	nr = v.diff ? 2 : 1;
+	if (v.diff && argc - optind != 2)
 		return ng_usage_error(self->name,
 				      "--diff compares two recordings: give OLD and NEW");
-	if (argc - optind != nr)
-		return ng_usage_error(self->name, argc == optind ?
-				      "no recording directory given" :
-				      "give one recording directory");
-	for (i = 0; i < nr; i++)
-		if (ng_cmd_open_recording(self, argv[optind + i], &recs[i])) {
-			while (i--)
-				ng_recording_close(&recs[i]);
-			return NG_EXIT_FAIL;
-		}
-	for (i = 0; i < nr; i++)
-		ng_cmd_warn_incomplete(self, &recs[i]);
-	for (i = 0, ret = 0; !ret && i < nr; i++)
-		ret = ng_cmd_filter_recording(self, &recs[i], f);
+	ret = ng_cmd_open_views(self, argc - optind, argv + optind, f, recs,
+				nr);
 	if (ret)
-		goto out;
-	if (!out || !strcmp(out, "-")) {
-		ret = print_any(self, stdout, recs, diff, threads, key, limit,
-				raw);
-		goto out;
-	}
-	/* A file: whole or not at all, like an export. */
-	ret = ng_output_open(&o, out);
-	if (ret) {
-		fprintf(stderr, "nanograph report: cannot write %s: %s\n", out,
-			strerror(-ret));
-		ret = NG_EXIT_FAIL;
-		goto out;
-	}
-	ret = print_any(self, ng_output_fp(o), recs, diff, threads, key, limit,
-			raw);
-	if (ret) {
-		ng_output_abort(o);
-		goto out;
-	}
-	ret = ng_output_commit(o);
-	if (ret)
-		fprintf(stderr, "nanograph report: cannot write %s: %s\n", out,
-			strerror(-ret));
-	ret = ret ? NG_EXIT_FAIL : NG_EXIT_OK;
-out:
+		return ret;
+	if (!out || !strcmp(out, "-"))
+		ret = print_any(stdout, &v);
+	else
+		ret = ng_cmd_write_file(self, out, print_any, &v);
 	for (i = 0; i < nr; i++)
 		ng_recording_close(&recs[i]);
 	return ret;
@@ -422,14 +400,5 @@ out:
 
 int cmd_report(const struct ng_cmd *self, int argc, char **argv)
 {
-	struct ng_filter *f;
-	int ret;
-
-	if (ng_filter_new(&f)) {
-		fprintf(stderr, "nanograph %s: %s\n", self->name, strerror(ENOMEM));
-		return NG_EXIT_FAIL;
-	}
-	ret = report(self, argc, argv, f);
-	ng_filter_free(f);
-	return ret;
+	return ng_cmd_run_view(self, argc, argv, report);
 }
