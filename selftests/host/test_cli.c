@@ -6,10 +6,15 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "nanograph.h"
 #include "ktap.h"
+#include "t_util.h"
 
 /* Run nanograph with up to 4 arguments and an optional environment entry. */
 static struct t_result ng(char *env, const char *a1, const char *a2,
@@ -342,6 +347,111 @@ static void test_status_not_loaded(void)
 	T_ASSERT(ok);
 }
 
+/*
+ * Run nanograph with @argv, its standard output on /dev/full, stderr into
+ * @err (@size bytes, NUL-terminated). Returns its exit status, -1 if it
+ * could not run.
+ */
+static int run_stdout_full(char **argv, char *err, size_t size)
+{
+	int pipefd[2], status;
+	ssize_t n, len = 0;
+	pid_t pid;
+
+	if (pipe(pipefd))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		int fd = open("/dev/full", O_WRONLY);
+
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(pipefd[1], 2) < 0)
+			_exit(126);
+		close(pipefd[0]);
+		argv[0] = (char *)t_nanograph();
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	while ((n = read(pipefd[0], err + len, size - 1 - len)) > 0)
+		len += n;
+	err[len] = '\0';
+	close(pipefd[0]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * Output that cannot be written is an error whatever the command:
+ * report and info printed into a full standard output and exited 0.
+ */
+static void test_stdout_full(void)
+{
+	static const char *const cmds[][4] = {
+		{ "report", NULL }, { "replay", NULL }, { "info", NULL },
+		{ "export", "--folded", "-o", "-" },
+	};
+	char dir[512], err[1024];
+	size_t i, j;
+
+	if (!t_nanograph())
+		t_skip("no nanograph binary given");
+	if (access("/dev/full", W_OK))
+		t_skip("no /dev/full");
+	T_EQ_INT(t_make_rec(dir, sizeof(dir), "full", "5.txt",
+			    "1:+f\n2:POP\n", NULL), 0);
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		char *argv[8] = { NULL };
+		int st;
+
+		for (j = 0; j < 4 && cmds[i][j]; j++)
+			argv[1 + j] = (char *)cmds[i][j];
+		argv[1 + j] = dir;
+		st = run_stdout_full(argv, err, sizeof(err));
+		t_diag("%s: exit %d, %s", cmds[i][0], st, err);
+		T_EQ_INT(st, 1);
+		T_ASSERT(strstr(err, "No space left on device"));
+	}
+}
+
+/*
+ * -o naming something other than a regular file writes into it: a FIFO
+ * stays a FIFO and its reader gets the output (the temporary name and
+ * rename of a regular file once turned /dev/full into a plain file).
+ */
+static void test_output_into_fifo(void)
+{
+	char dir[512], fifo[600], buf[4096];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if (!t_nanograph())
+		t_skip("no nanograph binary given");
+	T_EQ_INT(t_make_rec(dir, sizeof(dir), "fifo", "5.txt",
+			    "1:+f\n2:POP\n", NULL), 0);
+	snprintf(fifo, sizeof(fifo), "%s.fifo", dir);
+	T_EQ_INT(mkfifo(fifo, 0600), 0);
+	/* Read and write ends of our own: the writer's open does not block. */
+	fd = open(fifo, O_RDWR | O_NONBLOCK);
+	T_ASSERT(fd >= 0);
+	T_ASSERT(t_result_is(t_ng("replay", "-o", fifo, dir, NULL), 0, "", NULL));
+	T_EQ_INT(stat(fifo, &st), 0);
+	T_ASSERT(S_ISFIFO(st.st_mode));
+	n = read(fd, buf, sizeof(buf) - 1);
+	T_ASSERT(n > 0);
+	buf[n > 0 ? n : 0] = '\0';
+	T_ASSERT(strstr(buf, "f();"));
+	T_ASSERT(t_result_is(t_ng("export", "--folded", "-o", fifo, dir, NULL), 0, "", NULL));
+	T_ASSERT(!stat(fifo, &st) && S_ISFIFO(st.st_mode));
+	n = read(fd, buf, sizeof(buf) - 1);
+	T_ASSERT(n > 0);
+	close(fd);
+	unlink(fifo);
+}
+
 static const struct t_case cases[] = {
 	{ "usage_errors", test_usage_errors },
 	{ "collector_commands", test_collector_commands },
@@ -351,6 +461,8 @@ static const struct t_case cases[] = {
 	{ "check_files", test_check_files },
 	{ "status_fake_module", test_status_fake_module },
 	{ "status_not_loaded", test_status_not_loaded },
+	{ "stdout_full", test_stdout_full },
+	{ "output_into_fifo", test_output_into_fifo },
 };
 
 T_SUITE(cli, cases);

@@ -344,6 +344,24 @@ static int cmd_help(const struct ng_cmd *self, int argc, char **argv)
 	return NG_EXIT_OK;
 }
 
+/*
+ * What a command printed on standard output must have got there: a full
+ * disk is an error, as for coreutils' close_stdout(), not a silent exit 0
+ * (report and info printed into /dev/full and said nothing).
+ */
+static int finish_stdout(const struct ng_cmd *cmd, int rc)
+{
+	int err;
+
+	errno = 0;
+	if ((!fflush(stdout) && !ferror(stdout)) || rc)
+		return rc;	/* a failed command said why already */
+	err = errno;
+	fprintf(stderr, "nanograph %s: standard output: %s\n", cmd->name,
+		err ? strerror(err) : "write error");
+	return NG_EXIT_FAIL;
+}
+
 int main(int argc, char **argv)
 {
 	const struct ng_cmd *cmd;
@@ -367,5 +385,5 @@ int main(int argc, char **argv)
 	cmd = find_command(arg);
 	if (!cmd)
 		return ng_usage_error(NULL, "unknown command '%s'", arg);
-	return cmd->run(cmd, argc - 1, argv + 1);
+	return finish_stdout(cmd, cmd->run(cmd, argc - 1, argv + 1));
 }

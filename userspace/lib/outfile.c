@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "nanograph.h"
@@ -88,12 +89,42 @@ int ng_outfile_unpark(struct ng_outfile *of)
 	return 0;
 }
 
-/* Split @path at its last '/': the outfile's directory and name. */
+/*
+ * Open an existing file that is not a regular one (/dev/null, /dev/full,
+ * a FIFO, a terminal) for writing, as it is: a temporary name renamed
+ * over it would replace the device with a plain file.
+ */
+static int outfile_open_special(struct ng_outfile *of, const char *path)
+{
+	int fd, ret;
+
+	memset(of, 0, sizeof(*of));
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	of->fp = fdopen(fd, "w");
+	if (!of->fp) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	of->own = true;
+	return 0;
+}
+
+/*
+ * Split @path at its last '/': the outfile's directory and name.  A path
+ * naming something other than a regular file is written in place.
+ */
 int ng_outfile_open_path(struct ng_outfile *of, const char *path)
 {
 	const char *slash = strrchr(path, '/');
+	struct stat st;
 	char *dir;
 	int ret;
+
+	if (!stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return outfile_open_special(of, path);
 
 	if (!slash || slash == path)
 		return ng_outfile_open(of, slash ? "/" : ".", slash ? path + 1 : path);
@@ -137,11 +168,13 @@ int ng_outfile_commit(struct ng_outfile *of)
 {
 	int ret = of->err;
 
-	if (!of->final) {		/* a stream: flush, keep it open */
+	if (!of->final) {		/* a stream: flush; closed only if ours */
 		if (fflush(of->fp) && !ret)
 			ret = errno ? -errno : -EIO;
 		if (ferror(of->fp) && !ret)
 			ret = -EIO;
+		if (of->own && fclose(of->fp) && !ret)
+			ret = errno ? -errno : -EIO;
 		of->fp = NULL;
 		return ret;
 	}
@@ -161,7 +194,9 @@ int ng_outfile_commit(struct ng_outfile *of)
 /* Give up on the file: nothing appears under the final name. */
 void ng_outfile_abort(struct ng_outfile *of)
 {
-	if (!of->final && !of->tmp) {	/* a stream (or nothing): not ours */
+	if (!of->final && !of->tmp) {	/* a stream (or nothing) */
+		if (of->own && of->fp)
+			fclose(of->fp);
 		of->fp = NULL;
 		return;
 	}

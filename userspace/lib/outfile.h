@@ -7,6 +7,7 @@
 #ifndef NG_OUTFILE_H
 #define NG_OUTFILE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 struct ng_outfile {
@@ -14,6 +15,7 @@ struct ng_outfile {
 	char *tmp;	/* DIR/.NAME.tmp */
 	char *final;	/* DIR/NAME; NULL for a stream */
 	int err;	/* first write error (-errno), sticky */
+	bool own;	/* a stream we opened (a device, a FIFO): closed at the end */
 };
 
 int ng_outfile_open(struct ng_outfile *of, const char *dir, const char *name);
