@@ -36,16 +36,16 @@ unmet() {
 	done
 }
 
-# A test that runs longer than its "# timeout: SECONDS" line (0: none;
-# default 600, or ngvm.test_timeout= on the kernel command line) is
-# killed with all it started and reported "not ok" with what its tasks
-# were doing, and the run goes on: a test blocked forever costs one
-# test, not the whole boot and its results.
 # Booted by the rig (not tools/rig-check.sh running this on the host):
 # the console and sysrq are ours to write to.
 in_vm=$(sed -n 's/.*\(ngvm\.mode=\).*/\1/p' /proc/cmdline)
 # Where the logs and the timeout mark go (tools/rig-check.sh: its own).
 run_tmp=${NG_RUN_TMP:-/tmp}
+# A test that runs longer than its "# timeout: SECONDS" line (0: none;
+# default 600, or ngvm.test_timeout= on the kernel command line) is
+# killed with all it started and reported "not ok" with what its tasks
+# were doing, and the run goes on: a test blocked forever costs one
+# test, not the whole boot and its results.
 NG_TEST_TIMEOUT=$(sed -n 's/.*ngvm\.test_timeout=\([0-9]*\).*/\1/p' /proc/cmdline)
 NG_TEST_TIMEOUT=${NG_TEST_TIMEOUT:-600}
 
