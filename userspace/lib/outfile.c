@@ -23,6 +23,24 @@ static void outfile_free_names(struct ng_outfile *of)
 	of->final = NULL;
 }
 
+/* of->fp: @path opened with @flags (close-on-exec added) as a stream. */
+static int outfile_fopen(struct ng_outfile *of, const char *path, int flags,
+			 const char *mode)
+{
+	int fd, ret;
+
+	fd = open(path, flags | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	of->fp = fdopen(fd, mode);
+	if (!of->fp) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	return 0;
+}
+
 /* Create DIR/.NAME.tmp (replacing a stale one) and remember DIR/NAME. */
 int ng_outfile_open(struct ng_outfile *of, const char *dir, const char *name)
 {
@@ -73,20 +91,9 @@ int ng_outfile_park(struct ng_outfile *of)
  */
 int ng_outfile_unpark(struct ng_outfile *of)
 {
-	int fd, ret;
-
 	if (of->fp || of->err)
 		return of->err;
-	fd = open(of->tmp, O_WRONLY | O_APPEND | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	of->fp = fdopen(fd, "a");
-	if (!of->fp) {
-		ret = -errno;
-		close(fd);
-		return ret;
-	}
-	return 0;
+	return outfile_fopen(of, of->tmp, O_WRONLY | O_APPEND, "a");
 }
 
 /*
@@ -96,20 +103,12 @@ int ng_outfile_unpark(struct ng_outfile *of)
  */
 static int outfile_open_special(struct ng_outfile *of, const char *path)
 {
-	int fd, ret;
+	int ret;
 
 	memset(of, 0, sizeof(*of));
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	of->fp = fdopen(fd, "w");
-	if (!of->fp) {
-		ret = -errno;
-		close(fd);
-		return ret;
-	}
-	of->own = true;
-	return 0;
+	ret = outfile_fopen(of, path, O_WRONLY, "w");
+	of->own = !ret;
+	return ret;
 }
 
 /*
