@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "nanograph.h"
+#include "readall.h"
 
 /* Pick the root directory: argument, then environment, then the default. */
 int ng_ctl_init(struct ng_ctl *ctl, const char *root)
@@ -88,50 +89,6 @@ static int ctl_path(const struct ng_ctl *ctl, const char *name, char *path,
 	return 0;
 }
 
-/* Read until EOF: a listing may be longer than one page or one read. */
-static int read_all(int fd, char **bufp, size_t *lenp)
-{
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	ssize_t n;
-
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		if (cap - len < 2) {
-			char *nbuf;
-
-			if (cap >= NG_CTL_MAX_READ) {
-				free(buf);
-				return -EFBIG;
-			}
-			nbuf = realloc(buf, cap * 2);
-			if (!nbuf) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = nbuf;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			n = -errno;
-			free(buf);
-			return n;
-		}
-		if (n == 0)
-			break;
-		len += n;
-	}
-	buf[len] = '\0';
-	*bufp = buf;
-	if (lenp)
-		*lenp = len;
-	return 0;
-}
-
 /* Read one control file whole. */
 int ng_ctl_read(const struct ng_ctl *ctl, const char *name, char **bufp,
 		size_t *lenp)
@@ -145,7 +102,12 @@ int ng_ctl_read(const struct ng_ctl *ctl, const char *name, char **bufp,
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	ret = read_all(fd, bufp, lenp);
+	/*
+	 * Past NG_CTL_MAX_READ - 2 bytes: the limit as it always was (a
+	 * buffer of NG_CTL_MAX_READ bytes, its last one the NUL, gave up
+	 * when full).
+	 */
+	ret = ng_read_all(fd, NG_CTL_MAX_READ - 2, bufp, lenp);
 	close(fd);
 	return ret;
 }

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "nanograph.h"
+#include "readall.h"
 #include "outfile.h"
 
 /* ---- the module's settings ---- */
@@ -803,10 +804,8 @@ static int parse(struct parser *ps)
 /* The whole file, at most NG_INFO_MAX_SIZE bytes, NUL-terminated. */
 static int read_text(const char *dir, char **textp, size_t *lenp)
 {
-	char *path, *buf;
-	size_t len = 0;
-	ssize_t n;
-	int fd, ret = 0;
+	char *path;
+	int fd, ret;
 
 	if (asprintf(&path, "%s/%s", dir, NG_INFO_FILE) < 0)
 		return -ENOMEM;
@@ -814,32 +813,9 @@ static int read_text(const char *dir, char **textp, size_t *lenp)
 	free(path);
 	if (fd < 0)
 		return -errno;
-	buf = malloc(NG_INFO_MAX_SIZE + 1);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (len <= NG_INFO_MAX_SIZE) {
-		n = read(fd, buf + len, NG_INFO_MAX_SIZE + 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			ret = n < 0 ? -errno : 0;
-			break;
-		}
-		len += n;
-	}
+	ret = ng_read_all(fd, NG_INFO_MAX_SIZE, textp, lenp);
 	close(fd);
-	if (!ret && len > NG_INFO_MAX_SIZE)
-		ret = -EFBIG;
-	if (ret) {
-		free(buf);
-		return ret;
-	}
-	buf[len] = '\0';
-	*textp = buf;
-	*lenp = len;
-	return 0;
+	return ret;
 }
 
 int ng_info_load(struct ng_info_file **fp, const char *dir,

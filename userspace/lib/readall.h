@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * readall.h - library-internal: read a file whole, for the files whose
+ * size says nothing (sysfs and tracefs report 4096 or 0) and the small
+ * ones read at once (info.json).
+ */
+#ifndef NG_READALL_H
+#define NG_READALL_H
+
+#include <stddef.h>
+
+/*
+ * Read @fd until EOF into a NUL-terminated buffer (*@bufp, the caller
+ * frees it; its length in *@lenp unless NULL). 0, -EFBIG once more than
+ * @max bytes came, -ENOMEM or -errno of read().
+ */
+int ng_read_all(int fd, size_t max, char **bufp, size_t *lenp);
+
+#endif /* NG_READALL_H */
