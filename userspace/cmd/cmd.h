@@ -51,6 +51,12 @@ void ng_cmd_help(const struct ng_cmd *self);
 int ng_option_error(const struct ng_cmd *self, int c, char **argv,
 		    const struct option *longopts);
 /*
+ * The FILE of -o/--output: -1 with *@out set, or the usage error for an
+ * empty one (exit code 2).
+ */
+int ng_opt_output(const struct ng_cmd *self, const char *arg,
+		  const char **out);
+/*
  * An option's number through ng_parse_num(): -1 with *@val set, or the
  * usage error "OPT wants WHAT from MIN to MAX, not 'ARG'" (exit code 2).
  */

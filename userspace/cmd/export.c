@@ -94,10 +94,9 @@ static int export(const struct ng_cmd *self, int argc, char **argv,
 			ng_cmd_help(self);
 			return NG_EXIT_OK;
 		case 'o':
-			if (!*optarg)
-				return ng_usage_error(self->name,
-					"option '-o' needs a value");
-			out = optarg;
+			ret = ng_opt_output(self, optarg, &out);
+			if (ret >= 0)
+				return ret;
 			break;
 		case OPT_CHROME:
 		case OPT_FOLDED:

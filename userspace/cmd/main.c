@@ -99,6 +99,16 @@ static void fmt_scaled(char *buf, size_t size, uint64_t v,
 		buf[n - 1] = '\0';
 }
 
+/* One check of -o's value for every command that writes a file. */
+int ng_opt_output(const struct ng_cmd *self, const char *arg,
+		  const char **out)
+{
+	if (!*arg)
+		return ng_usage_error(self->name, "option '-o' needs a value");
+	*out = arg;
+	return -1;
+}
+
 int ng_opt_num(const struct ng_cmd *self, const char *opt, const char *arg,
 	       unsigned int decimals, uint64_t min, uint64_t max,
 	       const char *what, uint64_t *val)

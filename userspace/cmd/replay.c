@@ -108,10 +108,9 @@ static int replay(const struct ng_cmd *self, int argc, char **argv,
 			v.abstime = true;
 			break;
 		case 'o':
-			if (!*optarg)
-				return ng_usage_error(self->name,
-					"option '-o' needs a value");
-			v.out = optarg;
+			ret = ng_opt_output(self, optarg, &v.out);
+			if (ret >= 0)
+				return ret;
 			break;
 		default:
 			ret = ng_filter_option(self, f, c, argv, longopts);

@@ -355,10 +355,9 @@ static int report(const struct ng_cmd *self, int argc, char **argv,
 			v.diff = true;
 			break;
 		case 'o':
-			if (!*optarg)
-				return ng_usage_error(self->name,
-					"option '-o' needs a value");
-			out = optarg;
+			ret = ng_opt_output(self, optarg, &out);
+			if (ret >= 0)
+				return ret;
 			break;
 		default:
 			ret = ng_filter_option(self, f, c, argv, longopts);
