@@ -131,6 +131,14 @@ int ng_ctl_select_tasks(const struct ng_ctl *ctl, int pid, const char **file);
  */
 int ng_tracefs_find(const char **dirp);
 
+struct tep_handle;
+/*
+ * A new tep handle with the top-level tracefs's page header and the
+ * formats of @system's events only (no kallsyms, printk formats or
+ * cmdlines). Returns 0, -ENOENT when the system has no events, -errno.
+ */
+int ng_tracefs_events_tep(const char *system, struct tep_handle **tepp);
+
 /* ---- an output file written whole or not at all (outfile.c) ------------ */
 
 struct ng_output;
@@ -327,7 +335,6 @@ void ng_syms_free(struct ng_syms *s);
 
 /* ---- events: decoding and conversion to push/pop (decode.c, convert.c) - */
 
-struct tep_handle;
 struct tep_record;
 
 enum ng_event_type {

@@ -122,7 +122,6 @@ static int open_cpu(struct ng_recorder *r, const char *raw_dir, int cpu)
 
 int ng_rec_open(struct ng_recorder **rp, const struct ng_rec_opts *o)
 {
-	const char *systems[] = { "nanograph", NULL };
 	const char *name = o->instance ? o->instance : "nanograph";
 	struct ng_recorder *r;
 	int cpu, ret;
@@ -143,11 +142,9 @@ int ng_rec_open(struct ng_recorder **rp, const struct ng_rec_opts *o)
 		*rp = r;
 		return 0;
 	}
-	r->tep = tracefs_local_events_system(NULL, systems);
-	if (!r->tep) {
-		ret = -ENOENT;
+	ret = ng_tracefs_events_tep("nanograph", &r->tep);
+	if (ret)
 		goto err;
-	}
 	ret = ng_decoder_new(&r->dec, r->tep);
 	if (ret)
 		goto err;
