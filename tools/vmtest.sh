@@ -732,17 +732,42 @@ build_all() {
 		where=${BUILDROOT:+the ${BUILDROOT##*/} root}
 		log "sparse in ${where:-the host} is too old for $KREL's headers: using $checker"
 	fi
-	log "building the module for $KREL${BUILDROOT:+ in ${BUILDROOT##*/}}"
 	mkdir -p "$out/src"
 	(cd "$ROOT" && tar -cf - $(module_sources)) | tar -C "$out/src" -xf -
-	"${run[@]}" make -s -C "$out/src" module KDIR="$kdir" ARCH="$KARCH" \
-		CROSS_COMPILE="$CROSS" W=1 C=1 CHECK="$checker" >"$out/build.log" 2>&1 ||
-		{ cat "$out/build.log" >&2; die "module build failed for $TAG"; }
 	# The selftests' own module, loaded while recording (test 39).
 	cp -r "$ROOT/selftests/vm/testmod" "$out/src/"
-	"${run[@]}" make -s -C "$kdir" M="$out/src/testmod" ARCH="$KARCH" \
-		CROSS_COMPILE="$CROSS" W=1 C=1 CHECK="$checker" modules >>"$out/build.log" 2>&1 ||
-		{ cat "$out/build.log" >&2; die "test module build failed for $TAG"; }
+	# The same sources built for the same kernel by the same tools give
+	# the same modules: those of an earlier build are taken from the
+	# cache, with its log, judged below as a new one is.
+	local key mcache
+	key=$({ echo "$KREL ${BUILDROOT##*/} $checker $CROSS"
+		[ -n "$BUILDROOT" ] || "$TRIPLET-gcc-$(kernel_gcc "$kdir")" --version | head -n 1
+		sha256sum <"$kdir/Module.symvers"
+		cd "$ROOT" && find $(module_sources) selftests/vm/testmod -type f \
+			! -name '.*' ! -name '*.o' ! -name '*.ko' ! -name '*.mod*' \
+			! -name modules.order ! -name Module.symvers -print0 |
+			LC_ALL=C sort -z | xargs -0 sha256sum; } | sha256sum | cut -c 1-16)
+	mcache=$CACHE/modules/$TAG/$key
+	if [ -f "$mcache/build.log" ]; then
+		log "the module for $KREL: built before ($mcache)"
+		cp "$mcache/nanograph.ko" "$out/src/kmod/"
+		cp "$mcache/ng_testmod.ko" "$out/src/testmod/"
+		cp "$mcache/build.log" "$out/build.log"
+	else
+		log "building the module for $KREL${BUILDROOT:+ in ${BUILDROOT##*/}}"
+		"${run[@]}" make -s -C "$out/src" module KDIR="$kdir" ARCH="$KARCH" \
+			CROSS_COMPILE="$CROSS" W=1 C=1 CHECK="$checker" >"$out/build.log" 2>&1 ||
+			{ cat "$out/build.log" >&2; die "module build failed for $TAG"; }
+		"${run[@]}" make -s -C "$kdir" M="$out/src/testmod" ARCH="$KARCH" \
+			CROSS_COMPILE="$CROSS" W=1 C=1 CHECK="$checker" modules >>"$out/build.log" 2>&1 ||
+			{ cat "$out/build.log" >&2; die "test module build failed for $TAG"; }
+		# Older builds of this cell go: one per cell is kept.
+		rm -rf "$CACHE/modules/$TAG"
+		mkdir -p "$mcache.tmp"
+		cp "$out/src/kmod/nanograph.ko" "$out/src/testmod/ng_testmod.ko" \
+			"$out/build.log" "$mcache.tmp/"
+		mv "$mcache.tmp" "$mcache"
+	fi
 	# Any compiler (W=1), sparse (C=1), objtool or modpost warning
 	# fails the rig; not kbuild's notes that the toolchain's version is
 	# not exactly the kernel's (Debian allows it).
