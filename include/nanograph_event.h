@@ -41,6 +41,12 @@ static inline unsigned long long ng_tsd(unsigned long long counter,
 	       ((unsigned long long)depth << NG_TSD_DEPTH_SHIFT);
 }
 
+/* @a is earlier than @b, as counters of 56 bits that may have wrapped. */
+static inline int ng_counter_before(unsigned long long a, unsigned long long b)
+{
+	return ((a - b) & NG_TSD_COUNTER_MASK) >> (NG_TSD_DEPTH_SHIFT - 1);
+}
+
 /*
  * Raw buffer mode (buffer_mode "raw"): the module writes 16-byte records
  * into per-CPU buffers of its own, read as /sys/kernel/nanograph/per_cpu/
@@ -53,6 +59,13 @@ static inline unsigned long long ng_tsd(unsigned long long counter,
  *			ip == tgid << 32 | pid: the task the following
  *			records of this CPU belong to (written whenever it
  *			changes, and after records were dropped)
+ *	comm		tsd == NG_RAW_META | NG_RAW_COMM, ip == counter,
+ *			then one record holding the 16 bytes of the task's
+ *			name (NUL-padded, as the kernel keeps it): the name
+ *			of the last task record's task at that counter.
+ *			Written after every task record, which is also
+ *			written again when the task's name changes (exec,
+ *			PR_SET_NAME)
  *	clock		tsd == NG_RAW_META | NG_RAW_CLOCK, ip == counter,
  *			then one record { mono_ns, freq }: clock_sync
  *
@@ -65,6 +78,7 @@ static inline unsigned long long ng_tsd(unsigned long long counter,
 #define NG_RAW_META		(127ULL << NG_TSD_DEPTH_SHIFT)
 #define NG_RAW_TASK		1ULL
 #define NG_RAW_CLOCK		2ULL
+#define NG_RAW_COMM		3ULL
 #define NG_RAW_IS_META(tsd)	(((tsd) & ~NG_TSD_COUNTER_MASK) == NG_RAW_META)
 
 /* Macros, not functions: TP_printk's format is read by libtraceevent. */

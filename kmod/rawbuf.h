@@ -23,6 +23,7 @@
 #include <linux/jump_label.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/string.h>
 
 #include "nanograph.h"
 #include "nanograph_event.h"
@@ -42,6 +43,7 @@ struct ng_raw_cpu {
 	bool pass;			/* the reader's: a pass is under way */
 	unsigned int nest;		/* writers in progress on this CPU */
 	int last_pid;			/* whose the last records are; -1: none */
+	u64 last_comm[2];		/* and that task's name then */
 };
 
 DECLARE_PER_CPU_ALIGNED(struct ng_raw_cpu, ng_raw_cpus);
@@ -107,23 +109,38 @@ static __always_inline bool ng_raw_reserve(struct ng_raw_cpu *c,
 }
 
 /*
- * One entry or exit record for current, preceded by a task record when
- * this CPU's last records were another task's.  Preemption is off.
+ * One entry or exit record for current, preceded by a task record and
+ * the task's name when this CPU's last records were another task's, or
+ * the name changed since (exec, PR_SET_NAME): the collector then names
+ * a thread as it was when it ran, even one long gone.  The name is read
+ * unlocked, as ftrace's saved_cmdlines does; a rename racing with it
+ * shows half of each, and the next record puts it right.  Preemption is
+ * off.
  */
 static __always_inline void ng_raw_emit(u64 tsd, unsigned long ip)
 {
 	struct ng_raw_cpu *c = this_cpu_ptr(&ng_raw_cpus);
 	int pid = current->pid;
-	bool task = READ_ONCE(c->last_pid) != pid;
 	unsigned long pos;
+	u64 comm[2];
+	bool task;
 
+	BUILD_BUG_ON(sizeof(current->comm) != sizeof(comm));
+	memcpy(comm, current->comm, sizeof(comm));
+	task = READ_ONCE(c->last_pid) != pid || c->last_comm[0] != comm[0] ||
+	       c->last_comm[1] != comm[1];
 	BUILD_BUG_ON(NG_STACK_DEPTH > NG_RAW_DEPTH_MAX);
 	c->nest++;
 	barrier();
-	if (likely(ng_raw_reserve(c, 1 + task, &pos))) {
+	if (likely(ng_raw_reserve(c, 1 + 3 * task, &pos))) {
 		if (task) {
 			ng_raw_put(c, pos++, NG_RAW_META | NG_RAW_TASK,
 				   (u64)current->tgid << 32 | (u32)pid);
+			ng_raw_put(c, pos++, NG_RAW_META | NG_RAW_COMM,
+				   NG_TSD_COUNTER(tsd));
+			ng_raw_put(c, pos++, comm[0], comm[1]);
+			c->last_comm[0] = comm[0];
+			c->last_comm[1] = comm[1];
 			WRITE_ONCE(c->last_pid, pid);
 		}
 		ng_raw_put(c, pos, tsd, ip);

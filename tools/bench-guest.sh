@@ -7,12 +7,17 @@
 #
 #   run ROUND MODE NS CALLS EVENTS LOST
 #
+# and, for the whole kernel (every function hooked, every task traced, a
+# fork + exec + pipe + file workload of FORKS children), "wrun" lines of
+# the same fields.
+#
 # NS is the workload's own CLOCK_MONOTONIC time around its loop; CALLS the
 # traced calls; EVENTS what the buffer holds afterwards; LOST what the
 # buffer dropped.  Then "mem KEY VALUE" lines.  The host computes the
 # medians, the cost per call and the ratios.
 N=${1:-20000}
 ROUNDS=${2:-5}
+FORKS=${3:-0}
 T=/sys/kernel/tracing
 NG=/sys/kernel/nanograph
 NGTEST=/nanograph/ngtest
@@ -145,7 +150,7 @@ run_mode() {
 	ng_hook_only) m_ng none ;;
 	ng_events) m_ng events ;;
 	ng_raw) m_ng raw ;;
-	record_events) m_record events ;;
+	record_events) m_record events --events ;;
 	record_raw) m_record raw --raw ;;
 	esac
 }
@@ -183,6 +188,100 @@ RMODES=record_events
 for m in $RMODES; do
 	res=$(run_mode "$m") && echo "run 1 $m $res"
 done
+
+# Whole kernel: no function filter (every traceable function hooked),
+# no pid filter (every task), ngtest fork-work as the workload, FORKS
+# children.  Hooking everything takes seconds under emulation; it is done
+# before the workload's clock starts and undone after it stops.
+wk_workload() {
+	$NGTEST fork-work "$FORKS"
+}
+
+wk_ftrace() {
+	echo 0 >$T/tracing_on
+	echo >$T/trace
+	echo >$T/set_ftrace_filter
+	echo function_graph >$T/current_tracer
+	echo 1 >$T/tracing_on
+	ns=$(wk_workload)
+	echo 0 >$T/tracing_on
+	ev=$(rb_stat entries)
+	lost=$(($(rb_stat overrun) + $(rb_stat "dropped events")))
+	echo nop >$T/current_tracer
+	echo >$T/trace
+	echo 1 >$T/tracing_on
+	echo "$ns $(((ev + lost) / 2)) $ev $lost"
+}
+
+wk_ng() {
+	echo "$1" >$NG/buffer_mode
+	echo >$T/trace
+	echo >$NG/set_ftrace_filter
+	e0=$(ng_total 2)
+	d0=$(ng_total 4)
+	echo 1 >$NG/tracing_on
+	ns=$(wk_workload)
+	echo 0 >$NG/tracing_on
+	ng_idle
+	calls=$(($(ng_total 2) - e0))
+	if [ "$1" = raw ]; then
+		ev=$(($(cat $NG/per_cpu/cpu*/raw | wc -c) / 16))
+		lost=$(($(ng_total 4) - d0))
+	else
+		ev=$(rb_stat entries)
+		lost=$(($(rb_stat overrun) + $(rb_stat "dropped events")))
+	fi
+	echo >$T/trace
+	echo "$ns $calls $ev $lost"
+}
+
+# nanograph record -a streaming the same workload with its default
+# buffers, every function hooked: what it wrote and what it lost.
+wk_record() {
+	nanograph record -a -o /tmp/bench.wk "$@" 2>/tmp/bench.err &
+	rec=$!
+	until [ "$(cat $NG/tracing_on)" = 1 ]; do
+		kill -0 $rec 2>/dev/null || { sed 's/^/# /' /tmp/bench.err; return 1; }
+		sleep 0.1
+	done
+	ns=$(wk_workload)
+	kill -INT $rec
+	wait $rec
+	sum=$(grep 'events (' /tmp/bench.err)
+	rm -rf /tmp/bench.wk /tmp/bench.wk.old
+	set -- $(echo "$sum" | sed -n 's/.* \([0-9]*\) events (\([0-9]*\) calls), \([0-9]*\) lost.*/\1 \2 \3/p')
+	[ $# = 3 ] || { sed 's/^/# /' /tmp/bench.err; return 1; }
+	echo "$ns $2 $1 $3"
+}
+
+if [ "$FORKS" -gt 0 ] && [ -n "$HAVE_RAW" ]; then
+	WK_ROUNDS=3
+	WK_MODES="none function_graph ng_raw ng_events"
+	r=1
+	while [ $r -le $WK_ROUNDS ]; do
+		set -- $WK_MODES
+		i=1
+		while [ $i -lt $r ]; do
+			first=$1
+			shift
+			set -- "$@" "$first"
+			i=$((i + 1))
+		done
+		for m in "$@"; do
+			case "$m" in
+			none) res="$(wk_workload) 0 0 0" ;;
+			function_graph) res=$(wk_ftrace) ;;
+			ng_raw) res=$(wk_ng raw) ;;
+			ng_events) res=$(wk_ng events) ;;
+			esac && echo "wrun $r $m $res"
+		done
+		r=$((r + 1))
+	done
+	res=$(wk_record) && echo "wrun 1 record_raw $res"
+	res=$(wk_record --events) && echo "wrun 1 record_events $res"
+	echo events >$NG/buffer_mode
+	echo 32768 >$NG/raw_buffer_size_kb
+fi
 
 # Memory: the shadow stacks with 1000 traced tasks alive, and the buffers.
 [ -z "$HAVE_RAW" ] || echo events >$NG/buffer_mode

@@ -9,21 +9,25 @@
 # function_graph.  A benchmark, never a test: nothing here passes or fails
 # on a number.
 #
-#   tools/bench.sh [-a "ARCHES"] [-k LINE] [-n ITERATIONS] [-r ROUNDS]
+#   tools/bench.sh [-a "ARCHES"] [-k LINE] [-n ITERATIONS] [-r ROUNDS] [-f FORKS]
 #
-# Defaults: -a "x86_64 arm64" -k 6.12 -n 20000 -r 5.  The raw lines and
-# the table of each boot are kept in build/bench/.
+# Defaults: -a "x86_64 arm64" -k 6.12 -n 20000 -r 5 -f 20.  Then, in the
+# same boot, the whole kernel: every function hooked, every task traced,
+# FORKS children that fork, exec, and write and read a pipe and a file
+# (-f 0 leaves it out).  The raw lines and the tables of each boot are
+# kept in build/bench/.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-ARCHES="x86_64 arm64" LINE=6.12 ITER=20000 ROUNDS=5
-while getopts "a:k:n:r:" opt; do
+ARCHES="x86_64 arm64" LINE=6.12 ITER=20000 ROUNDS=5 FORKS=20
+while getopts "a:k:n:r:f:" opt; do
 	case "$opt" in
 	a) ARCHES=$OPTARG ;;
 	k) LINE=$OPTARG ;;
 	n) ITER=$OPTARG ;;
 	r) ROUNDS=$OPTARG ;;
-	*) echo "usage: $0 [-a ARCHES] [-k LINE] [-n ITERATIONS] [-r ROUNDS]" >&2; exit 2 ;;
+	f) FORKS=$OPTARG ;;
+	*) echo "usage: $0 [-a ARCHES] [-k LINE] [-n ITERATIONS] [-r ROUNDS] [-f FORKS]" >&2; exit 2 ;;
 	esac
 done
 OUT=$ROOT/build/bench
@@ -90,10 +94,57 @@ table() {
 	}'
 }
 
+# The whole-kernel table: per mode the median workload time, the median
+# time added to the untraced run of the same round, with its min..max,
+# and that added time as a fraction of function_graph's.  Calls and
+# events are the medians, lost the most of any round.
+wk_table() {
+	awk '
+	function median(a, n,   i, j, t) {
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+				t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+			}
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	$1 == "wrun" { ns[$2, $3] = $4; calls[$2, $3] = $5; ev[$2, $3] = $6; lost[$2, $3] = $7
+		if (!($3 in seen)) { seen[$3] = 1; order[++nm] = $3 }
+		if ($2 > rounds) rounds = $2 }
+	END {
+		if (!nm) exit
+		printf "%-15s %6s %10s %10s %9s %10s %20s %9s
+", "mode", "rounds", "calls", "events", "lost",
+			"time ms", "added ms", "vs fgraph"
+		for (m = 1; m <= nm; m++) {
+			mode = order[m]; n = 0; k = 0; lo = hi = ""; maxlost = 0
+			for (r = 1; r <= rounds; r++) {
+				if (!((r, mode) in ns)) continue
+				t[++n] = ns[r, mode]; c[n] = calls[r, mode]; e[n] = ev[r, mode]
+				if (lost[r, mode] > maxlost) maxlost = lost[r, mode]
+				if (mode != "none" && mode !~ /^record/ && ((r, "none") in ns)) {
+					a = (ns[r, mode] - ns[r, "none"]) / 1e6
+					add[++k] = a
+					if (lo == "" || a < lo) lo = a
+					if (hi == "" || a > hi) hi = a
+				}
+			}
+			med[mode] = k ? median(add, k) : ""
+			line[mode] = sprintf("%-15s %6d %10d %10d %9d %10.1f", mode, n, median(c, n), median(e, n),
+				maxlost, median(t, n) / 1e6)
+			range[mode] = k ? sprintf("%.0f (%.0f..%.0f)", med[mode], lo, hi) : "-"
+		}
+		for (m = 1; m <= nm; m++) {
+			mode = order[m]
+			vg = (med[mode] != "" && med["function_graph"] > 0) ? sprintf("%.2f", med[mode] / med["function_graph"]) : "-"
+			printf "%s %20s %9s\n", line[mode], range[mode], vg
+		}
+	}'
+}
+
 for arch in $ARCHES; do
 	log=$OUT/$arch-$LINE.log
 	echo "bench: $arch $LINE: $ITER reads x $ROUNDS rounds" >&2
-	NANOGRAPH_BENCH="$ITER:$ROUNDS" "$ROOT/tools/vmtest.sh" -a "$arch" -k "$LINE" bench
+	NANOGRAPH_BENCH="$ITER:$ROUNDS:$FORKS" "$ROOT/tools/vmtest.sh" -a "$arch" -k "$LINE" bench
 	tr -d '\r' <"$VMOUT/$arch-$LINE/console.log" |
 		awk '$0 == "NANOGRAPH-BENCH-END" { on = 0 } on { print } $0 == "NANOGRAPH-BENCH-BEGIN" { on = 1 }' >"$log"
 	if ! grep -q '^run ' "$log"; then
@@ -104,7 +155,11 @@ for arch in $ARCHES; do
 	{
 		echo "== $arch, Debian $LINE ($(sed -n 's/^nanograph-vm: \([^ ]*\) .*/\1/p' "$VMOUT/$arch-$LINE/console.log" | tr -d '\r' | head -n 1)), $ITER reads x $ROUNDS rounds"
 		table <"$log"
+		if grep -q '^wrun ' "$log"; then
+			echo "-- whole kernel: every function hooked, every task traced, $FORKS forks (every other one execs)"
+			wk_table <"$log"
+		fi
 	} | tee "$OUT/$arch-$LINE.txt"
 	grep '^#' "$log" >&2 || :
 done
-echo "bench: reproduce with: make bench (tools/bench.sh -a \"$ARCHES\" -k $LINE -n $ITER -r $ROUNDS)"
+echo "bench: reproduce with: make bench (tools/bench.sh -a \"$ARCHES\" -k $LINE -n $ITER -r $ROUNDS -f $FORKS)"

@@ -61,7 +61,8 @@ soak)
 bench)
 	b=$(arg bench)
 	echo NANOGRAPH-BENCH-BEGIN
-	/nanograph/bench-guest.sh "${b%%:*}" "${b##*:}" 2>&1
+	# shellcheck disable=SC2046 # ITER:ROUNDS:FORKS, one argument each
+	/nanograph/bench-guest.sh $(echo "$b" | tr : ' ') 2>&1
 	echo NANOGRAPH-BENCH-END
 	;;
 demo)

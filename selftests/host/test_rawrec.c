@@ -53,6 +53,16 @@ static void clock_rec(struct cpu_file *f, uint64_t counter, uint64_t ns)
 	put(f, ns, 1000000000);
 }
 
+/* A comm record and its payload: @name, NUL-padded to 16 bytes. */
+static void comm_rec(struct cpu_file *f, uint64_t counter, const char *name)
+{
+	uint64_t w[2] = { 0, 0 };
+
+	memcpy(w, name, strnlen(name, sizeof(w)));
+	put(f, NG_RAW_META | NG_RAW_COMM, counter);
+	put(f, w[0], w[1]);
+}
+
 static void in(struct cpu_file *f, uint64_t t, unsigned int d, uint64_t ip)
 {
 	put(f, ng_tsd(t, d), ip);
@@ -156,6 +166,29 @@ static void test_wrap_across_cpus(void)
 }
 
 /*
+ * A comm record takes the record after it whole: its payload (a name,
+ * which read as a tsd is a small counter at depth 0) is never an entry,
+ * whether the name is short or fills the 16 bytes.
+ */
+static void test_comm_records(void)
+{
+	struct cpu_file cpu[1];
+	struct ng_conv_summary s;
+
+	T_ASSERT(cpu_open(&cpu[0]) >= 0);
+	clock_rec(&cpu[0], 1000, 5000);
+	task(&cpu[0], 5, 6);
+	comm_rec(&cpu[0], 1100, "dd");
+	in(&cpu[0], 1100, 0, VFS_READ);
+	comm_rec(&cpu[0], 1105, "fifteen-chars-x");
+	out(&cpu[0], 1110, 0, VFS_READ);
+	T_EQ_INT(convert(cpu, 1, &s), 0);
+	T_FILE_EQ(t_path("6.txt"), "5100:+vfs_read\n5110:POP\n");
+	T_EQ_U64(s.events, 2);
+	T_EQ_U64(s.repaired + s.unmatched_exits + s.closed_at_end + s.clamped, 0);
+}
+
+/*
  * What the reader skips: records before the CPU's first task record, a
  * meta record of a kind it does not know, a torn record at the end.
  * An absent CPU (-1) is fine.
@@ -246,6 +279,7 @@ static const struct t_case cases[] = {
 	{ "two_cpus", test_two_cpus },
 	{ "switch_and_migration", test_switch_and_migration },
 	{ "wrap_across_cpus", test_wrap_across_cpus },
+	{ "comm_records", test_comm_records },
 	{ "skips", test_skips },
 	{ "idle", test_idle },
 	{ "drain_over_2gib", test_drain_over_2gib },

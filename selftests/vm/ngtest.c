@@ -20,6 +20,8 @@
  *                                 COUNT random writes to each FILE (see fuzz())
  *   ngtest forkload SECONDS [exec] fork short-lived children doing file and
  *                                 pipe IO (and exec) until SECONDS or SIGTERM
+ *   ngtest fork-work N            N such children, every other one exec'ing,
+ *                                 timed: prints the nanoseconds
  *   ngtest readcheck FILE SIZE CHUNK
  *                                 a child reads FILE CHUNK bytes at a time and
  *                                 checks every return value and byte
@@ -1170,6 +1172,42 @@ static void on_term(int sig)
  * every other one execs /bin/true), until SECONDS pass or SIGTERM.
  * Prints how many children ran.
  */
+/* One child of the load: a pipe and a file of its own, and maybe an exec. */
+static void fork_child(int do_exec)
+{
+	char buf[512], name[64];
+	int p[2], fd;
+
+	memset(buf, 'x', sizeof(buf));
+	if (pipe(p) || write(p[1], buf, sizeof(buf)) != sizeof(buf) ||
+	    read(p[0], buf, sizeof(buf)) != sizeof(buf))
+		_exit(1);
+	snprintf(name, sizeof(name), "/tmp/ngload.%d", (int)getpid());
+	fd = open(name, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || write(fd, buf, sizeof(buf)) != sizeof(buf) ||
+	    pread(fd, buf, sizeof(buf), 0) != sizeof(buf))
+		_exit(1);
+	close(fd);
+	unlink(name);
+	if (do_exec)
+		execl("/bin/true", "true", (char *)NULL);
+	_exit(0);
+}
+
+/* Fork one child and wait for it; 0, or -1 when fork failed. */
+static int fork_one(int do_exec)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid)
+		fork_child(do_exec);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	return 0;
+}
+
 static int forkload(unsigned long seconds, int do_exec)
 {
 	long long end = now_ms() + seconds * 1000LL;
@@ -1179,36 +1217,32 @@ static int forkload(unsigned long seconds, int do_exec)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	while (!stop_load && (!seconds || now_ms() < end)) {
-		pid_t pid = fork();
-
-		if (pid < 0) {
+		if (fork_one(do_exec && (n & 1))) {
 			usleep(10000);
 			continue;
 		}
-		if (!pid) {
-			char buf[512], name[64];
-			int p[2], fd;
-
-			memset(buf, 'x', sizeof(buf));
-			if (pipe(p) || write(p[1], buf, sizeof(buf)) != sizeof(buf) ||
-			    read(p[0], buf, sizeof(buf)) != sizeof(buf))
-				_exit(1);
-			snprintf(name, sizeof(name), "/tmp/ngload.%d", (int)getpid());
-			fd = open(name, O_RDWR | O_CREAT | O_TRUNC, 0600);
-			if (fd < 0 || write(fd, buf, sizeof(buf)) != sizeof(buf) ||
-			    pread(fd, buf, sizeof(buf), 0) != sizeof(buf))
-				_exit(1);
-			close(fd);
-			unlink(name);
-			if (do_exec && (n & 1))
-				execl("/bin/true", "true", (char *)NULL);
-			_exit(0);
-		}
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
 		n++;
 	}
 	printf("%lu\n", n);
+	return 0;
+}
+
+/*
+ * The benchmark's whole-kernel workload: N children as forkload's, every
+ * other one exec'ing /bin/true, timed with CLOCK_MONOTONIC around the
+ * loop.  Prints the nanoseconds.
+ */
+static int fork_work(unsigned long n)
+{
+	struct timespec a, b;
+	unsigned long i;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (i = 0; i < n; i++)
+		if (fork_one(i & 1))
+			return report(-1);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	printf("%lld\n", (b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec));
 	return 0;
 }
 
@@ -1272,8 +1306,9 @@ static int readcheck(const char *path, size_t size, size_t chunk)
  * The soak's reader: drain DIR/per_cpu/cpuN/raw (raw buffer mode) until
  * SIGTERM, then once more, and print what the records held: "records R
  * entries E exits X meta M bytes B".  A record's first word is its tsd:
- * meta (task, clock: a clock takes the next record too) when its top
- * byte is 0x7f, an exit when the top bit is set, else an entry.
+ * meta (task, clock, comm: a clock or a comm takes the next record too)
+ * when its top byte is 0x7f, an exit when the top bit is set, else an
+ * entry.
  */
 static int drain(const char *dir)
 {
@@ -1314,7 +1349,7 @@ static int drain(const char *dir)
 					}
 					if ((tsd >> 56) == 0x7f) {
 						meta++;
-						skip[i] = (tsd & 0xff) == 2;
+						skip[i] = (tsd & 0xff) == 2 || (tsd & 0xff) == 3;
 					} else if (tsd >> 63) {
 						exits++;
 					} else {
@@ -1515,7 +1550,7 @@ static int rmmod_within(long long limit, const char *t0s, const char *stats)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-count FILE CHUNK SECONDS | read-size FILE N | read-fault FILE | read-split FILE N CMD | loop-read FILE N | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | nanosleep PIDFILE | perf-stack|bpf-stack ID PID CMD... | fuzz [-c] [-q] [-t] SEED COUNT FILE... | forkload SECONDS [exec] | readcheck FILE SIZE CHUNK | threads N CMD1 CMD2 | drain DIR | rmmod-within MS T0|now STATS\n");
+	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-count FILE CHUNK SECONDS | read-size FILE N | read-fault FILE | read-split FILE N CMD | loop-read FILE N | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | nanosleep PIDFILE | perf-stack|bpf-stack ID PID CMD... | fuzz [-c] [-q] [-t] SEED COUNT FILE... | forkload SECONDS [exec] | fork-work N | readcheck FILE SIZE CHUNK | threads N CMD1 CMD2 | drain DIR | rmmod-within MS T0|now STATS\n");
 	return 2;
 }
 
@@ -1543,6 +1578,8 @@ int main(int argc, char **argv)
 		return bpf_stack(strtoul(argv[2], NULL, 0), atoi(argv[3]), argv + 4);
 	if (argc >= 5 && !strcmp(argv[1], "fuzz"))
 		return fuzz(argc - 2, argv + 2);
+	if (argc == 3 && !strcmp(argv[1], "fork-work"))
+		return fork_work(strtoul(argv[2], NULL, 0));
 	if (argc >= 3 && !strcmp(argv[1], "forkload"))
 		return forkload(strtoul(argv[2], NULL, 0), argc > 3 && !strcmp(argv[3], "exec"));
 	if (argc == 3 && !strcmp(argv[1], "drain"))

@@ -170,6 +170,8 @@ struct cursor {
 	unsigned char *buf;
 	size_t len, off;
 	int tid;		/* whose records these are; -1: not said yet */
+	int pid;		/* and their process */
+	struct ng_tasks *tasks;	/* told the comm records, if not NULL */
 	bool done;
 	struct ng_event ev;	/* the next event, valid unless done */
 };
@@ -212,6 +214,21 @@ static int cursor_next(struct cursor *c)
 		c->ev.cpu = c->cpu;
 		if (w[0] == (NG_RAW_META | NG_RAW_TASK)) {
 			c->tid = (int)(uint32_t)w[1];
+			c->pid = (int)(w[1] >> 32);
+			continue;
+		}
+		if (w[0] == (NG_RAW_META | NG_RAW_COMM)) {
+			char comm[sizeof(w2) + 1];
+
+			ret = next_record(c, w2, &got);
+			if (ret || !got) {
+				c->done = true;
+				return ret;
+			}
+			memcpy(comm, w2, sizeof(w2));
+			comm[sizeof(w2)] = '\0';
+			if (c->tasks && c->tid >= 0)
+				ng_tasks_comm(c->tasks, c->tid, c->pid, w[1], comm);
 			continue;
 		}
 		if (w[0] == (NG_RAW_META | NG_RAW_CLOCK)) {
@@ -240,18 +257,12 @@ static int cursor_next(struct cursor *c)
 	}
 }
 
-/* @a is earlier than @b, as 56-bit counters that may have wrapped. */
-static bool before(uint64_t a, uint64_t b)
-{
-	return ((a - b) & NG_TSD_COUNTER_MASK) >> (NG_TSD_DEPTH_SHIFT - 1);
-}
-
 /*
  * Merge the records of @nr CPU files from their start and hand each
  * event to @fn, which returns 0 to go on, > 0 to stop there (returned),
  * or -errno.
  */
-static int merge(const int *fds, int nr,
+static int merge(const int *fds, int nr, struct ng_tasks *tasks,
 		 int (*fn)(void *priv, const struct ng_event *ev), void *priv)
 {
 	struct cursor *cur = calloc(nr > 0 ? nr : 1, sizeof(*cur));
@@ -263,6 +274,7 @@ static int merge(const int *fds, int nr,
 		cur[i].fd = fds[i];
 		cur[i].cpu = i;
 		cur[i].tid = -1;
+		cur[i].tasks = tasks;
 		cur[i].done = fds[i] < 0;
 		if (cur[i].done)
 			continue;
@@ -279,7 +291,7 @@ static int merge(const int *fds, int nr,
 		best = -1;
 		for (i = 0; i < nr; i++)
 			if (!cur[i].done &&
-			    (best < 0 || before(cur[i].ev.ts, cur[best].ev.ts)))
+			    (best < 0 || ng_counter_before(cur[i].ev.ts, cur[best].ev.ts)))
 				best = i;
 		if (best < 0)
 			break;
@@ -305,15 +317,23 @@ static int feed(void *priv, const struct ng_event *ev)
 
 /*
  * Two passes: the first finds the first clock record in merge order, so
- * that the second converts every record at once, holding none back.
+ * that the second converts every record at once, holding none back.  The
+ * second, which reads everything, tells @tasks (if not NULL) the names
+ * the comm records give; threads.tsv is written after it.
  */
-int ng_raw_replay_fds(const int *fds, int nr, struct ng_conv *conv)
+static int replay(const int *fds, int nr, struct ng_conv *conv,
+		  struct ng_tasks *tasks)
 {
-	int ret = merge(fds, nr, scan, conv);
+	int ret = merge(fds, nr, NULL, scan, conv);
 
 	if (ret < 0)
 		return ret;
-	return merge(fds, nr, feed, conv);
+	return merge(fds, nr, tasks, feed, conv);
+}
+
+int ng_raw_replay_fds(const int *fds, int nr, struct ng_conv *conv)
+{
+	return replay(fds, nr, conv, NULL);
 }
 
 int ng_rawrec_replay(struct ng_rawrec *r, struct ng_conv *conv)
@@ -325,7 +345,7 @@ int ng_rawrec_replay(struct ng_rawrec *r, struct ng_conv *conv)
 		return -ENOMEM;
 	for (cpu = 0; cpu < r->nr_cpus; cpu++)
 		fds[cpu] = r->cpus[cpu].fd;
-	ret = ng_raw_replay_fds(fds, r->nr_cpus, conv);
+	ret = replay(fds, r->nr_cpus, conv, r->tasks);
 	free(fds);
 	return ret;
 }

@@ -16,7 +16,8 @@ struct ng_tasks;
  * Open the module's per_cpu/cpuN/raw files under @ctl_root (NULL: the
  * default control directory) and a spill file per CPU in @spill_dir.
  * @buffer_kb bounds one drain per CPU. Task records seen while draining
- * are noted in @tasks. What the buffers hold already (an earlier session's
+ * are noted in @tasks, and given the names of the comm records when the
+ * recording is replayed. What the buffers hold already (an earlier session's
  * records) is read and discarded: open with the module idle.
  */
 int ng_rawrec_open(struct ng_rawrec **rp, const char *ctl_root,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "nanograph.h"
+#include "nanograph_event.h"
 #include "tasks.h"
 
 #define TASK_BUCKETS	4096
@@ -18,6 +19,8 @@ struct task {
 	struct task *next;
 	int tid, pid;
 	char comm[16];
+	bool named;		/* comm is from a comm record, at named_at */
+	uint64_t named_at;
 };
 
 struct ng_tasks {
@@ -66,15 +69,13 @@ static struct task *find(const struct ng_tasks *ts, int tid)
 	return NULL;
 }
 
-void ng_tasks_note(struct ng_tasks *ts, int tid, int pid)
+/* A new entry for @tid, with what /proc says of it now; NULL: no memory. */
+static struct task *add(struct ng_tasks *ts, int tid, int pid)
 {
-	struct task *t;
+	struct task *t = calloc(1, sizeof(*t));
 
-	if (tid <= 0 || find(ts, tid))
-		return;
-	t = calloc(1, sizeof(*t));
 	if (!t)
-		return;		/* the end-of-run lookups still apply */
+		return NULL;	/* the end-of-run lookups still apply */
 	t->tid = tid;
 	t->pid = -1;
 	ng_tasks_proc(tid, &t->pid, t->comm, sizeof(t->comm));
@@ -82,6 +83,32 @@ void ng_tasks_note(struct ng_tasks *ts, int tid, int pid)
 		t->pid = pid;
 	t->next = ts->buckets[(unsigned int)tid % TASK_BUCKETS];
 	ts->buckets[(unsigned int)tid % TASK_BUCKETS] = t;
+	return t;
+}
+
+void ng_tasks_note(struct ng_tasks *ts, int tid, int pid)
+{
+	if (tid > 0 && !find(ts, tid))
+		add(ts, tid, pid);
+}
+
+void ng_tasks_comm(struct ng_tasks *ts, int tid, int pid, uint64_t counter,
+		   const char *comm)
+{
+	struct task *t;
+
+	if (tid <= 0 || !comm[0])
+		return;
+	t = find(ts, tid);
+	if (!t)
+		t = add(ts, tid, pid);
+	if (!t || (t->named && ng_counter_before(counter, t->named_at)))
+		return;
+	snprintf(t->comm, sizeof(t->comm), "%.*s", (int)sizeof(t->comm) - 1, comm);
+	t->named = true;
+	t->named_at = counter;
+	if (pid > 0)
+		t->pid = pid;
 }
 
 bool ng_tasks_get(const struct ng_tasks *ts, int tid, int *pid, char *comm,

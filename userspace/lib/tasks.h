@@ -10,12 +10,19 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct ng_tasks;
 
 struct ng_tasks *ng_tasks_new(void);
 /* Remember @tid on first sight, reading /proc now; @pid if already known. */
 void ng_tasks_note(struct ng_tasks *ts, int tid, int pid);
+/*
+ * @tid was called @comm at @counter (a raw comm record): the name of the
+ * latest counter wins over others and over /proc's. @pid if known (> 0).
+ */
+void ng_tasks_comm(struct ng_tasks *ts, int tid, int pid, uint64_t counter,
+		   const char *comm);
 /* What was noted for @tid: true with *@pid and @comm filled if known. */
 bool ng_tasks_get(const struct ng_tasks *ts, int tid, int *pid, char *comm,
 		  size_t size);
