@@ -57,10 +57,12 @@ ng_total() {
 	awk -v c="$1" '$1 == "total" { print $c }' $NG/stats
 }
 
-# Wait until the module has let go of every hooked frame.
+# Wait until the module has let go of every hooked frame and ended its
+# drain (it holds a reference on itself until then, and buffer_mode is
+# EBUSY): at most 10 s.
 ng_idle() {
 	i=0
-	while [ "$(awk '$1 == "live_frames" { print $2 }' $NG/stats)" != 0 ] && [ $i -lt 100 ]; do
+	while [ "$(cat /sys/module/nanograph/refcnt)" != 0 ] && [ $i -lt 200 ]; do
 		sleep 0.05
 		i=$((i + 1))
 	done
@@ -98,7 +100,8 @@ m_ng() {
 	mode=$1
 	[ "$mode" != raw ] || [ -n "$HAVE_RAW" ] || return 1
 	if [ -n "$HAVE_RAW" ]; then
-		if [ "$mode" = raw ]; then echo raw; else echo events; fi >$NG/buffer_mode
+		if [ "$mode" = raw ]; then echo raw; else echo events; fi >$NG/buffer_mode ||
+			{ echo "# $mode: buffer_mode refused"; return 1; }
 	fi
 	echo >$T/trace
 	echo "$FUNCS" >$NG/set_ftrace_filter
@@ -213,24 +216,36 @@ wk_ftrace() {
 	echo "$ns $(((ev + lost) / 2)) $ev $lost"
 }
 
+# As function_graph is hooked with ftrace's tracing_on off, nanograph
+# hooks with a pid filter that admits no task (32767: not yet given out
+# in this boot), then admits every task; the buffers are emptied after
+# that, so the workload starts as function_graph's does: everything
+# hooked, nothing recorded before it, buffers empty.
 wk_ng() {
-	echo "$1" >$NG/buffer_mode
-	echo >$T/trace
+	echo "$1" >$NG/buffer_mode || { echo "# $1: buffer_mode refused"; return 1; }
 	echo >$NG/set_ftrace_filter
+	echo 32767 >$NG/set_event_pid
+	echo 1 >$NG/tracing_on
+	echo >$NG/set_event_pid
+	cat $NG/per_cpu/cpu*/raw >/dev/null
+	echo >$T/trace
 	e0=$(ng_total 2)
 	d0=$(ng_total 4)
-	echo 1 >$NG/tracing_on
 	ns=$(wk_workload)
-	echo 0 >$NG/tracing_on
-	ng_idle
+	# The workload's window: unhooking everything takes seconds too,
+	# recorded as well, unlike function_graph's (ftrace's tracing_on).
 	calls=$(($(ng_total 2) - e0))
+	lost=$(($(ng_total 4) - d0))
 	if [ "$1" = raw ]; then
 		ev=$(($(cat $NG/per_cpu/cpu*/raw | wc -c) / 16))
-		lost=$(($(ng_total 4) - d0))
 	else
+		echo 0 >$T/tracing_on
 		ev=$(rb_stat entries)
 		lost=$(($(rb_stat overrun) + $(rb_stat "dropped events")))
+		echo 1 >$T/tracing_on
 	fi
+	echo 0 >$NG/tracing_on
+	ng_idle
 	echo >$T/trace
 	echo "$ns $calls $ev $lost"
 }

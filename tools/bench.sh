@@ -112,8 +112,7 @@ wk_table() {
 		if ($2 > rounds) rounds = $2 }
 	END {
 		if (!nm) exit
-		printf "%-15s %6s %10s %10s %9s %10s %20s %9s
-", "mode", "rounds", "calls", "events", "lost",
+		printf "%-15s %6s %10s %10s %9s %10s %20s %9s\n", "mode", "rounds", "calls", "events", "lost",
 			"time ms", "added ms", "vs fgraph"
 		for (m = 1; m <= nm; m++) {
 			mode = order[m]; n = 0; k = 0; lo = hi = ""; maxlost = 0

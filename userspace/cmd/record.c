@@ -737,7 +737,29 @@ static int configure(struct run *r, const struct opts *o)
 		return NG_EXIT_FAIL;
 	if (select_tasks(r, o->argv ? r->child : o->pid))
 		return NG_EXIT_FAIL;
+	/*
+	 * -a: no task until every function is hooked (see admit_all()).
+	 * The collector is in set_event_notrace_pid, which wins: a
+	 * set_event_pid of its own pid admits nobody.
+	 */
+	if (o->all) {
+		snprintf(num, sizeof(num), "%d", (int)getpid());
+		if (set(r, "set_event_pid", num))
+			return NG_EXIT_FAIL;
+	}
 	return -1;
+}
+
+/*
+ * -a, once tracing_on=1 has returned: every task but the collector.
+ * Hooking every function takes a while (seconds under emulation, where
+ * each patched site stops the machine); a system recorded meanwhile
+ * fills the buffers with calls of a kernel half hooked, faster than the
+ * collector, which is still waiting in that write, can drain them.
+ */
+static int admit_all(struct run *r)
+{
+	return set(r, "set_event_pid", "\n");
 }
 
 /* Put back everything changed, whatever happened. */
@@ -830,16 +852,18 @@ int cmd_record(const struct ng_cmd *self, int argc, char **argv)
 			     strerror(-ret));
 		goto out;
 	}
-	/* What is in effect, for info.json; unknown (null) if unreadable. */
-	if (ng_info_read_settings(&r.ctl, &r.settings))
-		r.settings = NULL;
 	/* all 0 if it cannot be read; info.json then says null */
 	r.stats0_read = !ng_ctl_stats(&r.ctl, &r.stats0);
 	ret = set(&r, "tracing_on", "1");
+	if (!ret && o.all)
+		ret = admit_all(&r);
 	if (ret) {
 		ret = NG_EXIT_FAIL;
 		goto out;
 	}
+	/* What is in effect, for info.json; unknown (null) if unreadable. */
+	if (ng_info_read_settings(&r.ctl, &r.settings))
+		r.settings = NULL;
 	start = now_s();
 	clock_gettime(CLOCK_REALTIME, &r.start_rt);
 	if (o.argv && release(&r, o.argv)) {
