@@ -167,19 +167,25 @@ echo nop >$T/current_tracer
 echo "mem fgraph_slab_kb_delta $((s1 - s0))"
 echo "mem tasks_in_system $(ls -d /proc/[0-9]* | wc -l)"
 
-workload >/dev/null	# warm the caches once
-r=1
-while [ $r -le "$ROUNDS" ]; do
-	# Rotate the order so that no tracer always runs first or last.
-	set -- $MODES
+# rotated R MODE...: the modes in round R's order, rotated by R - 1, so
+# that no tracer always runs first or last.
+rotated() {
 	i=1
-	while [ $i -lt $r ]; do
+	r_n=$1
+	shift
+	while [ $i -lt "$r_n" ]; do
 		first=$1
 		shift
 		set -- "$@" "$first"
 		i=$((i + 1))
 	done
-	for m in "$@"; do
+	echo "$@"
+}
+
+workload >/dev/null	# warm the caches once
+r=1
+while [ $r -le "$ROUNDS" ]; do
+	for m in $(rotated $r $MODES); do
 		res=$(run_mode "$m") && echo "run $r $m $res"
 	done
 	r=$((r + 1))
@@ -274,15 +280,7 @@ if [ "$FORKS" -gt 0 ] && [ -n "$HAVE_RAW" ]; then
 	WK_MODES="none function_graph ng_raw ng_events"
 	r=1
 	while [ $r -le $WK_ROUNDS ]; do
-		set -- $WK_MODES
-		i=1
-		while [ $i -lt $r ]; do
-			first=$1
-			shift
-			set -- "$@" "$first"
-			i=$((i + 1))
-		done
-		for m in "$@"; do
+		for m in $(rotated $r $WK_MODES); do
 			case "$m" in
 			none) res="$(wk_workload) 0 0 0" ;;
 			function_graph) res=$(wk_ftrace) ;;

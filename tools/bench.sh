@@ -36,19 +36,22 @@ mkdir -p "$OUT"
 
 "$ROOT/tools/setup-host.sh"
 
+# The median of a[1..n], for both tables' awk programs.
+AWK_MEDIAN='
+function median(a, n,   i, j, t) {
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+		}
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}'
+
 # The table of one boot's lines: per mode the median workload time, the
 # median added cost per traced call (this round's time minus this round's
 # untraced time, over the calls) with its min..max over the rounds, and
 # the cost as a fraction of function_graph's and of function's.
 table() {
-	awk '
-	function median(a, n,   i, j, t) {
-		for (i = 2; i <= n; i++)
-			for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
-				t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
-			}
-		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-	}
+	awk "$AWK_MEDIAN"'
 	$1 == "funcs" { $1 = ""; funcs = $0 }
 	$1 == "run" { ns[$2, $3] = $4; calls[$2, $3] = $5; ev[$2, $3] = $6; lost[$2, $3] = $7
 		if (!($3 in seen)) { seen[$3] = 1; order[++nm] = $3 }
@@ -99,14 +102,7 @@ table() {
 # and that added time as a fraction of function_graph's.  Calls and
 # events are the medians, lost the most of any round.
 wk_table() {
-	awk '
-	function median(a, n,   i, j, t) {
-		for (i = 2; i <= n; i++)
-			for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
-				t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
-			}
-		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-	}
+	awk "$AWK_MEDIAN"'
 	$1 == "wrun" { ns[$2, $3] = $4; calls[$2, $3] = $5; ev[$2, $3] = $6; lost[$2, $3] = $7
 		if (!($3 in seen)) { seen[$3] = 1; order[++nm] = $3 }
 		if ($2 > rounds) rounds = $2 }
