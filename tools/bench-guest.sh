@@ -75,13 +75,17 @@ m_none() {
 
 # The kernel's own tracers: function (one event per call) and
 # function_graph (an entry and a return event per call).
-m_ftrace() {
+#
+# ftrace_run TRACER FILTER WORKLOAD: TRACER switched on with ftrace's
+# tracing_on off (hooking takes no workload time), WORKLOAD timed; sets
+# ns, ev (the buffer's entries) and lost.
+ftrace_run() {
 	echo 0 >$T/tracing_on
 	echo >$T/trace
-	echo "$FUNCS" >$T/set_ftrace_filter
+	echo "$2" >$T/set_ftrace_filter
 	echo "$1" >$T/current_tracer
 	echo 1 >$T/tracing_on
-	ns=$(workload)
+	ns=$($3)
 	echo 0 >$T/tracing_on
 	ev=$(rb_stat entries)
 	lost=$(($(rb_stat overrun) + $(rb_stat "dropped events")))
@@ -89,6 +93,10 @@ m_ftrace() {
 	echo >$T/set_ftrace_filter
 	echo >$T/trace
 	echo 1 >$T/tracing_on
+}
+
+m_ftrace() {
+	ftrace_run "$1" "$FUNCS" workload
 	if [ "$1" = function ]; then calls=$ev; else calls=$((ev / 2)); fi
 	echo "$ns $calls $ev $lost"
 }
@@ -207,18 +215,7 @@ wk_workload() {
 }
 
 wk_ftrace() {
-	echo 0 >$T/tracing_on
-	echo >$T/trace
-	echo >$T/set_ftrace_filter
-	echo function_graph >$T/current_tracer
-	echo 1 >$T/tracing_on
-	ns=$(wk_workload)
-	echo 0 >$T/tracing_on
-	ev=$(rb_stat entries)
-	lost=$(($(rb_stat overrun) + $(rb_stat "dropped events")))
-	echo nop >$T/current_tracer
-	echo >$T/trace
-	echo 1 >$T/tracing_on
+	ftrace_run function_graph "" wk_workload
 	echo "$ns $(((ev + lost) / 2)) $ev $lost"
 }
 
