@@ -103,6 +103,20 @@ ng_stop_and_drain() {
 	done
 }
 
+# ng_raw_count: "entries exits meta" in the raw records on stdin, parsed
+# here independently of the collector.  The top byte of the first word
+# (little-endian: the 8th) is below 0x7f for an entry, 0x7f for a task,
+# clock or comm record (a clock or a comm, kind 2 or 3 in the low byte,
+# takes the next record too), 0x80 and up for an exit.
+ng_raw_count() {
+	od -An -v -tx1 | awk '
+		skip { skip = 0; next }
+		$8 == "7f" { m++; if ($1 == "02" || $1 == "03") skip = 1; next }
+		$8 >= "80" { x++; next }
+		{ e++ }
+		END { print e + 0, x + 0, m + 0 }'
+}
+
 # Set u_cs to the centiseconds since boot (/proc/uptime, read by the
 # shell itself: no process started, for polling loops).
 ng_uptime() {

@@ -136,8 +136,11 @@ int ng_rawrec_drain(struct ng_rawrec *r)
 			continue;
 		/* At most a buffer's worth a call, as record.c does. */
 		while (done < r->max_bytes && (n = read(c->in, r->buf, CHUNK)) > 0) {
-			if (write(c->fd, r->buf, n) != n)
-				return errno ? -errno : -ENOSPC;
+			ssize_t w = write(c->fd, r->buf, n);
+
+			/* A short write is a full disk; errno is an old one then. */
+			if (w != n)
+				return w < 0 ? -errno : -ENOSPC;
 			scan_chunk(r, r->buf, n);
 			done += n;
 		}

@@ -219,8 +219,11 @@ int ng_rec_drain(struct ng_recorder *r)
 			/* Whole sub-buffers only: replay reads them back by index. */
 			if (n < r->subbuf)
 				memset((char *)r->page + n, 0, r->subbuf - n);
-			if (write(c->fd, r->page, r->subbuf) != r->subbuf)
-				return errno ? -errno : -ENOSPC;
+			ssize_t w = write(c->fd, r->page, r->subbuf);
+
+			/* A short write is a full disk; errno is an old one then. */
+			if (w != r->subbuf)
+				return w < 0 ? -errno : -ENOSPC;
 			scan_page(r, r->page);
 			c->pages++;
 			r->bytes += n;
