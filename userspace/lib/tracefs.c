@@ -10,9 +10,9 @@
  */
 #include <errno.h>
 #include <event-parse.h>
-#include <stdlib.h>
 #include <mntent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <tracefs.h>
 #include <unistd.h>
@@ -52,7 +52,7 @@ int ng_tracefs_find(const char **dirp)
 	return 0;
 }
 
-/* Parse a page header (@sys NULL) or an event format of @sys from the top-level tracefs. */
+/* Parse the page header (@sys NULL) or an event format of @sys: -errno. */
 static int parse_file(struct tep_handle *tep, const char *file, const char *sys)
 {
 	char *buf;
