@@ -258,7 +258,9 @@ wk_ng() {
 wk_record() {
 	nanograph record -a -o /tmp/bench.wk "$@" 2>/tmp/bench.err &
 	rec=$!
-	until [ "$(cat $NG/tracing_on)" = 1 ]; do
+	# Recording: hooked, and every task admitted (record -a empties
+	# set_event_pid once the hooks are in).
+	until [ "$(cat $NG/tracing_on)" = 1 ] && [ -z "$(cat $NG/set_event_pid)" ]; do
 		kill -0 $rec 2>/dev/null || { sed 's/^/# /' /tmp/bench.err; return 1; }
 		sleep 0.1
 	done
