@@ -36,14 +36,37 @@ mkdir -p "$OUT"
 
 "$ROOT/tools/setup-host.sh"
 
-# The median of a[1..n], for both tables' awk programs.
-AWK_MEDIAN='
+# What both tables' awk programs share: the "KIND ROUND MODE NS CALLS
+# EVENTS LOST" lines of one kind (awk -v kind=), the median, and per mode
+# over the rounds the times t[1..n], calls c[], events e[], the most lost
+# (maxlost), and the cost of each round against that round's untraced
+# run, cost[1..k] with its lowest lo and highest hi: the time added per
+# traced call (percall) or in milliseconds.
+AWK_ROUNDS='
+$1 == kind { ns[$2, $3] = $4; calls[$2, $3] = $5; ev[$2, $3] = $6; lost[$2, $3] = $7
+	if (!($3 in seen)) { seen[$3] = 1; order[++nm] = $3 }
+	if ($2 > rounds) rounds = $2 }
 function median(a, n,   i, j, t) {
 	for (i = 2; i <= n; i++)
 		for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
 			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
 		}
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function mode_stats(mode, percall,   r, a) {
+	n = 0; k = 0; lo = hi = ""; maxlost = 0
+	for (r = 1; r <= rounds; r++) {
+		if (!((r, mode) in ns)) continue
+		t[++n] = ns[r, mode]; c[n] = calls[r, mode]; e[n] = ev[r, mode]
+		if (lost[r, mode] > maxlost) maxlost = lost[r, mode]
+		if (mode == "none" || mode ~ /^record/ || !((r, "none") in ns)) continue
+		if (percall && calls[r, mode] <= 0) continue
+		a = ns[r, mode] - ns[r, "none"]
+		a = percall ? a / calls[r, mode] : a / 1e6
+		cost[++k] = a
+		if (lo == "" || a < lo) lo = a
+		if (hi == "" || a > hi) hi = a
+	}
 }'
 
 # The table of one boot's lines: per mode the median workload time, the
@@ -51,32 +74,17 @@ function median(a, n,   i, j, t) {
 # untraced time, over the calls) with its min..max over the rounds, and
 # the cost as a fraction of function_graph's and of function's.
 table() {
-	awk "$AWK_MEDIAN"'
+	awk -v kind=run "$AWK_ROUNDS"'
 	$1 == "funcs" { $1 = ""; funcs = $0 }
-	$1 == "run" { ns[$2, $3] = $4; calls[$2, $3] = $5; ev[$2, $3] = $6; lost[$2, $3] = $7
-		if (!($3 in seen)) { seen[$3] = 1; order[++nm] = $3 }
-		if ($2 > rounds) rounds = $2 }
 	$1 == "mem" { mem[$2] = $3 }
 	END {
 		printf "filter:%s\n", funcs
 		printf "%-15s %6s %10s %9s %7s %12s %14s %8s %8s\n", "mode", "rounds", "calls", "events", "lost",
 			"time ms", "ns/call", "vs fgraph", "vs function"
 		for (m = 1; m <= nm; m++) {
-			mode = order[m]; n = 0; k = 0
-			for (r = 1; r <= rounds; r++) {
-				if (!((r, mode) in ns)) continue
-				t[++n] = ns[r, mode]; c[n] = calls[r, mode]; e[n] = ev[r, mode]; l[n] = lost[r, mode]
-				if (mode != "none" && mode !~ /^record/ && ((r, "none") in ns) && calls[r, mode] > 0)
-					cost[++k] = (ns[r, mode] - ns[r, "none"]) / calls[r, mode]
-			}
-			lo = hi = ""
-			for (i = 1; i <= k; i++) {
-				if (lo == "" || cost[i] < lo) lo = cost[i]
-				if (hi == "" || cost[i] > hi) hi = cost[i]
-			}
+			mode = order[m]
+			mode_stats(mode, 1)
 			med[mode] = k ? median(cost, k) : ""
-			maxlost = 0
-			for (i = 1; i <= n; i++) if (l[i] > maxlost) maxlost = l[i]
 			line[mode] = sprintf("%-15s %6d %10d %9d %7d %12.1f", mode, n, median(c, n), median(e, n),
 				maxlost, median(t, n) / 1e6)
 			range[mode] = k ? sprintf("%5.0f (%.0f..%.0f)", med[mode], lo, hi) : "-"
@@ -102,28 +110,15 @@ table() {
 # and that added time as a fraction of function_graph's.  Calls and
 # events are the medians, lost the most of any round.
 wk_table() {
-	awk "$AWK_MEDIAN"'
-	$1 == "wrun" { ns[$2, $3] = $4; calls[$2, $3] = $5; ev[$2, $3] = $6; lost[$2, $3] = $7
-		if (!($3 in seen)) { seen[$3] = 1; order[++nm] = $3 }
-		if ($2 > rounds) rounds = $2 }
+	awk -v kind=wrun "$AWK_ROUNDS"'
 	END {
 		if (!nm) exit
 		printf "%-15s %6s %10s %10s %9s %10s %20s %9s\n", "mode", "rounds", "calls", "events", "lost",
 			"time ms", "added ms", "vs fgraph"
 		for (m = 1; m <= nm; m++) {
-			mode = order[m]; n = 0; k = 0; lo = hi = ""; maxlost = 0
-			for (r = 1; r <= rounds; r++) {
-				if (!((r, mode) in ns)) continue
-				t[++n] = ns[r, mode]; c[n] = calls[r, mode]; e[n] = ev[r, mode]
-				if (lost[r, mode] > maxlost) maxlost = lost[r, mode]
-				if (mode != "none" && mode !~ /^record/ && ((r, "none") in ns)) {
-					a = (ns[r, mode] - ns[r, "none"]) / 1e6
-					add[++k] = a
-					if (lo == "" || a < lo) lo = a
-					if (hi == "" || a > hi) hi = a
-				}
-			}
-			med[mode] = k ? median(add, k) : ""
+			mode = order[m]
+			mode_stats(mode, 0)
+			med[mode] = k ? median(cost, k) : ""
 			line[mode] = sprintf("%-15s %6d %10d %10d %9d %10.1f", mode, n, median(c, n), median(e, n),
 				maxlost, median(t, n) / 1e6)
 			range[mode] = k ? sprintf("%.0f (%.0f..%.0f)", med[mode], lo, hi) : "-"
