@@ -3,11 +3,36 @@
  * nanograph_event.h - the event layout, shared by the module and the
  * collector (and nothing else is shared between them).
  *
- * Every event is the nanograph:func_entry or nanograph:func_exit trace
- * event with a 16-byte payload:
+ * A call is written in one of two ways (trace events; the raw buffers
+ * below are a third).  Entry and exit: nanograph:func_entry when the
+ * function is entered and nanograph:func_exit when it returns, each with
+ * a 16-byte payload:
  *
  *	u64 tsd		counter timestamp (low 56 bits) | depth (high 8 bits)
  *	u64 ip		the function (its ftrace call site) as a kernel address
+ *
+ * Or one event per call: nanograph:func_call when the function returns,
+ * the entry's tsd and ip as above and the exit's counter:
+ *
+ *	u64 tsd		at entry: counter | depth, as func_entry's
+ *	u64 ip
+ *	u64 exit	counter timestamp of the return (low 56 bits)
+ *
+ * and, for the calls that had not returned when recording stopped or
+ * when their task was freed (do_exit() never returns), or when the idle
+ * task of a CPU going offline dropped them, nanograph:func_open, written
+ * by whoever found them (common_pid is not theirs):
+ *
+ *	u64 tsd		at entry: counter | depth
+ *	u64 ip
+ *	s32 pid		the task the frame is of (0: an idle task)
+ *	s32 cpu		for an idle task, its CPU; otherwise -1
+ *
+ * A func_open may be followed by the same call's func_call (a call that
+ * returned while recording stopped): the func_call wins, matched by pid,
+ * depth and entry counter.  The collector's recorder asks for func_call,
+ * func_open and clock_sync: half the trace events of entry and exit
+ * (Documentation/trace-format.md says how the tree is rebuilt).
  *
  * The counter is the one the clock file names; 56 bits of a GHz counter
  * last over two years before they wrap.  Depth is the number of frames
@@ -20,6 +45,8 @@
 #define NG_EVENT_SYSTEM		"nanograph"
 #define NG_EVENT_ENTRY		"func_entry"
 #define NG_EVENT_EXIT		"func_exit"
+#define NG_EVENT_CALL		"func_call"
+#define NG_EVENT_OPEN		"func_open"
 /*
  * nanograph:clock_sync carries the clock file's (counter, CLOCK_MONOTONIC
  * ns) pair and the counter frequency, written when recording starts and
