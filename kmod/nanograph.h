@@ -30,6 +30,7 @@ struct ng_frame {
 	unsigned long ip;	/* the hooked function's ftrace call site */
 	unsigned long key;	/* identity at exit: see ng_arch_hook_site() */
 	unsigned long flags;	/* NG_FRAME_* */
+	u64 entry;		/* the counter at entry: func_call, func_open */
 };
 
 #define NG_FRAME_ROOT		1	/* a set_graph_function root */
@@ -43,6 +44,7 @@ struct ng_frame {
 struct ng_stack {
 	struct hlist_node node;		/* in its bucket of the task table */
 	struct task_struct *task;
+	pid_t pid;			/* the task's, for func_open after it is gone */
 	unsigned int depth;		/* frames in use */
 	unsigned int graph_depth;	/* NG_FRAME_ROOT frames among them */
 	unsigned int notrace_depth;	/* NG_FRAME_NOTRACE frames among them */
@@ -64,6 +66,7 @@ struct ng_pid_map;
 int ng_stacks_assign(struct ng_pid_map *map);
 void ng_stacks_stop(void);
 unsigned long ng_stacks_abandon(void);
+void ng_stacks_report_open(void);
 void ng_stacks_release(void);
 
 /*

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The nanograph trace events: one on entry to a hooked function, one on
- * its return.  The payload is the 16 bytes of include/nanograph_event.h;
- * the printed form names the function, so trace_pipe is readable:
+ * its return; or one per returned call carrying its entry, and one per
+ * call left open.  The payloads are include/nanograph_event.h's; the
+ * printed forms name the function, so trace_pipe is readable:
  *
  *   func_entry: vfs_read depth=0 ts=1234567
  *   func_exit: vfs_read depth=0 ts=1234890
+ *   func_call: vfs_read depth=0 ts=1234567 exit=1234890
+ *   func_open: pipe_read depth=2 ts=1234567 pid=311 cpu=-1
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM nanograph
@@ -33,6 +36,36 @@ DEFINE_EVENT(ng_func, func_entry,
 DEFINE_EVENT(ng_func, func_exit,
 	     TP_PROTO(unsigned long ip, u64 tsd),
 	     TP_ARGS(ip, tsd));
+
+/*
+ * A call that returned, written at its return with its entry's counter:
+ * one event per call instead of two, half of the trace-event cost.
+ */
+TRACE_EVENT(func_call,
+	    TP_PROTO(unsigned long ip, u64 tsd, u64 exit),
+	    TP_ARGS(ip, tsd, exit),
+	    TP_STRUCT__entry(__field(u64, tsd) __field(unsigned long, ip)
+			     __field(u64, exit)),
+	    TP_fast_assign(__entry->tsd = tsd; __entry->ip = ip;
+			   __entry->exit = exit;),
+	    TP_printk("%ps depth=%u ts=%llu exit=%llu", (void *)__entry->ip,
+		      NG_TSD_DEPTH(__entry->tsd), NG_TSD_COUNTER(__entry->tsd),
+		      __entry->exit));
+
+/*
+ * A call that had not returned when recording stopped or its task was
+ * freed, written by whoever found it: @pid is the frame's task.
+ */
+TRACE_EVENT(func_open,
+	    TP_PROTO(unsigned long ip, u64 tsd, int pid, int cpu),
+	    TP_ARGS(ip, tsd, pid, cpu),
+	    TP_STRUCT__entry(__field(u64, tsd) __field(unsigned long, ip)
+			     __field(int, pid) __field(int, cpu)),
+	    TP_fast_assign(__entry->tsd = tsd; __entry->ip = ip;
+			   __entry->pid = pid; __entry->cpu = cpu;),
+	    TP_printk("%ps depth=%u ts=%llu pid=%d cpu=%d", (void *)__entry->ip,
+		      NG_TSD_DEPTH(__entry->tsd), NG_TSD_COUNTER(__entry->tsd),
+		      __entry->pid, __entry->cpu));
 
 /*
  * The clock file's content as an event, written when recording starts

@@ -62,6 +62,8 @@
 
 #include "compat.h"
 #include "nanograph.h"
+#include "nanograph_event.h"
+#include "nanograph_trace.h"
 
 /* 16384 buckets: with pids below pid_max's default, one task per bucket. */
 #define NG_BUCKET_BITS	14
@@ -113,6 +115,7 @@ static struct ng_stack *ng_stack_alloc(gfp_t gfp)
 	s->graph_depth = 0;
 	s->notrace_depth = 0;
 	s->task = NULL;
+	s->pid = 0;
 	atomic_long_inc(&ng_nstacks);
 	return s;
 }
@@ -264,6 +267,51 @@ static unsigned int ng_stack_recorded(const struct ng_stack *s)
 	return n;
 }
 
+/*
+ * Write func_open for each recorded frame of @s that is still open: the
+ * entries of calls that will not return while anyone records (the
+ * one-event-per-call form has no other record of them).  @pid is the
+ * stack's task, @cpu an idle task's CPU (-1 otherwise).  The frames must
+ * not be pushed meanwhile: the task is gone, or recording has stopped.
+ */
+static void ng_stack_report_open(const struct ng_stack *s, pid_t pid, int cpu)
+{
+	unsigned int i, depth = READ_ONCE(s->depth);
+
+	for (i = 0; i < depth && i < NG_STACK_DEPTH; i++) {
+		const struct ng_frame *f = &s->frames[i];
+
+		if (!(READ_ONCE(f->flags) & (NG_FRAME_GONE | NG_FRAME_NOTRACE)))
+			trace_func_open(f->ip, ng_tsd(f->entry, i), pid, cpu);
+	}
+}
+
+/*
+ * Recording stopped (ng_ops unregistered, which waited for the callbacks
+ * in flight: the ops of a module are FTRACE_OPS_FL_DYNAMIC): report every
+ * task's open calls.  One that returns while this runs is reported twice,
+ * open and then as its func_call, which the collector takes.
+ */
+void ng_stacks_report_open(void)
+{
+	struct ng_stack *s;
+	unsigned int b;
+	int cpu;
+
+	if (!trace_func_open_enabled())
+		return;
+	rcu_read_lock_sched();
+	for (b = 0; b < NG_BUCKETS; b++)
+		hlist_for_each_entry_rcu(s, &ng_buckets[b], node)
+			ng_stack_report_open(s, READ_ONCE(s->pid), -1);
+	for_each_possible_cpu(cpu) {
+		s = per_cpu(ng_idle_stacks, cpu);
+		if (s)
+			ng_stack_report_open(s, 0, cpu);
+	}
+	rcu_read_unlock_sched();
+}
+
 /* Give @s to @task unless it has one already; false if it had. */
 static bool ng_stack_insert(struct task_struct *task, struct ng_stack *s)
 {
@@ -271,6 +319,7 @@ static bool ng_stack_insert(struct task_struct *task, struct ng_stack *s)
 	if (ng_stack_of(task))
 		return false;
 	s->task = task;
+	s->pid = task->pid;
 	hlist_add_head_rcu(&s->node, ng_bucket(task->pid));
 	return true;
 }
@@ -347,6 +396,8 @@ static void ng_task_freed(void *data, struct task_struct *p)
 	raw_spin_unlock_irqrestore(&ng_table_lock, flags);
 	if (!s)
 		return;
+	if (trace_func_open_enabled())
+		ng_stack_report_open(s, s->pid, -1);
 	atomic_long_add(ng_stack_recorded(s), &ng_abandoned);
 	ng_stack_free_rcu(s);
 }
@@ -679,6 +730,8 @@ static int ng_cpu_prepare(unsigned int cpu)
 	struct ng_stack *s = per_cpu(ng_idle_stacks, cpu);
 
 	if (s && s->depth) {
+		if (trace_func_open_enabled())
+			ng_stack_report_open(s, 0, cpu);
 		atomic_long_add(ng_stack_recorded(s), &ng_abandoned);
 		s->depth = 0;
 		s->graph_depth = 0;

@@ -4,13 +4,17 @@
  * selected function, and the C side of the return trampoline.
  *
  * Entry (ng_entry, at the function's ftrace call site):
- *   read the counter; push { real return address, ip, slot } on current's
- *   shadow stack; overwrite the slot with ng_return_hooker; emit
- *   func_entry.
+ *   read the counter; push { real return address, ip, slot, counter } on
+ *   current's shadow stack; overwrite the slot with ng_return_hooker;
+ *   emit func_entry.
  * Exit (ng_return_handler, called by arch/<arch>/return_hooker.S):
  *   read the counter; pop the frame whose slot the trampoline was entered
- *   through; emit func_exit; hand the real return address back to the
- *   trampoline, which returns there.
+ *   through; emit func_exit and func_call (the call with its entry's
+ *   counter); hand the real return address back to the trampoline, which
+ *   returns there.
+ * Each trace event is a tracepoint: a nop unless someone enabled it.  The
+ * collector takes func_call alone, one event per call (and func_open for
+ * the calls still open at the end, retstack.c).
  *
  * Unload protocol (Documentation/design.md): while the ops is registered
  * the module holds a reference on itself, so rmmod fails with EAGAIN
@@ -105,19 +109,28 @@ enum ng_hook_mode {
 };
 
 /*
- * Where an entry or exit goes: the raw buffer in raw mode (a static key,
- * so the events mode pays nothing for it), and the trace event whenever
- * someone enabled it (a tracepoint, a no-op otherwise).  Both at once is
- * allowed: that is how the two modes are compared.
+ * Where an entry goes: the raw buffer in raw mode (a static key, so the
+ * events mode pays nothing for it), and the trace event whenever someone
+ * enabled it (a tracepoint, a no-op otherwise).  Both at once is
+ * allowed: that is how the modes are compared.
  */
-static __always_inline void ng_emit(unsigned long ip, u64 tsd, bool exit)
+static __always_inline void ng_emit_entry(unsigned long ip, u64 tsd)
 {
 	if (static_branch_unlikely(&ng_raw_on))
-		ng_raw_emit(tsd | (exit ? NG_RAW_EXIT : 0), ip);
-	if (exit)
-		trace_func_exit(ip, tsd);
-	else
-		trace_func_entry(ip, tsd);
+		ng_raw_emit(tsd, ip);
+	trace_func_entry(ip, tsd);
+}
+
+/* And an exit: the frame's @entry counter makes the one-event form. */
+static __always_inline void ng_emit_exit(unsigned long ip, unsigned int depth,
+					 u64 entry, u64 now)
+{
+	u64 tsd = ng_tsd(now, depth);
+
+	if (static_branch_unlikely(&ng_raw_on))
+		ng_raw_emit(tsd | NG_RAW_EXIT, ip);
+	trace_func_exit(ip, tsd);
+	trace_func_call(ip, ng_tsd(entry, depth), now & NG_TSD_COUNTER_MASK);
 }
 
 /*
@@ -217,6 +230,7 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	f->ret = *slot;
 	f->ip = ip;
 	f->key = key;
+	f->entry = now;
 	f->flags = mode == NG_HOOK_ROOT ? NG_FRAME_ROOT :
 		   mode == NG_HOOK_NOTRACE ? NG_FRAME_NOTRACE : 0;
 	barrier();
@@ -228,7 +242,7 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	}
 	if (mode == NG_HOOK_ROOT)
 		WRITE_ONCE(t->graph_depth, t->graph_depth + 1);
-	ng_emit(ip, ng_tsd(now, depth), false);
+	ng_emit_entry(ip, ng_tsd(now, depth));
 	this_cpu_inc(ng_cpu_stats.entries);
 out:
 	ftrace_test_recursion_unlock(bit);
@@ -276,7 +290,7 @@ static __always_inline unsigned long ng_pop(struct ng_stack *t, u64 now, int bit
 
 	if (!(flags & (NG_FRAME_NOTRACE | NG_FRAME_GONE))) {
 		if (likely(bit >= 0))
-			ng_emit(ip, ng_tsd(now, top), true);
+			ng_emit_exit(ip, top, f->entry, now);
 		else
 			this_cpu_inc(ng_cpu_stats.dropped);
 		this_cpu_inc(ng_cpu_stats.exits);
@@ -332,24 +346,43 @@ unsigned long notrace ng_return_handler(unsigned long sp)
 	return sp;
 }
 
+/* What the module enables for a reader of trace_pipe: one line a side. */
+static const char *const ng_default_events[] = {
+	NG_EVENT_ENTRY, NG_EVENT_EXIT, NG_EVENT_CLOCK,
+};
+
+/* Set or clear the default events in the top-level buffer. */
+static int ng_default_events_set(int set)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < ARRAY_SIZE(ng_default_events) && !ret; i++)
+		ret = trace_set_clr_event(NG_EVENT_SYSTEM, ng_default_events[i], set);
+	return ret;
+}
+
 /*
- * Enable our events in the top-level buffer, unless someone already
- * enabled them somewhere (the top level, an instance such as the
- * collector's, perf): then they go where that user wants them, and are
- * that user's to turn off.  In raw mode the records go to the raw
- * buffers, and the events only to whoever enabled them.
+ * Enable entry, exit and clock_sync in the top-level buffer, unless
+ * someone already enabled a form of the calls somewhere (the top level,
+ * an instance such as the collector's with func_call, perf): then they go
+ * where that user wants them, and are that user's to turn off.  In raw
+ * mode the records go to the raw buffers, and the events only to
+ * whoever enabled them.
  */
 static void ng_events_on(void)
 {
-	if (ng_events_ours || ng_raw_mode() || trace_func_entry_enabled())
+	if (ng_events_ours || ng_raw_mode() || trace_func_entry_enabled() ||
+	    trace_func_call_enabled())
 		return;
-	ng_events_ours = !trace_set_clr_event(NG_EVENT_SYSTEM, NULL, 1);
+	ng_events_ours = !ng_default_events_set(1);
+	if (!ng_events_ours)
+		ng_default_events_set(0);
 }
 
 static void ng_events_off(void)
 {
 	if (ng_events_ours)
-		trace_set_clr_event(NG_EVENT_SYSTEM, NULL, 0);
+		ng_default_events_set(0);
 	ng_events_ours = false;
 }
 
@@ -422,6 +455,7 @@ static void ng_tracer_stopped(void)
 {
 	ng_registered = false;
 	ng_stacks_stop();
+	ng_stacks_report_open();
 	ng_clock_emit();
 	ng_drain_since = jiffies;
 	mod_delayed_work(ng_system_wq, &ng_drain, 0);

@@ -101,9 +101,20 @@ m_ftrace() {
 	echo "$ns $calls $ev $lost"
 }
 
-# nanograph; $1 is the buffer mode, events (the ftrace buffer) or raw;
-# "none" is events mode with the events switched off again: the hook,
-# the shadow stack and the trampoline alone, what every mode pays.
+# calls_events 1|0: the one-event form (func_call, func_open) in the
+# top-level buffer, as nanograph record --events takes it in its own
+# instance; enabled before tracing_on, the module adds no entry or exit.
+calls_events() {
+	[ -d $T/events/nanograph/func_call ] || return 1
+	echo "$1" >$T/events/nanograph/func_call/enable
+	echo "$1" >$T/events/nanograph/func_open/enable
+}
+
+# nanograph; $1 is the buffer mode, events (the ftrace buffer: entry and
+# exit events, the module's default there), calls (the ftrace buffer,
+# one func_call per call) or raw; "none" is events mode with the events
+# switched off again: the hook, the shadow stack and the trampoline
+# alone, what every mode pays.
 m_ng() {
 	mode=$1
 	[ "$mode" != raw ] || [ -n "$HAVE_RAW" ] || return 1
@@ -115,11 +126,13 @@ m_ng() {
 	echo "$FUNCS" >$NG/set_ftrace_filter
 	e0=$(ng_total 2)
 	d0=$(ng_total 4)
+	[ "$mode" != calls ] || calls_events 1 || return 1
 	echo 1 >$NG/tracing_on
 	[ "$mode" != none ] || echo 0 >$T/events/nanograph/enable
 	ns=$(workload)
 	echo 0 >$NG/tracing_on
 	ng_idle
+	[ "$mode" != calls ] || calls_events 0
 	calls=$(($(ng_total 2) - e0))
 	if [ "$mode" = raw ]; then
 		ev=$(($(cat $NG/per_cpu/cpu*/raw | wc -c) / 16))
@@ -152,6 +165,7 @@ m_record() {
 }
 
 MODES="none function function_graph ng_hook_only ng_events"
+[ ! -d $T/events/nanograph/func_call ] || MODES="$MODES ng_calls"
 [ -z "$HAVE_RAW" ] || MODES="$MODES ng_raw"
 
 run_mode() {
@@ -160,6 +174,7 @@ run_mode() {
 	function | function_graph) m_ftrace "$1" ;;
 	ng_hook_only) m_ng none ;;
 	ng_events) m_ng events ;;
+	ng_calls) m_ng calls ;;
 	ng_raw) m_ng raw ;;
 	record_events) m_record events --events ;;
 	record_raw) m_record raw --raw ;;
@@ -225,7 +240,9 @@ wk_ftrace() {
 # that, so the workload starts as function_graph's does: everything
 # hooked, nothing recorded before it, buffers empty.
 wk_ng() {
-	echo "$1" >$NG/buffer_mode || { echo "# $1: buffer_mode refused"; return 1; }
+	if [ "$1" = raw ]; then echo raw; else echo events; fi >$NG/buffer_mode ||
+		{ echo "# $1: buffer_mode refused"; return 1; }
+	[ "$1" != calls ] || calls_events 1 || return 1
 	echo >$NG/set_ftrace_filter
 	echo 32767 >$NG/set_event_pid
 	echo 1 >$NG/tracing_on
@@ -249,6 +266,7 @@ wk_ng() {
 	fi
 	echo 0 >$NG/tracing_on
 	ng_idle
+	[ "$1" != calls ] || calls_events 0
 	echo >$T/trace
 	echo "$ns $calls $ev $lost"
 }
@@ -277,6 +295,7 @@ wk_record() {
 if [ "$FORKS" -gt 0 ] && [ -n "$HAVE_RAW" ]; then
 	WK_ROUNDS=3
 	WK_MODES="none function_graph ng_raw ng_events"
+	[ ! -d $T/events/nanograph/func_call ] || WK_MODES="$WK_MODES ng_calls"
 	r=1
 	while [ $r -le $WK_ROUNDS ]; do
 		for m in $(rotated $r $WK_MODES); do
@@ -285,6 +304,7 @@ if [ "$FORKS" -gt 0 ] && [ -n "$HAVE_RAW" ]; then
 			function_graph) res=$(wk_ftrace) ;;
 			ng_raw) res=$(wk_ng raw) ;;
 			ng_events) res=$(wk_ng events) ;;
+			ng_calls) res=$(wk_ng calls) ;;
 			esac && echo "wrun $r $m $res"
 		done
 		r=$((r + 1))
