@@ -342,17 +342,22 @@ enum ng_event_type {
 	NG_EV_ENTRY,		/* nanograph:func_entry */
 	NG_EV_EXIT,		/* nanograph:func_exit */
 	NG_EV_CLOCK,		/* nanograph:clock_sync */
+	NG_EV_CALL,		/* nanograph:func_call: a returned call */
+	NG_EV_OPEN,		/* nanograph:func_open: a call not returned */
 };
 
 /* One decoded event, as the ring buffer held it. */
 struct ng_event {
 	enum ng_event_type type;
-	int cpu;
-	int tid;		/* common_pid: 0 is a CPU's idle task */
+	int cpu;		/* OPEN of an idle task: that idle task's CPU */
+	int tid;		/* common_pid: 0 is a CPU's idle task; OPEN:
+				 * the frame's task (its pid field) */
 	uint64_t ts;		/* ring-buffer timestamp: the merge order */
-	uint64_t counter;	/* ENTRY/EXIT: low 56 bits; CLOCK: whole */
-	unsigned int depth;	/* ENTRY/EXIT: frame index on the task's stack */
-	uint64_t ip;		/* ENTRY/EXIT: the function's address */
+	uint64_t counter;	/* ENTRY/EXIT: low 56 bits; CLOCK: whole;
+				 * CALL/OPEN: the entry's */
+	unsigned int depth;	/* frame index on the task's stack */
+	uint64_t ip;		/* the function's address */
+	uint64_t exit_counter;	/* CALL: the return's counter, low 56 bits */
 	uint64_t mono_ns;	/* CLOCK: CLOCK_MONOTONIC at @counter */
 	uint64_t freq;		/* CLOCK: counter ticks per second */
 };
@@ -361,8 +366,11 @@ struct ng_decoder;
 
 /*
  * Look up the nanograph events in @tep (which must stay alive as long as
- * the decoder). Returns -ENOENT when @tep does not know func_entry and
- * func_exit, i.e. the recording holds no nanograph events.
+ * the decoder). Returns -ENOENT when @tep knows neither func_entry and
+ * func_exit nor func_call (func_open is read only with func_call), i.e.
+ * the recording holds no calls; an event lacking a field it needs counts
+ * as absent, except that func_entry and func_exit of different layouts
+ * are -EPROTO.
  */
 int ng_decoder_new(struct ng_decoder **dp, struct tep_handle *tep);
 /* Fill @ev from @rec; type NG_EV_OTHER for any other event. */
@@ -397,9 +405,10 @@ uint64_t ng_clock_ns(const struct ng_clock *clock, uint64_t counter56);
 
 /* What a conversion did, for the summary and the tests. */
 struct ng_conv_summary {
-	uint64_t events;	/* nanograph events seen */
-	uint64_t entries;
+	uint64_t events;	/* function events converted (not clock_sync) */
+	uint64_t entries;	/* from func_call/func_open: those rebuilt */
 	uint64_t exits;
+	uint64_t ignored;	/* function events of the kind not converted */
 	uint64_t threads;	/* push/pop files written */
 	uint64_t pushes;	/* push lines written (= pops) */
 	uint64_t unmatched_exits; /* exits of calls entered before the recording */
@@ -471,7 +480,11 @@ int ng_conv_check_cancel(struct ng_conv *c);
 int ng_conv_scan(struct ng_conv *c, const struct ng_event *ev);
 /*
  * Feed one event; the first error sticks and is returned by finish.
- * -ENODATA: no clock yet after NG_CONV_MAX_HELD entries and exits.
+ * -ENODATA: no clock yet after NG_CONV_MAX_HELD function events.
+ * A recording holds calls either as entries and exits or as func_call
+ * and func_open; one holding both (nanograph:* enabled) would have each
+ * call twice, so the first function event fed decides which kind is
+ * converted, and events of the other kind are only counted (ignored).
  */
 int ng_conv_event(struct ng_conv *c, const struct ng_event *ev);
 /* @n events were lost on @cpu (n < 0: an unknown number). */

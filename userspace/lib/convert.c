@@ -18,6 +18,13 @@
  * The idle task is pid 0 on every CPU, and each CPU's runs its own stack:
  * it gets one file per CPU, "0-<cpu>.txt".
  *
+ * A recording made with func_call and func_open instead (one event per
+ * call) has each thread's tree rebuilt by calls.c, which hands back the
+ * entries and exits those events stand for, in the order entry/exit
+ * events would have come: the rules above then apply unchanged, and the
+ * files are the same. The first function event decides which of the
+ * two kinds is converted; the other kind is counted as ignored.
+ *
  * A recording can have more threads than the process may open files
  * (1024 by default): the writers whose threads ran least recently are
  * parked (their descriptor closed, the file kept) and reopened for
@@ -45,6 +52,7 @@
 #include <unistd.h>
 
 #include "nanograph.h"
+#include "calls.h"
 
 #define MAX_FRAMES	256		/* depth is 8 bits in the event */
 #define HASH_BITS_MIN	10
@@ -58,7 +66,15 @@ struct thread {
 	unsigned int n;			/* open frames */
 	unsigned char depth[MAX_FRAMES];	/* their depths, bottom first */
 	struct ng_pp_stats st;
+	struct ng_calls *calls;		/* func_calls waiting for their tree */
 	char name[32];			/* file name */
+};
+
+/* Which events carry the calls: the first function event decides. */
+enum conv_kind {
+	KIND_UNKNOWN,
+	KIND_ENTRY_EXIT,		/* func_entry, func_exit */
+	KIND_CALL_OPEN,			/* func_call, func_open (calls.c) */
 };
 
 struct sym {
@@ -91,6 +107,7 @@ struct ng_conv {
 	struct ng_event *held;		/* events waiting for a clock */
 	size_t nr_held, held_cap;
 
+	enum conv_kind kind;
 	struct ng_conv_summary sum;
 	int err;			/* first error, sticky */
 };
@@ -470,14 +487,12 @@ static int on_exit_event(struct ng_conv *c, struct thread *t,
 	return pop(t, ns);
 }
 
-/* One entry or exit, with the clock known. */
-static int process(struct ng_conv *c, const struct ng_event *ev)
+/* One entry or exit of @t, with the clock known. */
+static int replay(struct ng_conv *c, struct thread *t,
+		  const struct ng_event *ev)
 {
 	uint64_t ns = ng_clock_ns(&c->clock, ev->counter);
-	struct thread *t = thread_get(c, ev);
 
-	if (!t)
-		return c->err;
 	if (!c->sum.first_ns || ns < c->sum.first_ns)
 		c->sum.first_ns = ns;
 	if (ns > c->sum.last_ns)
@@ -485,6 +500,34 @@ static int process(struct ng_conv *c, const struct ng_event *ev)
 	if (ev->type == NG_EV_ENTRY)
 		return on_entry(c, t, ev, ns);
 	return on_exit_event(c, t, ev, ns);
+}
+
+/* Where calls.c writes a thread's rebuilt entries and exits. */
+struct rebuilt {
+	struct ng_conv *c;
+	struct thread *t;
+};
+
+static int replay_rebuilt(void *priv, const struct ng_event *ev)
+{
+	struct rebuilt *r = priv;
+
+	return replay(r->c, r->t, ev);
+}
+
+/* One function event, with the clock known. */
+static int process(struct ng_conv *c, const struct ng_event *ev)
+{
+	struct thread *t = thread_get(c, ev);
+	struct rebuilt r = { c, t };
+
+	if (!t)
+		return c->err;
+	if (ev->type == NG_EV_CALL)
+		return ng_calls_call(&t->calls, ev, replay_rebuilt, &r);
+	if (ev->type == NG_EV_OPEN)
+		return ng_calls_open(&t->calls, ev, replay_rebuilt, &r);
+	return replay(c, t, ev);
 }
 
 /* Replay what waited for the clock, in the order it came. */
@@ -534,6 +577,24 @@ int ng_conv_scan(struct ng_conv *c, const struct ng_event *ev)
 	return 1;
 }
 
+/*
+ * Whether @ev is of the kind this recording's calls are converted from:
+ * the first function event decides, so that a recording holding both
+ * kinds (nanograph:* enabled) does not have each call twice.
+ */
+static bool kind_converted(struct ng_conv *c, const struct ng_event *ev)
+{
+	enum conv_kind kind = ev->type == NG_EV_ENTRY || ev->type == NG_EV_EXIT ?
+			      KIND_ENTRY_EXIT : KIND_CALL_OPEN;
+
+	if (c->kind == KIND_UNKNOWN)
+		c->kind = kind;
+	if (c->kind == kind)
+		return true;
+	c->sum.ignored++;
+	return false;
+}
+
 int ng_conv_event(struct ng_conv *c, const struct ng_event *ev)
 {
 	if (c->err)
@@ -546,11 +607,15 @@ int ng_conv_event(struct ng_conv *c, const struct ng_event *ev)
 		return c->err;
 	case NG_EV_ENTRY:
 	case NG_EV_EXIT:
+	case NG_EV_CALL:
+	case NG_EV_OPEN:
 		if (!c->until_check--) {
 			c->until_check = CANCEL_EVERY;
 			if (ng_conv_check_cancel(c))
 				return c->err;
 		}
+		if (!kind_converted(c, ev))
+			return 0;
 		c->sum.events++;
 		c->err = c->clock.freq ? process(c, ev) : hold(c, ev);
 		return c->err;
@@ -649,6 +714,7 @@ static void free_all(struct ng_conv *c)
 		for (t = c->threads[i]; t; t = next) {
 			next = t->next;
 			ng_pp_abort(t->w);
+			ng_calls_free(t->calls);
 			free(t);
 		}
 	}
@@ -670,6 +736,29 @@ static void free_all(struct ng_conv *c)
 	free(c);
 }
 
+/*
+ * Write what each thread's func_calls still hold, with its open calls
+ * (no exit: closed at the end like entries that never saw their exit).
+ */
+static int flush_calls(struct ng_conv *c)
+{
+	unsigned int i;
+	struct thread *t;
+	int ret = 0;
+
+	for (i = 0; i < (1U << c->thread_bits) && !ret; i++)
+		for (t = c->threads[i]; t && !ret; t = t->next) {
+			struct rebuilt r = { c, t };
+
+			if (!t->calls)
+				continue;
+			ret = touch(c, t);
+			if (!ret)
+				ret = ng_calls_flush(t->calls, replay_rebuilt, &r);
+		}
+	return ret;
+}
+
 int ng_conv_finish(struct ng_conv *c, struct ng_conv_summary *sum)
 {
 	struct thread **v = NULL;
@@ -680,6 +769,8 @@ int ng_conv_finish(struct ng_conv *c, struct ng_conv_summary *sum)
 
 	if (!ret && c->nr_held)
 		ret = -ENODATA;	/* no clock_sync and no clock given */
+	if (!ret)
+		ret = flush_calls(c);
 	/* Closing reopens parked files one at a time: park all first. */
 	while (!ret && c->nr_open)
 		ret = park_oldest(c);

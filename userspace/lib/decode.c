@@ -17,8 +17,11 @@
 
 struct ng_decoder {
 	struct tep_handle *tep;
-	int entry_id, exit_id, clock_id;	/* -1: not in this recording */
+	/* -1: not in this recording, or lacking a field */
+	int entry_id, exit_id, call_id, open_id, clock_id;
 	struct tep_format_field *tsd, *ip;	/* shared by entry and exit */
+	struct tep_format_field *call_tsd, *call_ip, *call_exit;
+	struct tep_format_field *open_tsd, *open_ip, *open_pid, *open_cpu;
 	struct tep_format_field *c_counter, *c_mono, *c_freq;
 };
 
@@ -28,35 +31,77 @@ static struct tep_format_field *field(struct tep_event *e, const char *name)
 	return e ? tep_find_field(e, name) : NULL;
 }
 
+static struct tep_event *event(struct tep_handle *tep, const char *name)
+{
+	return tep_find_event_by_name(tep, NG_EVENT_SYSTEM, name);
+}
+
+/*
+ * func_entry and func_exit: both or neither. 0, -ENOENT when either is
+ * missing, -EPROTO when they differ in layout (they share one class).
+ */
+static int find_entry_exit(struct ng_decoder *d)
+{
+	struct tep_event *entry = event(d->tep, NG_EVENT_ENTRY);
+	struct tep_event *exit = event(d->tep, NG_EVENT_EXIT);
+
+	if (!entry || !exit)
+		return -ENOENT;
+	d->tsd = field(entry, "tsd");
+	d->ip = field(entry, "ip");
+	if (!d->tsd || !d->ip || !field(exit, "tsd") ||
+	    field(exit, "tsd")->offset != d->tsd->offset ||
+	    !field(exit, "ip") || field(exit, "ip")->offset != d->ip->offset)
+		return -EPROTO;
+	d->entry_id = entry->id;
+	d->exit_id = exit->id;
+	return 0;
+}
+
+/*
+ * func_call, and func_open with it (a func_open alone rebuilds nothing);
+ * an event lacking one of its fields is taken as absent.
+ */
+static void find_call_open(struct ng_decoder *d)
+{
+	struct tep_event *call = event(d->tep, NG_EVENT_CALL);
+	struct tep_event *open = event(d->tep, NG_EVENT_OPEN);
+
+	d->call_tsd = field(call, "tsd");
+	d->call_ip = field(call, "ip");
+	d->call_exit = field(call, "exit");
+	if (!d->call_tsd || !d->call_ip || !d->call_exit)
+		return;
+	d->call_id = call->id;
+	d->open_tsd = field(open, "tsd");
+	d->open_ip = field(open, "ip");
+	d->open_pid = field(open, "pid");
+	d->open_cpu = field(open, "cpu");
+	if (d->open_tsd && d->open_ip && d->open_pid && d->open_cpu)
+		d->open_id = open->id;
+}
+
 /*
  * Find our events once, so that decoding a record is a compare of its
  * type and a few fixed-offset reads.
  */
 int ng_decoder_new(struct ng_decoder **dp, struct tep_handle *tep)
 {
-	struct tep_event *entry, *exit, *clock;
+	struct tep_event *clock = event(tep, NG_EVENT_CLOCK);
 	struct ng_decoder *d;
+	int ret;
 
-	entry = tep_find_event_by_name(tep, NG_EVENT_SYSTEM, NG_EVENT_ENTRY);
-	exit = tep_find_event_by_name(tep, NG_EVENT_SYSTEM, NG_EVENT_EXIT);
-	clock = tep_find_event_by_name(tep, NG_EVENT_SYSTEM, NG_EVENT_CLOCK);
-	if (!entry || !exit)
-		return -ENOENT;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
 	d->tep = tep;
-	d->entry_id = entry->id;
-	d->exit_id = exit->id;
+	d->entry_id = d->exit_id = d->call_id = d->open_id = -1;
 	d->clock_id = -1;
-	d->tsd = field(entry, "tsd");
-	d->ip = field(entry, "ip");
-	/* The two events share one class: the same layout. */
-	if (!d->tsd || !d->ip || !field(exit, "tsd") ||
-	    field(exit, "tsd")->offset != d->tsd->offset ||
-	    !field(exit, "ip") || field(exit, "ip")->offset != d->ip->offset) {
+	ret = find_entry_exit(d);
+	find_call_open(d);
+	if (ret == -EPROTO || (ret && d->call_id < 0)) {
 		free(d);
-		return -EPROTO;
+		return ret;
 	}
 	d->c_counter = field(clock, "counter");
 	d->c_mono = field(clock, "mono_ns");
@@ -76,25 +121,59 @@ static uint64_t num(const struct ng_decoder *d, struct tep_format_field *f,
 	return tep_read_number(d->tep, (char *)rec->data + f->offset, f->size);
 }
 
+/* The entry's counter and depth of a tsd field, and the ip field. */
+static void read_call(const struct ng_decoder *d, struct tep_format_field *tsd,
+		      struct tep_format_field *ip, struct tep_record *rec,
+		      struct ng_event *ev)
+{
+	uint64_t v = num(d, tsd, rec);
+
+	ev->counter = NG_TSD_COUNTER(v);
+	ev->depth = NG_TSD_DEPTH(v);
+	ev->ip = num(d, ip, rec);
+}
+
+/* A signed field (func_open's pid and cpu), sign-extended from its size. */
+static int64_t snum(const struct ng_decoder *d, struct tep_format_field *f,
+		    struct tep_record *rec)
+{
+	uint64_t v = num(d, f, rec);
+
+	if (f->size > 0 && f->size < 8 && (v >> (8 * f->size - 1)) & 1)
+		v |= ~0ULL << (8 * f->size);
+	return (int64_t)v;
+}
+
 /* Classify @rec and pull out the fields its type has. */
 void ng_decode(const struct ng_decoder *d, struct tep_record *rec,
 	       struct ng_event *ev)
 {
 	int type = tep_data_type(d->tep, rec);
-	uint64_t tsd;
+	int64_t cpu;
 
 	ev->type = NG_EV_OTHER;
 	ev->cpu = rec->cpu;
 	ev->ts = rec->ts;
 	ev->tid = tep_data_pid(d->tep, rec);
-	ev->counter = ev->ip = ev->mono_ns = ev->freq = 0;
+	ev->counter = ev->ip = ev->mono_ns = ev->freq = ev->exit_counter = 0;
 	ev->depth = 0;
-	if (type == d->entry_id || type == d->exit_id) {
+	if (type < 0) {
+		return;
+	} else if (type == d->entry_id || type == d->exit_id) {
 		ev->type = type == d->entry_id ? NG_EV_ENTRY : NG_EV_EXIT;
-		tsd = num(d, d->tsd, rec);
-		ev->counter = NG_TSD_COUNTER(tsd);
-		ev->depth = NG_TSD_DEPTH(tsd);
-		ev->ip = num(d, d->ip, rec);
+		read_call(d, d->tsd, d->ip, rec, ev);
+	} else if (type == d->call_id) {
+		ev->type = NG_EV_CALL;
+		read_call(d, d->call_tsd, d->call_ip, rec, ev);
+		ev->exit_counter = NG_TSD_COUNTER(num(d, d->call_exit, rec));
+	} else if (type == d->open_id) {
+		/* Written by another task: the frame's task is in the payload. */
+		ev->type = NG_EV_OPEN;
+		read_call(d, d->open_tsd, d->open_ip, rec, ev);
+		ev->tid = (int)snum(d, d->open_pid, rec);
+		cpu = snum(d, d->open_cpu, rec);
+		if (!ev->tid && cpu >= 0)
+			ev->cpu = (int)cpu;
 	} else if (type == d->clock_id) {
 		ev->type = NG_EV_CLOCK;
 		ev->counter = num(d, d->c_counter, rec);
