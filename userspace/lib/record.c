@@ -35,6 +35,7 @@
 #include <tracefs.h>
 
 #include "nanograph.h"
+#include "nanograph_event.h"
 #include "rawrec.h"
 #include "tasks.h"
 
@@ -184,7 +185,14 @@ int ng_rec_open(struct ng_recorder **rp, const struct ng_rec_opts *o)
 		if (ret)
 			goto err;
 	}
-	if (tracefs_event_enable(r->inst, "nanograph", NULL) ||
+	/*
+	 * One event per call (func_call, with func_open for the calls
+	 * still open at the end), not func_entry and func_exit: half the
+	 * trace events, the larger part of a traced call's cost.
+	 */
+	if (tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_CALL) ||
+	    tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_OPEN) ||
+	    tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_CLOCK) ||
 	    tracefs_trace_on(r->inst)) {
 		ret = -(errno ? errno : EIO);
 		goto err;
