@@ -516,7 +516,8 @@ static void test_mixed_kinds(void)
 /*
  * An idle task whose CPU went offline with calls open (it drops them)
  * and came back: the dropped calls are written before the new ones, not
- * as their callers, and the next drop's open call holds the new calls.
+ * as their callers; the next drop's open call, or the new outermost
+ * call when it returns, holds the new calls.
  */
 static void test_sealed_opens(void)
 {
@@ -545,6 +546,19 @@ static void test_sealed_opens(void)
 		  "5199:+do_idle\n5200:+schedule\n5201:+rw_verify_area\n"
 		  "5202:POP\n5203:POP\n5203:POP\n");
 	T_EQ_U64(s.pushes, 6);
+
+	/* Back online for good: the new do_idle returns. */
+	ev[NR(ev) - 1] = (struct ng_event){
+		.type = NG_EV_CALL, .cpu = 1, .counter = 1199, .depth = 0,
+		.ip = DO_IDLE, .exit_counter = 1300,
+	};
+	T_EQ_INT(convert_events("calls2", ev, NR(ev), &s), 0);
+	T_FILE_EQ(t_path("calls2/0-1.txt"),
+		  "5100:+do_idle\n5101:+schedule\n5102:POP\n5103:+schedule\n"
+		  "5199:POP\n5199:POP\n"
+		  "5199:+do_idle\n5200:+schedule\n5201:+rw_verify_area\n"
+		  "5202:POP\n5203:POP\n5300:POP\n");
+	T_EQ_U64(s.closed_at_end + s.clamped, 0);
 }
 
 /* Events before the clock wait for it, func_call and func_open too. */
@@ -699,6 +713,38 @@ static void test_cmd_tdat(void)
 	T_FILE_HAS(t_path("c/info.json"), "\"calls\": 7");
 }
 
+/*
+ * A trace.dat of nanograph:* (both kinds): the calls once, what was left
+ * out said and kept in info.json.
+ */
+static void test_cmd_mixed(void)
+{
+	char dat[600], out[600], want[1200];
+	char *argv[] = { NULL, "convert", "-o", out, dat, NULL };
+	struct t_tdat *t;
+
+	snprintf(dat, sizeof(dat), "%s", t_path("m.dat"));
+	snprintf(out, sizeof(out), "%s", t_path("m"));
+	t = t_tdat_open(dat, 1, kallsyms, "");
+	T_ASSERT(t);
+	t_tdat_clock(t, 0, 100, 1000, 5000, 1000000000);
+	t_tdat_entry(t, 0, 9, 101, 1001, 0, VFS_READ);
+	t_tdat_entry(t, 0, 9, 102, 1002, 1, SCHEDULE);
+	t_tdat_exit(t, 0, 9, 103, 1003, 1, SCHEDULE);
+	t_tdat_call(t, 0, 9, 103, 1002, 1, SCHEDULE, 1003);
+	t_tdat_exit(t, 0, 9, 104, 1004, 0, VFS_READ);
+	t_tdat_call(t, 0, 9, 104, 1001, 0, VFS_READ, 1004);
+	T_EQ_INT(t_tdat_close(t), 0);
+	snprintf(want, sizeof(want),
+		 "nanograph: 1 threads, 4 events (2 calls), 0 lost, 0.0 KiB in %s/\n"
+		 "nanograph: 2 events left out: the recording holds its calls both as func_entry/func_exit and as func_call/func_open; each call is converted once, from the kind that came first\n",
+		 out);
+	T_RUN(t_nanograph_run(argv, NULL), 0, "", want);
+	T_FILE_EQ(t_path("m/9.txt"),
+		  "5001:+vfs_read\n5002:+schedule\n5003:POP\n5004:POP\n");
+	T_FILE_HAS(t_path("m/info.json"), "\"ignored\": 2,");
+}
+
 /* A trace.dat of @trees outermost calls of thread 42, four deep each. */
 static int make_tdat(const char *path, long trees)
 {
@@ -768,6 +814,7 @@ static const struct t_case cases[] = {
 	{ "held_until_clock", test_held_until_clock },
 	{ "decoder", test_decoder },
 	{ "cmd_tdat_calls", test_cmd_tdat },
+	{ "cmd_mixed_kinds", test_cmd_mixed },
 	{ "cmd_memory_flat_calls", test_cmd_memory_flat },
 };
 
