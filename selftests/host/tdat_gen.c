@@ -26,6 +26,8 @@
 #define ID_ENTRY	1001
 #define ID_EXIT		1002
 #define ID_CLOCK	1003
+#define ID_CALL		1004
+#define ID_OPEN		1005
 
 static const char header_page[] =
 	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
@@ -65,7 +67,29 @@ static const char *const formats[] = {
 	"\tfield:u64 freq;\toffset:24;\tsize:8;\tsigned:0;\n"
 	"\tfield:u64 uncertainty;\toffset:32;\tsize:8;\tsigned:0;\n\n"
 	"print fmt: \"counter=%llu\", REC->counter\n",
+	"name: func_call\nID: 1004\n" COMMON
+	"\tfield:u64 tsd;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long ip;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 exit;\toffset:24;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"ip=%lx tsd=%llu exit=%llu\", REC->ip, REC->tsd, REC->exit\n",
+	"name: func_open\nID: 1005\n" COMMON
+	"\tfield:u64 tsd;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long ip;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:int pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:int cpu;\toffset:28;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"ip=%lx tsd=%llu pid=%d cpu=%d\", REC->ip, REC->tsd, REC->pid, REC->cpu\n",
 };
+
+const char *t_tdat_format(const char *name)
+{
+	size_t i, len = strlen(name);
+
+	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (!strncmp(formats[i] + 6, name, len) &&
+		    formats[i][6 + len] == '\n')
+			return formats[i];
+	return NULL;
+}
 
 struct cpu_pages {
 	FILE *spill;			/* whole pages, in order */
@@ -192,10 +216,12 @@ static void event(struct t_tdat *t, int cpu, uint64_t ts, const void *data,
 	c->last_ts = ts;
 }
 
+/* An event of @id: the common fields, then tsd and ip, then @more. */
 static void func(struct t_tdat *t, uint16_t id, int cpu, int pid, uint64_t ts,
-		 uint64_t counter, unsigned int depth, uint64_t ip)
+		 uint64_t counter, unsigned int depth, uint64_t ip,
+		 const void *more, size_t more_len)
 {
-	unsigned char d[24] = { 0 };
+	unsigned char d[32] = { 0 };
 	uint64_t tsd = (counter & ((1ULL << 56) - 1)) | (uint64_t)depth << 56;
 	int32_t p = pid;
 
@@ -203,19 +229,39 @@ static void func(struct t_tdat *t, uint16_t id, int cpu, int pid, uint64_t ts,
 	memcpy(d + 4, &p, 4);
 	memcpy(d + 8, &tsd, 8);
 	memcpy(d + 16, &ip, 8);
-	event(t, cpu, ts, d, sizeof(d));
+	if (more_len)
+		memcpy(d + 24, more, more_len);
+	event(t, cpu, ts, d, 24 + more_len);
 }
 
 void t_tdat_entry(struct t_tdat *t, int cpu, int pid, uint64_t ts,
 		  uint64_t counter, unsigned int depth, uint64_t ip)
 {
-	func(t, ID_ENTRY, cpu, pid, ts, counter, depth, ip);
+	func(t, ID_ENTRY, cpu, pid, ts, counter, depth, ip, NULL, 0);
 }
 
 void t_tdat_exit(struct t_tdat *t, int cpu, int pid, uint64_t ts,
 		 uint64_t counter, unsigned int depth, uint64_t ip)
 {
-	func(t, ID_EXIT, cpu, pid, ts, counter, depth, ip);
+	func(t, ID_EXIT, cpu, pid, ts, counter, depth, ip, NULL, 0);
+}
+
+void t_tdat_call(struct t_tdat *t, int cpu, int pid, uint64_t ts,
+		 uint64_t entry_counter, unsigned int depth, uint64_t ip,
+		 uint64_t exit_counter)
+{
+	func(t, ID_CALL, cpu, pid, ts, entry_counter, depth, ip,
+	     &exit_counter, 8);
+}
+
+void t_tdat_open_call(struct t_tdat *t, int cpu, uint64_t ts,
+		      uint64_t counter, unsigned int depth, uint64_t ip,
+		      int pid, int frame_cpu)
+{
+	int32_t more[2] = { pid, frame_cpu };
+
+	func(t, ID_OPEN, cpu, T_TDAT_OPEN_WRITER, ts, counter, depth, ip,
+	     more, sizeof(more));
 }
 
 void t_tdat_clock(struct t_tdat *t, int cpu, uint64_t ts, uint64_t counter,

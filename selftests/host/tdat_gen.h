@@ -26,8 +26,23 @@ void t_tdat_entry(struct t_tdat *t, int cpu, int pid, uint64_t ts,
 		  uint64_t counter, unsigned int depth, uint64_t ip);
 void t_tdat_exit(struct t_tdat *t, int cpu, int pid, uint64_t ts,
 		 uint64_t counter, unsigned int depth, uint64_t ip);
+/* func_call: a call of @pid that returned, with its entry's counter. */
+void t_tdat_call(struct t_tdat *t, int cpu, int pid, uint64_t ts,
+		 uint64_t entry_counter, unsigned int depth, uint64_t ip,
+		 uint64_t exit_counter);
+/*
+ * func_open: a call of @pid (0: the idle task of @frame_cpu; otherwise
+ * @frame_cpu is -1) that had not returned, written on @cpu by another
+ * task, T_TDAT_OPEN_WRITER, as the module's stop walk would.
+ */
+#define T_TDAT_OPEN_WRITER	4242
+void t_tdat_open_call(struct t_tdat *t, int cpu, uint64_t ts,
+		      uint64_t counter, unsigned int depth, uint64_t ip,
+		      int pid, int frame_cpu);
 void t_tdat_clock(struct t_tdat *t, int cpu, uint64_t ts, uint64_t counter,
 		  uint64_t mono_ns, uint64_t freq);
+/* The format text of nanograph event @name ("func_call"), or NULL. */
+const char *t_tdat_format(const char *name);
 /* Write the file; 0, or -1 if anything failed. Frees @t. */
 int t_tdat_close(struct t_tdat *t);
 

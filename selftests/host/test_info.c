@@ -128,6 +128,7 @@ static void test_convert_writes_info(void)
 		 "    \"threads\": 4,\n"
 		 "    \"calls\": 6,\n"
 		 "    \"events\": 10,\n"
+		 "    \"ignored\": 0,\n"
 		 "    \"lost\": 0,\n"
 		 "    \"skipped\": null,\n"
 		 "    \"repaired\": 2,\n"
@@ -180,7 +181,8 @@ static void test_convert_clock_file_counter(void)
 static struct ng_conv_summary summary(void)
 {
 	struct ng_conv_summary s = {
-		.events = 20, .threads = 2, .pushes = 9, .unmatched_exits = 1,
+		.events = 20, .ignored = 4, .threads = 2, .pushes = 9,
+		.unmatched_exits = 1,
 		.repaired = 0, .closed_at_end = 0, .clamped = 3, .lost = 12,
 		.unresolved = 1, .bytes = 321, .first_ns = 100, .last_ns = 900,
 		.clock = { .counter = 10, .mono_ns = 20, .freq = 30 },
@@ -259,6 +261,7 @@ static void test_record_fields(void)
 		   "    \"threads\": 2,\n"
 		   "    \"calls\": 9,\n"
 		   "    \"events\": 20,\n"
+		   "    \"ignored\": 4,\n"
 		   "    \"lost\": 12,\n"
 		   "    \"skipped\": 57,\n"
 		   "    \"repaired\": 0,\n"

@@ -267,6 +267,17 @@ void ng_cmd_warn_incomplete(const struct ng_cmd *self,
 			self->name, what, rec->dir);
 }
 
+/*
+ * A recording of both func_entry/func_exit and func_call/func_open has
+ * each call twice: one kind was converted, the other left out.
+ */
+void ng_cmd_say_ignored(const struct ng_conv_summary *sum)
+{
+	if (sum->ignored)
+		fprintf(stderr, "nanograph: %" PRIu64 " events left out: the recording holds its calls both as func_entry/func_exit and as func_call/func_open; each call is converted once, from the kind that came first\n",
+			sum->ignored);
+}
+
 /* 1234 ns as "1.234 us", like uftrace; or the integer with @raw. */
 const char *ng_fmt_time(char *buf, size_t size, uint64_t ns, bool raw)
 {

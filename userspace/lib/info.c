@@ -351,6 +351,8 @@ int ng_info_write(const char *dir, const struct ng_info *in)
 	jw_u64(&w, sum->pushes);
 	jw_key(&w, "events");
 	jw_u64(&w, sum->events);
+	jw_key(&w, "ignored");
+	jw_u64(&w, sum->ignored);
 	jw_key(&w, "lost");
 	jw_u64(&w, sum->lost);
 	jw_key(&w, "skipped");
