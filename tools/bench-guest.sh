@@ -48,6 +48,11 @@ workload() {
 	$NGTEST loop-read /dev/zero "$N"
 }
 
+# record's default buffer per CPU, KiB: what trace-cmd gets in the
+# comparisons with it.
+REC_KB=$(nanograph record --help 2>&1 | sed -n 's/.*--buffer-kb.*default: \([0-9]*\).*/\1/p')
+[ -n "$REC_KB" ] || REC_KB=8192
+
 # Sum one field over the ftrace buffer's per-CPU stats.
 rb_stat() {
 	cat $T/per_cpu/cpu*/stats | awk -v k="$1" 'index($0, k ":") == 1 { s += $NF } END { print s + 0 }'
@@ -155,13 +160,66 @@ m_record() {
 	for f in $FUNCS; do hooks="$hooks --hook $f"; done
 	# shellcheck disable=SC2086
 	out=$(nanograph record "$@" -o /tmp/bench.rec $hooks -- $NGTEST loop-read /dev/zero "$N" 2>/tmp/bench.err)
-	sum=$(grep 'events (' /tmp/bench.err)
-	ev=$(echo "$sum" | sed -n 's/.* \([0-9]*\) events (\([0-9]*\) calls), \([0-9]*\) lost.*/\1/p')
-	calls=$(echo "$sum" | sed -n 's/.* \([0-9]*\) events (\([0-9]*\) calls), \([0-9]*\) lost.*/\2/p')
-	lost=$(echo "$sum" | sed -n 's/.* \([0-9]*\) events (\([0-9]*\) calls), \([0-9]*\) lost.*/\3/p')
 	rm -rf /tmp/bench.rec
-	[ -n "$ev" ] || { sed 's/^/# /' /tmp/bench.err; return 1; }
-	echo "$out $calls $ev $lost"
+	set -- $(summary_counts /tmp/bench.err)
+	[ $# = 3 ] || { sed 's/^/# /' /tmp/bench.err; return 1; }
+	echo "$out $2 $1 $3"
+}
+
+# summary_counts FILE: "EVENTS CALLS LOST" from the summary line that
+# nanograph record and convert print.
+summary_counts() {
+	sed -n 's/.* \([0-9]*\) events (\([0-9]*\) calls), \([0-9]*\) lost.*/\1 \2 \3/p' "$1"
+}
+
+# tc_start CMD...: trace-cmd recording the one-event form (what record
+# --events takes) into /tmp/bench.dat with record's default buffer size
+# per CPU, started through CMD (a shell that runs its $0, after putting
+# itself in a pid list if it is to); returns once the events are on.
+# tc_stop: stop it and count what it kept and lost by converting its
+# trace.dat ("EVENTS CALLS LOST").
+tc_start() {
+	command -v trace-cmd >/dev/null || return 1
+	[ -d $T/events/nanograph/func_call ] || return 1
+	rm -rf /tmp/bench.dat /tmp/bench.tc
+	"$@" "exec trace-cmd record -q -b $REC_KB -o /tmp/bench.dat -e nanograph:func_call \
+		-e nanograph:func_open -e nanograph:clock_sync" >/tmp/bench-tc.log 2>&1 &
+	tc=$!
+	until [ "$(cat $T/events/nanograph/func_call/enable)" = 1 ]; do
+		kill -0 $tc 2>/dev/null || { sed 's/^/# /' /tmp/bench-tc.log; return 1; }
+		sleep 0.1
+	done
+}
+
+tc_stop() {
+	kill -INT $tc
+	wait $tc
+	echo 32768 >$T/buffer_size_kb	# as the timed rounds want it
+	nanograph convert -o /tmp/bench.tc /tmp/bench.dat 2>/tmp/bench.err >/dev/null
+	c=$(summary_counts /tmp/bench.err)
+	rm -rf /tmp/bench.dat /tmp/bench.tc
+	[ -n "$c" ] || { sed 's/^/# /' /tmp/bench.err /tmp/bench-tc.log; return 1; }
+	echo "$c"
+}
+
+# trace-cmd streaming the same calls as m_record: the collector's
+# throughput and losses against trace-cmd's on the same events, buffers
+# of the same size.  The workload puts itself in set_event_pid.
+m_tracecmd() {
+	echo events >$NG/buffer_mode
+	echo "$FUNCS" >$NG/set_ftrace_filter
+	echo 1 >$NG/options/event-fork
+	echo 1 >$NG/set_event_pid
+	tc_start sh -c '$0' || return 1
+	echo 1 >$NG/tracing_on
+	ns=$(sh -c "echo \$\$ >$NG/set_event_pid; exec $NGTEST loop-read /dev/zero $N")
+	echo 0 >$NG/tracing_on
+	ng_idle
+	echo >$NG/set_event_pid
+	echo 0 >$NG/options/event-fork
+	set -- $(tc_stop) || return 1
+	[ $# = 3 ] || return 1
+	echo "$ns $2 $1 $3"
 }
 
 MODES="none function function_graph ng_hook_only ng_events"
@@ -178,6 +236,7 @@ run_mode() {
 	ng_raw) m_ng raw ;;
 	record_events) m_record events --events ;;
 	record_raw) m_record raw --raw ;;
+	tracecmd_calls) m_tracecmd ;;
 	esac
 }
 
@@ -215,7 +274,7 @@ while [ $r -le "$ROUNDS" ]; do
 done
 
 # Streaming through the collector with default buffers: lost events.
-RMODES=record_events
+RMODES="record_events tracecmd_calls"
 [ -z "$HAVE_RAW" ] || RMODES="$RMODES record_raw"
 for m in $RMODES; do
 	res=$(run_mode "$m") && echo "run 1 $m $res"
@@ -285,10 +344,31 @@ wk_record() {
 	ns=$(wk_workload)
 	kill -INT $rec
 	wait $rec
-	sum=$(grep 'events (' /tmp/bench.err)
 	rm -rf /tmp/bench.wk /tmp/bench.wk.old
-	set -- $(echo "$sum" | sed -n 's/.* \([0-9]*\) events (\([0-9]*\) calls), \([0-9]*\) lost.*/\1 \2 \3/p')
+	set -- $(summary_counts /tmp/bench.err)
 	[ $# = 3 ] || { sed 's/^/# /' /tmp/bench.err; return 1; }
+	echo "$ns $2 $1 $3"
+}
+
+# trace-cmd streaming the same workload's calls (the one-event form),
+# every function hooked for every task but trace-cmd's own (kept out as
+# record -a keeps itself out: set_event_notrace_pid, following its
+# forks), with record's default buffer size.
+wk_tracecmd() {
+	echo events >$NG/buffer_mode
+	echo >$NG/set_ftrace_filter
+	echo 1 >$NG/options/event-fork
+	tc_start sh -c "echo \$\$ >$NG/set_event_notrace_pid; \$0" || return 1
+	echo 32767 >$NG/set_event_pid
+	echo 1 >$NG/tracing_on
+	echo >$NG/set_event_pid
+	ns=$(wk_workload)
+	echo 0 >$NG/tracing_on
+	ng_idle
+	set -- $(tc_stop) || return 1
+	echo >$NG/set_event_notrace_pid
+	echo 0 >$NG/options/event-fork
+	[ $# = 3 ] || return 1
 	echo "$ns $2 $1 $3"
 }
 
@@ -311,6 +391,7 @@ if [ "$FORKS" -gt 0 ] && [ -n "$HAVE_RAW" ]; then
 	done
 	res=$(wk_record) && echo "wrun 1 record_raw $res"
 	res=$(wk_record --events) && echo "wrun 1 record_events $res"
+	res=$(wk_tracecmd) && echo "wrun 1 tracecmd_calls $res"
 	echo events >$NG/buffer_mode
 	echo 32768 >$NG/raw_buffer_size_kb
 fi
@@ -327,5 +408,5 @@ awk '$1 == "traced_tasks" || $1 == "retstack_bytes" { print "mem", $1, $2 }' /tm
 echo "mem ftrace_buffer_kb_per_cpu $(cat $T/buffer_size_kb)"
 echo "mem cpus $(nproc)"
 [ -z "$HAVE_RAW" ] || echo "mem raw_buffer_kb_per_cpu_default $RAW_KB_DEFAULT"
-echo "mem record_default_buffer_kb $(nanograph record --help 2>&1 | sed -n 's/.*--buffer-kb.*default: \([0-9]*\).*/\1/p')"
+echo "mem record_default_buffer_kb $REC_KB"
 rmmod nanograph
