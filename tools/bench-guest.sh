@@ -176,11 +176,12 @@ summary_counts() {
 # --events takes) into /tmp/bench.dat with record's default buffer size
 # per CPU, started through CMD (a shell that runs its $0, after putting
 # itself in a pid list if it is to); returns once the events are on.
-# tc_stop: stop it and count what it kept and lost by converting its
-# trace.dat ("EVENTS CALLS LOST").
+# tc_stop: stop it (not in a subshell: it waits for trace-cmd to finish
+# writing); tc_counts: what it kept and lost, by converting its trace.dat
+# ("EVENTS CALLS LOST").
 tc_start() {
-	command -v trace-cmd >/dev/null || return 1
-	[ -d $T/events/nanograph/func_call ] || return 1
+	command -v trace-cmd >/dev/null || { echo "no trace-cmd"; return 1; }
+	[ -d $T/events/nanograph/func_call ] || { echo "no nanograph:func_call"; return 1; }
 	rm -rf /tmp/bench.dat /tmp/bench.tc
 	"$@" "exec trace-cmd record -q -b $REC_KB -o /tmp/bench.dat -e nanograph:func_call \
 		-e nanograph:func_open -e nanograph:clock_sync" >/tmp/bench-tc.log 2>&1 &
@@ -195,6 +196,9 @@ tc_stop() {
 	kill -INT $tc
 	wait $tc
 	echo 32768 >$T/buffer_size_kb	# as the timed rounds want it
+}
+
+tc_counts() {
 	nanograph convert -o /tmp/bench.tc /tmp/bench.dat 2>/tmp/bench.err >/dev/null
 	c=$(summary_counts /tmp/bench.err)
 	rm -rf /tmp/bench.dat /tmp/bench.tc
@@ -217,8 +221,9 @@ m_tracecmd() {
 	ng_idle
 	echo >$NG/set_event_pid
 	echo 0 >$NG/options/event-fork
-	set -- $(tc_stop) || return 1
-	[ $# = 3 ] || return 1
+	tc_stop
+	set -- $(tc_counts)
+	[ $# = 3 ] || { echo "$*"; return 1; }
 	echo "$ns $2 $1 $3"
 }
 
@@ -277,7 +282,11 @@ done
 RMODES="record_events tracecmd_calls"
 [ -z "$HAVE_RAW" ] || RMODES="$RMODES record_raw"
 for m in $RMODES; do
-	res=$(run_mode "$m") && echo "run 1 $m $res"
+	if res=$(run_mode "$m"); then
+		echo "run 1 $m $res"
+	else
+		echo "$res" | sed "s/^/# $m failed: /"
+	fi
 done
 
 # Whole kernel: no function filter (every traceable function hooked),
@@ -365,10 +374,11 @@ wk_tracecmd() {
 	ns=$(wk_workload)
 	echo 0 >$NG/tracing_on
 	ng_idle
-	set -- $(tc_stop) || return 1
+	tc_stop
+	set -- $(tc_counts)
 	echo >$NG/set_event_notrace_pid
 	echo 0 >$NG/options/event-fork
-	[ $# = 3 ] || return 1
+	[ $# = 3 ] || { echo "$*"; return 1; }
 	echo "$ns $2 $1 $3"
 }
 
@@ -391,7 +401,11 @@ if [ "$FORKS" -gt 0 ] && [ -n "$HAVE_RAW" ]; then
 	done
 	res=$(wk_record) && echo "wrun 1 record_raw $res"
 	res=$(wk_record --events) && echo "wrun 1 record_events $res"
-	res=$(wk_tracecmd) && echo "wrun 1 tracecmd_calls $res"
+	if res=$(wk_tracecmd); then
+		echo "wrun 1 tracecmd_calls $res"
+	else
+		echo "$res" | sed "s/^/# tracecmd_calls failed: /"
+	fi
 	echo events >$NG/buffer_mode
 	echo 32768 >$NG/raw_buffer_size_kb
 fi
