@@ -372,8 +372,12 @@ wk_tracecmd() {
 	echo 1 >$NG/tracing_on
 	echo >$NG/set_event_pid
 	ns=$(wk_workload)
+	# Nobody again before unhooking everything takes its seconds, as
+	# wk_ng counts only the workload's window.
+	echo 32767 >$NG/set_event_pid
 	echo 0 >$NG/tracing_on
 	ng_idle
+	echo >$NG/set_event_pid
 	tc_stop
 	set -- $(tc_counts)
 	echo >$NG/set_event_notrace_pid
