@@ -10,7 +10,8 @@
  *
  * What is recorded: a command it starts, a process (-p), or with -a every
  * task but the collector itself, whose threads go in set_event_notrace_pid
- * (ng_ctl_select_tasks()).
+ * (ng_ctl_select_tasks()); with -p and -a nobody is admitted until every
+ * function is hooked (admit()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -343,14 +344,12 @@ static int set_list(struct run *r, const char *file, const char *opt,
 }
 
 /*
- * The pid filter: process @pid's threads (the started command, or -p),
- * or with @pid 0 every task but record's own threads.
+ * What went wrong pointing the pid filter at process @pid's threads (or,
+ * @pid 0, at every task but record's own): @ret and @file as
+ * ng_ctl_select_tasks() and ng_ctl_admit_process() give them.
  */
-static int select_tasks(struct run *r, int pid)
+static int tasks_failed(struct run *r, int pid, int ret, const char *file)
 {
-	const char *file;
-	int ret = ng_ctl_select_tasks(&r->ctl, pid, &file);
-
 	if (!ret)
 		return 0;
 	if (!file && pid)
@@ -360,6 +359,15 @@ static int select_tasks(struct run *r, int pid)
 			    strerror(-ret));
 	return fail("cannot write %s/%s: %s", ng_ctl_root(&r->ctl), file,
 		    strerror(-ret));
+}
+
+/* Point the pid filter at @pid's tasks, or (0) at all but the collector. */
+static int select_tasks(struct run *r, int pid)
+{
+	const char *file = NULL;
+	int ret = ng_ctl_select_tasks(&r->ctl, pid, &file);
+
+	return tasks_failed(r, pid, ret, file);
 }
 
 /*
@@ -736,31 +744,49 @@ static int configure(struct run *r, const struct opts *o)
 		return NG_EXIT_FAIL;
 	if (o->argv && spawn(r, o->argv))
 		return NG_EXIT_FAIL;
-	if (select_tasks(r, o->argv ? r->child : o->pid))
-		return NG_EXIT_FAIL;
+	/* A started command waits on a pipe until every function is hooked. */
+	if (o->argv)
+		return select_tasks(r, r->child) ? NG_EXIT_FAIL : -1;
 	/*
-	 * -a: no task until every function is hooked (see admit_all()).
+	 * -a and -p: no task until every function is hooked (see admit()).
 	 * The collector is in set_event_notrace_pid, which wins: a
-	 * set_event_pid of its own pid admits nobody.
+	 * set_event_pid of its own pid admits nobody.  -p follows the
+	 * process's children (event-fork) once admitted.
 	 */
-	if (o->all) {
-		snprintf(num, sizeof(num), "%d", (int)getpid());
-		if (set(r, "set_event_pid", num))
-			return NG_EXIT_FAIL;
+	if (o->pid) {
+		snprintf(num, sizeof(num), "/proc/%d/task", o->pid);
+		if (access(num, F_OK))
+			return fail("no process %d: %s", o->pid, strerror(errno));
 	}
+	if (select_tasks(r, 0))
+		return NG_EXIT_FAIL;
+	snprintf(num, sizeof(num), "%d", (int)getpid());
+	if (set(r, "set_event_pid", num) ||
+	    (o->pid && set(r, "options/event-fork", "1")))
+		return NG_EXIT_FAIL;
 	return -1;
 }
 
 /*
- * -a, once tracing_on=1 has returned: every task but the collector.
- * Hooking every function takes a while (seconds under emulation, where
- * each patched site stops the machine); a system recorded meanwhile
- * fills the buffers with calls of a kernel half hooked, faster than the
- * collector, which is still waiting in that write, can drain them.
+ * -a and -p, once tracing_on=1 has returned: every task but the
+ * collector, or the process's threads (added to the collector's pid,
+ * which admits nobody: the collector stays out).  Hooking every function
+ * takes a while (seconds under emulation, where each patched site stops
+ * the machine); a task recorded meanwhile has the calls of a kernel half
+ * hooked, and a system recorded meanwhile fills the buffers faster than
+ * the collector, which is still waiting in that write, can drain them.
  */
-static int admit_all(struct run *r)
+static int admit(struct run *r, const struct opts *o)
 {
-	return set(r, "set_event_pid", "\n");
+	const char *file = NULL;
+	int ret;
+
+	if (o->all)
+		return set(r, "set_event_pid", "\n");
+	if (!o->pid)
+		return 0;
+	ret = ng_ctl_admit_process(&r->ctl, o->pid, &file);
+	return tasks_failed(r, o->pid, ret, file);
 }
 
 /* Put back everything changed, whatever happened. */
@@ -856,8 +882,8 @@ int cmd_record(const struct ng_cmd *self, int argc, char **argv)
 	/* all 0 if it cannot be read; info.json then says null */
 	r.stats0_read = !ng_ctl_stats(&r.ctl, &r.stats0);
 	ret = set(&r, "tracing_on", "1");
-	if (!ret && o.all)
-		ret = admit_all(&r);
+	if (!ret)
+		ret = admit(&r, &o);
 	if (ret) {
 		ret = NG_EXIT_FAIL;
 		goto out;

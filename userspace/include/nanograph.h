@@ -121,6 +121,11 @@ extern const char *const ng_ctl_record_files[];
  * such process).
  */
 int ng_ctl_select_tasks(const struct ng_ctl *ctl, int pid, const char **file);
+/*
+ * Add every thread of process @pid to set_event_pid, one a write (ENOENT:
+ * no such process); *@file as for ng_ctl_select_tasks().
+ */
+int ng_ctl_admit_process(const struct ng_ctl *ctl, int pid, const char **file);
 
 /* ---- tracefs (tracefs.c) ----------------------------------------------- */
 

@@ -424,6 +424,11 @@ static int add_threads(const struct ng_ctl *ctl, const char *file, int pid,
 	return ret;
 }
 
+int ng_ctl_admit_process(const struct ng_ctl *ctl, int pid, const char **file)
+{
+	return add_threads(ctl, "set_event_pid", pid, file);
+}
+
 int ng_ctl_select_tasks(const struct ng_ctl *ctl, int pid, const char **file)
 {
 	/* The list that names tasks, and the other one, emptied. */
