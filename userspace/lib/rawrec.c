@@ -26,6 +26,7 @@
 #include "nanograph.h"
 #include "nanograph_event.h"
 #include "rawrec.h"
+#include "readall.h"
 #include "tasks.h"
 
 #define CHUNK		(64 * 1024)	/* bytes per read(2) of a spill file */
@@ -136,11 +137,10 @@ int ng_rawrec_drain(struct ng_rawrec *r)
 			continue;
 		/* At most a buffer's worth a call, as record.c does. */
 		while (done < r->max_bytes && (n = read(c->in, r->buf, CHUNK)) > 0) {
-			ssize_t w = write(c->fd, r->buf, n);
+			int ret = ng_spill_write(c->fd, r->buf, n);
 
-			/* A short write is a full disk; errno is an old one then. */
-			if (w != n)
-				return w < 0 ? -errno : -ENOSPC;
+			if (ret)
+				return ret;
 			scan_chunk(r, r->buf, n);
 			done += n;
 		}

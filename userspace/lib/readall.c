@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * readall.c - read a file whole (readall.h): one copy for the control
- * files (ctl.c) and info.json (info.c).
+ * files (ctl.c) and info.json (info.c); write a spill file (record.c,
+ * rawrec.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -50,4 +51,13 @@ int ng_read_all(int fd, size_t max, char **bufp, size_t *lenp)
 	if (lenp)
 		*lenp = len;
 	return 0;
+}
+
+int ng_spill_write(int fd, const void *buf, size_t n)
+{
+	ssize_t w = write(fd, buf, n);
+
+	if (w < 0)
+		return -errno;
+	return (size_t)w == n ? 0 : -ENOSPC;
 }

@@ -37,6 +37,7 @@
 #include "nanograph.h"
 #include "nanograph_event.h"
 #include "rawrec.h"
+#include "readall.h"
 #include "tasks.h"
 
 struct cpu_spill {
@@ -227,11 +228,10 @@ int ng_rec_drain(struct ng_recorder *r)
 			/* Whole sub-buffers only: replay reads them back by index. */
 			if (n < r->subbuf)
 				memset((char *)r->page + n, 0, r->subbuf - n);
-			ssize_t w = write(c->fd, r->page, r->subbuf);
+			int ret = ng_spill_write(c->fd, r->page, r->subbuf);
 
-			/* A short write is a full disk; errno is an old one then. */
-			if (w != r->subbuf)
-				return w < 0 ? -errno : -ENOSPC;
+			if (ret)
+				return ret;
 			scan_page(r, r->page);
 			c->pages++;
 			r->bytes += n;
