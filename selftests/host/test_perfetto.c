@@ -38,18 +38,15 @@
  */
 static void schema(char *dir, size_t dir_size, const char **file)
 {
-	const char *upstream = getenv("NANOGRAPH_PERFETTO_PROTO");
-	char *slash;
+	const char *path = getenv("NANOGRAPH_PERFETTO_PROTO"), *base;
+	bool upstream = path && *path;
 
-	snprintf(dir, dir_size, "%s", upstream && *upstream ? upstream : __FILE__);
-	slash = strrchr(dir, '/');
-	if (upstream && *upstream) {
-		*file = slash ? upstream + (slash - dir) + 1 : upstream;
-	} else {
-		*file = "perfetto_min.proto";
-	}
-	if (slash)
-		*slash = '\0';
+	if (!upstream)
+		path = __FILE__;
+	base = strrchr(path, '/');
+	*file = !upstream ? "perfetto_min.proto" : base ? base + 1 : path;
+	if (base)
+		snprintf(dir, dir_size, "%.*s", (int)(base - path), path);
 	else
 		snprintf(dir, dir_size, ".");
 }
