@@ -42,15 +42,13 @@ struct ng_rawrec {
 	struct ng_tasks *tasks;
 	int nr_cpus;
 	struct raw_cpu *cpus;
-	uint64_t max_bytes;	/* one buffer's worth: a drain's bound per CPU */
 	uint64_t bytes;
 	uint64_t dropped0;	/* the stats file's dropped total at open */
 	unsigned char *buf;
 };
 
 int ng_rawrec_open(struct ng_rawrec **rp, const char *ctl_root,
-		   const char *spill_dir, unsigned int buffer_kb,
-		   struct ng_tasks *tasks)
+		   const char *spill_dir, struct ng_tasks *tasks)
 {
 	struct ng_ctl_stats st;
 	struct ng_rawrec *r;
@@ -71,7 +69,6 @@ int ng_rawrec_open(struct ng_rawrec **rp, const char *ctl_root,
 		ret = -ENOMEM;
 		goto err;
 	}
-	r->max_bytes = (uint64_t)(buffer_kb ? buffer_kb : 4096) * 1024;
 	for (cpu = 0; cpu < r->nr_cpus; cpu++)
 		r->cpus[cpu].in = r->cpus[cpu].fd = -1;
 	/* The stats file's dropped total: raw records the module could not write. */
@@ -124,29 +121,52 @@ static void scan_chunk(struct ng_rawrec *r, const unsigned char *p, size_t n)
 	}
 }
 
+/*
+ * Read one CPU's file until two reads in a row return 0.  The module
+ * hands records out in passes (rawbuf.c): a pass ends with a 0 where the
+ * records ended when it began, even if more came since.  The first 0
+ * ends whatever pass is open, perhaps one another reader began before
+ * this call; the pass after it starts now, so everything written before
+ * this call is read.  Each pass is bounded by the buffer, so a reader
+ * whose own reads are recorded still comes back.
+ */
+static int drain_cpu(struct ng_rawrec *r, struct raw_cpu *c)
+{
+	int zeros = 0;
+
+	while (zeros < 2) {
+		ssize_t n = read(c->in, r->buf, CHUNK);
+		int ret;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (!n) {
+			zeros++;
+			continue;
+		}
+		zeros = 0;
+		ret = ng_spill_write(c->fd, r->buf, n);
+		if (ret)
+			return ret;
+		scan_chunk(r, r->buf, n);
+		r->bytes += n;
+	}
+	return 0;
+}
+
 int ng_rawrec_drain(struct ng_rawrec *r)
 {
-	int cpu;
+	int cpu, ret;
 
 	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
-		struct raw_cpu *c = &r->cpus[cpu];
-		uint64_t done = 0;
-		ssize_t n = 0;
-
-		if (c->in < 0)
+		if (r->cpus[cpu].in < 0)
 			continue;
-		/* At most a buffer's worth a call, as record.c does. */
-		while (done < r->max_bytes && (n = read(c->in, r->buf, CHUNK)) > 0) {
-			int ret = ng_spill_write(c->fd, r->buf, n);
-
-			if (ret)
-				return ret;
-			scan_chunk(r, r->buf, n);
-			done += n;
-		}
-		if (n < 0 && errno != EINTR)
-			return -errno;
-		r->bytes += done;
+		ret = drain_cpu(r, &r->cpus[cpu]);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }

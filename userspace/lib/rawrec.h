@@ -15,15 +15,18 @@ struct ng_tasks;
 /*
  * Open the module's per_cpu/cpuN/raw files under @ctl_root (NULL: the
  * default control directory) and a spill file per CPU in @spill_dir.
- * @buffer_kb bounds one drain per CPU. Task records seen while draining
- * are noted in @tasks, and given the names of the comm records when the
+ * Task records seen while draining are noted in @tasks, and given the names of the comm records when the
  * recording is replayed. What the buffers hold already (an earlier session's
  * records) is read and discarded: open with the module idle.
  */
 int ng_rawrec_open(struct ng_rawrec **rp, const char *ctl_root,
-		   const char *spill_dir, unsigned int buffer_kb,
-		   struct ng_tasks *tasks);
-/* 0 or -errno; ng_rawrec_bytes() counts what was moved. */
+		   const char *spill_dir, struct ng_tasks *tasks);
+/*
+ * Move everything written before the call to the spill files (two read
+ * passes per CPU, each bounded by the buffer): after tracing_on=0 and
+ * the last frame's return, one call takes the rest.  0 or -errno;
+ * ng_rawrec_bytes() counts what was moved.
+ */
 int ng_rawrec_drain(struct ng_rawrec *r);
 uint64_t ng_rawrec_bytes(const struct ng_rawrec *r);
 int ng_rawrec_lost(const struct ng_rawrec *r, uint64_t *lost);

@@ -137,8 +137,7 @@ int ng_rec_open(struct ng_recorder **rp, const struct ng_rec_opts *o)
 		return -ENOMEM;
 	}
 	if (o->raw) {
-		ret = ng_rawrec_open(&r->raw, o->ctl_root, o->raw_dir,
-				     o->buffer_kb, r->tasks);
+		ret = ng_rawrec_open(&r->raw, o->ctl_root, o->raw_dir, r->tasks);
 		if (ret)
 			goto err;
 		*rp = r;
