@@ -320,6 +320,28 @@ static NG_VALUE_ATTR(max_depth, "max_graph_depth", UINT_MAX, ERANGE, NULL);
 static NG_VALUE_ATTR(event_fork, "event-fork", 1, EINVAL, NULL);
 
 /*
+ * calibrate: a write of N makes N calls of ng_calib_target()
+ * (calib_target.c), which the collector hooks and times to learn the
+ * tracer's cost per call; the file reads back the last N.  At any time:
+ * the calls are traced only where that function is hooked.
+ */
+static unsigned int ng_calibrate;
+
+static int ng_calibrate_apply(unsigned long *n)
+{
+	unsigned long i;
+
+	for (i = 0; i < *n; i++) {
+		ng_calib_target();
+		if (!(i & 1023))
+			cond_resched();
+	}
+	return 0;
+}
+
+static NG_VALUE_ATTR(calibrate, "calibrate", NG_CALIBRATE_MAX, ERANGE, ng_calibrate_apply);
+
+/*
  * raw_buffer_size_kb: the raw mode's per-CPU buffer, as ftrace's
  * buffer_size_kb; a power of two, changed only while idle.
  */
@@ -390,6 +412,7 @@ static struct attribute *ng_attrs[] = {
 	&ng_attr_clock.attr,
 	&ng_attr_raw_size_kb.kattr.attr,
 	&ng_attr_buffer_mode.attr,
+	&ng_attr_calibrate.kattr.attr,
 	NULL,
 };
 

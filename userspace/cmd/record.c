@@ -48,6 +48,8 @@ const char ng_record_help[] =
 "                  cheapest per call\n"
 "  --events        nanograph's trace events in a tracefs instance instead,\n"
 "                  readable alongside by trace-cmd; the same output\n"
+"  --no-calibrate  do not measure the tracer's cost per call after the\n"
+"                  recording (info.json's overhead, for --compensate)\n"
 "  -q, --quiet     no progress line and no summary\n"
 "\n"
 "A command is started and recorded with its threads and children until it\n"
@@ -85,6 +87,7 @@ struct opts {
 	unsigned long buffer_kb;
 	bool quiet;
 	bool raw;
+	bool no_calibrate;
 	char **argv;		/* the command, or NULL */
 };
 
@@ -112,6 +115,9 @@ struct run {
 	struct ng_info_settings *settings;	/* the module's, as configured */
 	struct timespec start_rt;	/* wall clock at tracing_on=1 */
 	uint64_t duration_ns;		/* from tracing_on=1 to its stop */
+	struct ng_overhead overhead;	/* the cost per call, if calibrated */
+	char overhead_fn[128];		/* the function calibrated on */
+	bool calibrated;
 };
 
 /*
@@ -178,7 +184,8 @@ static int need_value(const struct ng_cmd *self, const char *opt,
 static int parse(const struct ng_cmd *self, int argc, char **argv,
 		 struct opts *o)
 {
-	enum { OPT_HOOK = 256, OPT_DURATION, OPT_BUFFER, OPT_RAW, OPT_EVENTS };
+	enum { OPT_HOOK = 256, OPT_DURATION, OPT_BUFFER, OPT_RAW, OPT_EVENTS,
+	       OPT_NO_CALIBRATE };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -187,6 +194,7 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 		{ "buffer-kb", required_argument, NULL, OPT_BUFFER },
 		{ "raw", no_argument, NULL, OPT_RAW },
 		{ "events", no_argument, NULL, OPT_EVENTS },
+		{ "no-calibrate", no_argument, NULL, OPT_NO_CALIBRATE },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v = 0;
@@ -257,6 +265,9 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 		case OPT_EVENTS:
 			/* the last one given wins */
 			o->raw = c == OPT_RAW;
+			break;
+		case OPT_NO_CALIBRATE:
+			o->no_calibrate = true;
 			break;
 		default:
 			return ng_option_error(self, c, argv, longopts);
@@ -565,6 +576,27 @@ static int stop_recording(struct run *r)
 }
 
 /*
+ * The tracer's cost per call, for --compensate: measured after the
+ * recording (nothing delays its start), in the raw mode only (the trace
+ * events' cost would need its own instance).  A failure costs only the
+ * figure, said in one line.
+ */
+static void calibrate(struct run *r, const struct opts *o)
+{
+	int ret;
+
+	if (!o->raw || o->no_calibrate || abort_signal)
+		return;
+	ret = ng_calibrate(&r->ctl, &r->clock, &r->overhead, r->overhead_fn,
+			   sizeof(r->overhead_fn));
+	r->calibrated = !ret;
+	if (ret)
+		fprintf(stderr, "nanograph record: warning: the tracer's cost per call could not be measured (%s): --compensate will need --overhead\n",
+			ret == -EIO ? "calibration calls not recorded whole, or lost in noise" :
+			strerror(-ret));
+}
+
+/*
  * Raise the open-files limit for record's own files (two per CPU, and
  * the push/pop files the converter keeps open), remembering the user's:
  * the command gets that one back (spawn()).
@@ -668,6 +700,12 @@ static void summary(const struct run *r, const struct opts *o, double secs)
 		" calls), %" PRIu64 " lost, %" PRIu64 " skipped, %.2f s, %.1f KiB in %s/\n",
 		sum->threads, sum->events, sum->pushes, sum->lost, r->skipped,
 		secs, sum->bytes / 1024.0, o->dir);
+	if (r->calibrated)
+		fprintf(stderr,
+			"nanograph: tracing cost %.0f ns per call, %.0f ns of it inside the call's own time (%" PRIu64
+			" calls of %s)\n",
+			r->overhead.per_call_ns, r->overhead.inside_ns,
+			r->overhead.calls, r->overhead_fn);
 	if (sum->lost)
 		fprintf(stderr,
 			"nanograph: warning: the buffer was full and %" PRIu64
@@ -911,6 +949,7 @@ int cmd_record(const struct ng_cmd *self, int argc, char **argv)
 		kill(r.child, stop_signal);
 	secs = now_s() - start;
 	r.duration_ns = (uint64_t)(secs * 1e9 + 0.5);
+	calibrate(&r, &o);
 	converting = 1;
 	if (abort_signal) {
 		ret = interrupted(&o);

@@ -564,6 +564,36 @@ void ng_rec_close(struct ng_recorder *r);
  */
 int ng_raw_replay_fds(const int *fds, int nr, struct ng_conv *conv);
 
+/*
+ * The same merge, handing each entry, exit and clock event to @fn, which
+ * returns 0 to go on, > 0 to stop there (returned), or -errno.
+ */
+int ng_raw_walk_fds(const int *fds, int nr,
+		    int (*fn)(void *priv, const struct ng_event *ev), void *priv);
+
+/* ---- the tracer's own cost per call (calibrate.c) ---------------------- */
+
+/* The tracer's own cost per traced call, measured by record (calibration). */
+struct ng_overhead {
+	double per_call_ns;	/* all of it: entry hook, return trampoline, both records */
+	double inside_ns;	/* the part between a call's two timestamps, which its own duration includes */
+	uint64_t calls;		/* calibration calls measured */
+	const char *function;	/* the kernel function calibrated on */
+};
+
+/*
+ * Measure it in the raw mode (the module's buffer_mode): calls of the
+ * module's empty calibration target made for a child process (control
+ * file "calibrate"), untraced, then hooked and traced; the name hooked in
+ * @function (@size bytes), to which @o->function points.  The module
+ * must be stopped; its lists and tracing_on are left changed (save them
+ * first).  0, -ENOENT (a module without the calibration target), -ENOSPC
+ * (buffers too small), -EIO (the calls were not recorded whole, or no
+ * cost could be told from the noise) or another -errno.
+ */
+int ng_calibrate(const struct ng_ctl *ctl, const struct ng_clock *clock,
+		 struct ng_overhead *o, char *function, size_t size);
+
 /* ---- a recording's metadata: DIR/info.json (info.c) -------------------- */
 
 /*

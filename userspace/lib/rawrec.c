@@ -359,6 +359,12 @@ int ng_raw_replay_fds(const int *fds, int nr, struct ng_conv *conv)
 	return replay(fds, nr, conv, NULL);
 }
 
+int ng_raw_walk_fds(const int *fds, int nr,
+		    int (*fn)(void *priv, const struct ng_event *ev), void *priv)
+{
+	return merge(fds, nr, NULL, fn, priv);
+}
+
 int ng_rawrec_replay(struct ng_rawrec *r, struct ng_conv *conv)
 {
 	int *fds = calloc(r->nr_cpus, sizeof(*fds));
