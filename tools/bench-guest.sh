@@ -284,6 +284,9 @@ RMODES="record_events tracecmd_calls"
 for m in $RMODES; do
 	if res=$(run_mode "$m"); then
 		echo "run 1 $m $res"
+		# record's calibration after its raw run: "calib NS INSIDE_NS".
+		[ "$m" != record_raw ] ||
+			sed -n 's/^nanograph: tracing cost \([0-9]*\) ns per call, \([0-9]*\) ns.*/calib \1 \2/p' /tmp/bench.err
 	else
 		echo "$res" | sed "s/^/# $m failed: /"
 	fi

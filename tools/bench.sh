@@ -79,6 +79,7 @@ table() {
 	awk -v kind=run "$AWK_ROUNDS"'
 	$1 == "funcs" { $1 = ""; funcs = $0 }
 	$1 == "mem" { mem[$2] = $3 }
+	$1 == "calib" { calib = $2; calib_in = $3 }
 	END {
 		printf "filter:%s\n", funcs
 		printf "%-15s %6s %10s %9s %7s %12s %14s %8s %8s\n", "mode", "rounds", "calls", "events", "lost",
@@ -96,6 +97,20 @@ table() {
 			vg = (med[mode] != "" && med["function_graph"] > 0) ? sprintf("%.2f", med[mode] / med["function_graph"]) : "-"
 			vf = (med[mode] != "" && med["function"] > 0) ? sprintf("%.2f", med[mode] / med["function"]) : "-"
 			printf "%s %14s %8s %8s\n", line[mode], range[mode], vg, vf
+		}
+		# --compensate: in each round, the ng_raw time less its calls
+		# times the cost record calibrated, against the untraced time.
+		if (calib != "" && ("ng_raw" in seen)) {
+			k = 0
+			for (r = 1; r <= rounds; r++)
+				if (((r, "ng_raw") in ns) && ((r, "none") in ns)) {
+					k++
+					raw[k] = (ns[r, "ng_raw"] - ns[r, "none"]) * 100 / ns[r, "none"]
+					rest[k] = (ns[r, "ng_raw"] - calls[r, "ng_raw"] * calib - ns[r, "none"]) * 100 / ns[r, "none"]
+				}
+			if (k)
+				printf "compensation: record calibrated %d ns per call (%d inside the call); ng_raw less its calls x %d ns is %+.1f%% off the untraced time, %+.1f%% uncompensated (medians of %d rounds)\n", \
+					calib, calib_in, calib, median(rest, k), median(raw, k), k
 		}
 		if (mem["traced_tasks"] > 0) {
 			printf "memory: %d traced tasks hold %d bytes of shadow stacks (%d per task); ", \
