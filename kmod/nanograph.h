@@ -177,8 +177,12 @@ void ng_return_hooker(void);
 unsigned long ng_return_handler(unsigned long sp);
 void ng_tracer_exit(void);
 
-/* The calibration target (calib_target.c), and the most calls a write asks. */
+/*
+ * The calibration target (calib_target.c), the untraced function it
+ * calls (control.c), and the most calls a write asks.
+ */
 #define NG_CALIBRATE_MAX	1000000
 void ng_calib_target(void);
+void ng_calib_sink(void);
 
 #endif /* NANOGRAPH_H */
