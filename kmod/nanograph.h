@@ -156,6 +156,7 @@ struct kobject;
 extern unsigned int ng_raw_size_kb;	/* raw_buffer_size_kb */
 int ng_raw_set_mode(bool raw);
 bool ng_raw_mode(void);
+void ng_raw_restate_tasks(void);
 int ng_raw_resize(unsigned long *kb);
 int ng_raw_files_init(struct kobject *parent);
 void ng_raw_files_exit(void);

@@ -172,6 +172,26 @@ bool ng_raw_mode(void)
 }
 
 /*
+ * tracing_on=1: each CPU's next record names its task again.  A reader
+ * that emptied the buffers before this recording (nanograph record does,
+ * of an earlier session's records) took the task records with them; a
+ * task that wrote last before and writes first now would otherwise have
+ * its records follow none, and the reader could not tell whose they are.
+ * Writers are the frames of an earlier session still returning, if any:
+ * one of them racing with this can leave one record unnamed, which the
+ * reader skips (userspace/lib/rawrec.c).
+ */
+void ng_raw_restate_tasks(void)
+{
+	int cpu;
+
+	if (!static_key_enabled(&ng_raw_on))
+		return;
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(per_cpu_ptr(&ng_raw_cpus, cpu)->last_pid, -1);
+}
+
+/*
  * raw_buffer_size_kb: rounded up to a power of two (the buffer index is
  * masked); in raw mode the buffers are replaced, and what they held is
  * gone, as with ftrace's buffer_size_kb.  Tracer idle, lock held.

@@ -432,6 +432,7 @@ int ng_tracer_start(void)
 		goto err;
 	ng_arch_tracing_start();
 	ng_events_on();
+	ng_raw_restate_tasks();
 	ng_clock_emit();
 	ret = register_ftrace_function(&ng_ops);
 	if (ret)
