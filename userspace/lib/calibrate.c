@@ -85,7 +85,7 @@ static void __attribute__((noreturn)) child(int fd, int in, int out,
 	_exit(0);
 }
 
-/* Move what CPU files hold now into the memfds: two 0s end a CPU (rawrec.c). */
+/* Move what the CPU files hold now into the memfds: two passes, as rawrec.c. */
 static int take(struct calib *k)
 {
 	int cpu;
@@ -100,7 +100,7 @@ static int take(struct calib *k)
 				continue;
 			if (n < 0)
 				return -errno;
-			zeros = n ? 0 : zeros + 1;
+			zeros += !n;
 			if (n && write(k->fd[cpu], k->buf, n) != n)
 				return -EIO;
 		}

@@ -47,6 +47,59 @@ struct ng_rawrec {
 	unsigned char *buf;
 };
 
+/* Note the tasks named by a chunk's task records while /proc has them. */
+static void scan_chunk(struct ng_rawrec *r, const unsigned char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + NG_RAW_RECORD_SIZE <= n; i += NG_RAW_RECORD_SIZE) {
+		uint64_t w[2];
+
+		memcpy(w, p + i, sizeof(w));
+		if (w[0] == (NG_RAW_META | NG_RAW_TASK))
+			ng_tasks_note(r->tasks, (int)(uint32_t)w[1],
+				      (int)(w[1] >> 32));
+	}
+}
+
+/*
+ * Read one CPU's file in two passes: until a 0, twice.  The module hands
+ * records out in passes (rawbuf.c): a pass ends with a 0 where the
+ * records ended when it began, even if more came since.  The first 0
+ * ends whatever pass is open, perhaps one another reader began before
+ * this call; the second pass starts after it, so everything written
+ * before this call is read.  Each pass is bounded by the buffer, so a
+ * drain ends however busy the writers are (then the next drain takes
+ * the rest).  With @keep false what is read is thrown away.
+ */
+static int drain_cpu(struct ng_rawrec *r, struct raw_cpu *c, bool keep)
+{
+	int zeros = 0;
+
+	while (zeros < 2) {
+		ssize_t n = read(c->in, r->buf, CHUNK);
+		int ret;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (!n) {
+			zeros++;
+			continue;
+		}
+		if (!keep)
+			continue;
+		ret = ng_spill_write(c->fd, r->buf, n);
+		if (ret)
+			return ret;
+		scan_chunk(r, r->buf, n);
+		r->bytes += n;
+	}
+	return 0;
+}
+
 int ng_rawrec_open(struct ng_rawrec **rp, const char *ctl_root,
 		   const char *spill_dir, struct ng_tasks *tasks)
 {
@@ -90,8 +143,9 @@ int ng_rawrec_open(struct ng_rawrec **rp, const char *ctl_root,
 			goto err;
 		}
 		/* Records left from an earlier session are not this recording's. */
-		while (read(c->in, r->buf, CHUNK) > 0)
-			;
+		ret = drain_cpu(r, c, false);
+		if (ret)
+			goto err;
 		snprintf(c->path, sizeof(c->path), "%s/cpu%d.raw", spill_dir, cpu);
 		c->fd = open(c->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (c->fd < 0) {
@@ -106,57 +160,6 @@ err:
 	return ret;
 }
 
-/* Note the tasks named by a chunk's task records while /proc has them. */
-static void scan_chunk(struct ng_rawrec *r, const unsigned char *p, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i + NG_RAW_RECORD_SIZE <= n; i += NG_RAW_RECORD_SIZE) {
-		uint64_t w[2];
-
-		memcpy(w, p + i, sizeof(w));
-		if (w[0] == (NG_RAW_META | NG_RAW_TASK))
-			ng_tasks_note(r->tasks, (int)(uint32_t)w[1],
-				      (int)(w[1] >> 32));
-	}
-}
-
-/*
- * Read one CPU's file until two reads in a row return 0.  The module
- * hands records out in passes (rawbuf.c): a pass ends with a 0 where the
- * records ended when it began, even if more came since.  The first 0
- * ends whatever pass is open, perhaps one another reader began before
- * this call; the pass after it starts now, so everything written before
- * this call is read.  Each pass is bounded by the buffer, so a reader
- * whose own reads are recorded still comes back.
- */
-static int drain_cpu(struct ng_rawrec *r, struct raw_cpu *c)
-{
-	int zeros = 0;
-
-	while (zeros < 2) {
-		ssize_t n = read(c->in, r->buf, CHUNK);
-		int ret;
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (!n) {
-			zeros++;
-			continue;
-		}
-		zeros = 0;
-		ret = ng_spill_write(c->fd, r->buf, n);
-		if (ret)
-			return ret;
-		scan_chunk(r, r->buf, n);
-		r->bytes += n;
-	}
-	return 0;
-}
-
 int ng_rawrec_drain(struct ng_rawrec *r)
 {
 	int cpu, ret;
@@ -164,7 +167,7 @@ int ng_rawrec_drain(struct ng_rawrec *r)
 	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
 		if (r->cpus[cpu].in < 0)
 			continue;
-		ret = drain_cpu(r, &r->cpus[cpu]);
+		ret = drain_cpu(r, &r->cpus[cpu], true);
 		if (ret)
 			return ret;
 	}
