@@ -402,6 +402,33 @@ static void test_open_then_returned(void)
 }
 
 /*
+ * The stop walk read a task's depth, then the task (on another CPU)
+ * returned from its inner call before the walk wrote that call's
+ * func_open: the func_call comes first, then the opens of both frames.
+ * The inner call is the one that returned, once; only the outer stays
+ * open.
+ */
+static void test_returned_before_its_open(void)
+{
+	struct ng_event ev[] = {
+		{ .type = NG_EV_CALL, .tid = 31, .counter = 1200, .depth = 1,
+		  .ip = VFS_READ, .exit_counter = 1300 },
+		{ .type = NG_EV_OPEN, .tid = 31, .counter = 1100, .depth = 0,
+		  .ip = KSYS_READ, .cpu = 0 },
+		{ .type = NG_EV_OPEN, .tid = 31, .counter = 1200, .depth = 1,
+		  .ip = VFS_READ, .cpu = 0 },
+	};
+	struct ng_conv_summary s;
+
+	T_EQ_INT(convert_events("calls", ev, NR(ev), &s), 0);
+	T_FILE_EQ(t_path("calls/31.txt"),
+		  "5100:+ksys_read\n5200:+vfs_read\n5300:POP\n5300:POP\n");
+	T_EQ_U64(s.pushes, 2);
+	T_EQ_U64(s.closed_at_end, 1);
+	T_EQ_U64(s.clamped, 0);
+}
+
+/*
  * Idle tasks: func_open of pid 0 goes to the file of the CPU its cpu
  * field names, not of the CPU that wrote it.
  */
@@ -807,6 +834,7 @@ static const struct t_case cases[] = {
 	{ "open_calls_closed_at_end", test_open_calls },
 	{ "duplicate_open", test_duplicate_open },
 	{ "open_then_returned", test_open_then_returned },
+	{ "returned_before_its_open", test_returned_before_its_open },
 	{ "idle_open_by_cpu_field", test_idle_open },
 	{ "lost_parent", test_lost_parent },
 	{ "mixed_kinds_converted_once", test_mixed_kinds },

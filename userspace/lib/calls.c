@@ -13,10 +13,12 @@
  * or its CPU went offline): it is remembered by depth, and becomes a
  * node with no exit when the thread is flushed at the end, unless the
  * call's func_call comes after all (it returned while recording
- * stopped).
+ * stopped), or came before it (it returned while the stop walk was
+ * writing the task's opens: the walk had read the depth before).
  *
- * Memory: a thread holds the calls since its last outermost return, 40
- * bytes each and 4 for the build's stack: at most the largest outermost
+ * Memory: a thread holds the last returned call's entry per depth (2 KiB)
+ * and the calls since its last outermost return, 40 bytes each and 4
+ * for the build's stack: at most the largest outermost
  * call's subtree (a call that never returns while recording keeps its
  * descendants until the end), plus the calls whose parents were lost
  * before it. The arrays are freed at each flush once they outgrew
@@ -58,7 +60,14 @@ struct ng_calls {
 	uint32_t *roots;		/* the build's stack of subtrees */
 	size_t nr, cap;			/* both arrays have cap */
 	struct open_call *open;		/* [NR_DEPTHS], made by a func_open */
+	/*
+	 * [NR_DEPTHS]: the entry of the last call that returned at each
+	 * depth, with RETURNED set (0: none yet), made by a func_call.
+	 */
+	uint64_t *returned;
 };
+
+#define RETURNED	(1ULL << 63)
 
 static unsigned char depth_of(const struct ng_event *ev)
 {
@@ -228,6 +237,11 @@ int ng_calls_call(struct ng_calls **cp, const struct ng_event *ev,
 
 	if (!c)
 		return -ENOMEM;
+	if (!c->returned)
+		c->returned = calloc(NR_DEPTHS, sizeof(*c->returned));
+	if (!c->returned)
+		return -ENOMEM;
+	c->returned[depth] = ev->counter | RETURNED;
 	o = c->open ? &c->open[depth] : NULL;
 	if (o && o->set && o->entry == ev->counter)
 		o->set = false;		/* returned while recording stopped */
@@ -258,6 +272,13 @@ int ng_calls_open(struct ng_calls **cp, const struct ng_event *ev,
 	o = &c->open[depth];
 	if (o->set && o->entry == ev->counter)
 		return 0;	/* written again when its task was freed */
+	/*
+	 * The stop walk read the task's depth, then the task returned from
+	 * this call (on another CPU) before the walk wrote its func_open:
+	 * the func_call came first.  The call is over; it is not open.
+	 */
+	if (c->returned && c->returned[depth] == (ev->counter | RETURNED))
+		return 0;
 	if (o->set)
 		ret = seal(c, ev->counter, depth, emit, priv);
 	if (ret)
@@ -279,5 +300,6 @@ void ng_calls_free(struct ng_calls *c)
 	free(c->node);
 	free(c->roots);
 	free(c->open);
+	free(c->returned);
 	free(c);
 }
