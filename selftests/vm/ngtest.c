@@ -34,6 +34,8 @@
  *                                 read, then block in a pipe read; see threads()
  *   ngtest append-file FILE SRC   the same with O_APPEND
  *   ngtest read-size FILE N       one read(2) of N bytes; prints the count or ERRNO
+ *   ngtest steal-at-stop NG FIFO  when NG/tracing_on reads 0, read a chunk of
+ *                                 CPU 0's raw records, write a byte to FIFO
  *   ngtest read-fault FILE        one read(2) of a page into a PROT_NONE buffer
  *                                 (result on stderr), then FILE to stdout as cat does
  *   ngtest read-split FILE N CMD  read N bytes of FILE, run CMD, read the rest with
@@ -315,6 +317,47 @@ static int loop_read(const char *path, unsigned long n)
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	close(fd);
 	printf("%lld\n", (b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec));
+	return 0;
+}
+
+/*
+ * Wait (polling every millisecond, 10 s at most) until NG/tracing_on
+ * reads 0, then at once read one chunk of CPU 0's raw records (leaving
+ * that read pass open) and write one byte to FIFO: what a test must do
+ * within the module's 100 ms of grace for live frames.  Prints the bytes
+ * read, or ERRNO.
+ */
+static int steal_at_stop(const char *ng, const char *fifo)
+{
+	char path[4200], buf[4096];
+	struct timespec ms = { 0, 1000000 };
+	ssize_t n;
+	int i, fd;
+
+	snprintf(path, sizeof(path), "%s/tracing_on", ng);
+	for (i = 0; i < 10000; i++) {
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			return report(-1);
+		n = read(fd, buf, sizeof(buf));
+		close(fd);
+		if (n > 0 && buf[0] == '0')
+			break;
+		nanosleep(&ms, NULL);
+	}
+	snprintf(path, sizeof(path), "%s/per_cpu/cpu0/raw", ng);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return report(-1);
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n < 0)
+		return report(-1);
+	fd = open(fifo, O_WRONLY);
+	if (fd < 0 || write(fd, "y", 1) != 1)
+		return report(-1);
+	close(fd);
+	printf("%zd\n", n);
 	return 0;
 }
 
@@ -1550,7 +1593,7 @@ static int rmmod_within(long long limit, const char *t0s, const char *stats)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-count FILE CHUNK SECONDS | read-size FILE N | read-fault FILE | read-split FILE N CMD | loop-read FILE N | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | nanosleep PIDFILE | perf-stack|bpf-stack ID PID CMD... | fuzz [-c] [-q] [-t] SEED COUNT FILE... | forkload SECONDS [exec] | fork-work N | readcheck FILE SIZE CHUNK | threads N CMD1 CMD2 | drain DIR | rmmod-within MS T0|now STATS\n");
+	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-count FILE CHUNK SECONDS | read-size FILE N | read-fault FILE | read-split FILE N CMD | loop-read FILE N | steal-at-stop NG FIFO | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | nanosleep PIDFILE | perf-stack|bpf-stack ID PID CMD... | fuzz [-c] [-q] [-t] SEED COUNT FILE... | forkload SECONDS [exec] | fork-work N | readcheck FILE SIZE CHUNK | threads N CMD1 CMD2 | drain DIR | rmmod-within MS T0|now STATS\n");
 	return 2;
 }
 
@@ -1621,6 +1664,8 @@ int main(int argc, char **argv)
 		return hold_tasks(strtoul(argv[2], NULL, 0), argv[3]);
 	if (!strcmp(argv[1], "loop-read"))
 		return loop_read(argv[2], strtoul(argv[3], NULL, 0));
+	if (!strcmp(argv[1], "steal-at-stop"))
+		return steal_at_stop(argv[2], argv[3]);
 	if (argc == 5 && !strcmp(argv[1], "read-count"))
 		return read_count(argv[2], strtoul(argv[3], NULL, 0), strtod(argv[4], NULL));
 	if (!strcmp(argv[1], "read"))

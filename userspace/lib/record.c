@@ -153,7 +153,15 @@ int ng_rec_open(struct ng_recorder **rp, const struct ng_rec_opts *o)
 	r->subbuf = tep_get_sub_buffer_size(r->tep);
 	if (r->subbuf <= 0)
 		r->subbuf = getpagesize();
-	r->max_pages = (o->buffer_kb ? o->buffer_kb : 1408) * 1024ULL / r->subbuf + 1;
+	/*
+	 * A drain's bound: every page a CPU's ring can hold.  It has
+	 * buffer_kb of data in sub-buffers whose headers take up to 64
+	 * bytes, rounded up, and the reader's page besides: bounded by
+	 * the size alone, the last drain after tracing_on=0 left pages
+	 * unread and uncounted.
+	 */
+	r->max_pages = (o->buffer_kb ? o->buffer_kb : 1408) * 1024ULL /
+		       (r->subbuf - 64) + 3;
 	r->page = malloc(r->subbuf);
 	r->kbuf = tep_kbuffer(r->tep);
 	r->cpus = calloc(r->nr_cpus, sizeof(*r->cpus));
