@@ -153,6 +153,7 @@ enum {
 "  --time-range START~END\n"					\
 "                  calls overlapping START..END (ns of the files, either\n" \
 "                  may be left out): start <= END and end >= START\n" \
+"\n"									\
 "Overhead compensation (Documentation/report-export.md, \"Compensation\"):\n" \
 "  --compensate    take the tracer's own cost per call, which record\n" \
 "                  measured (info.json's overhead), off every duration and\n" \
