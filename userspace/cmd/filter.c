@@ -172,6 +172,7 @@ static int compensate_recording(const struct ng_cmd *self,
 	return ret ? NG_EXIT_FAIL : 0;
 }
 
+/* Once per recording, not per call: a count says it all. */
 void ng_cmd_say_clamped(const struct ng_cmd *self,
 			const struct ng_recording *recs, int nr)
 {

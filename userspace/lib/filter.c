@@ -188,6 +188,7 @@ void ng_filter_set_compensate(struct ng_filter *f, bool by_hand,
 	f->inside_ns = inside_ns;
 }
 
+/* The command, not the filter, applies it: each recording has its own. */
 int ng_filter_compensation(const struct ng_filter *f, double *per_call_ns,
 			   double *inside_ns)
 {
@@ -319,6 +320,7 @@ int ng_parse_time_range(const char *s, uint64_t *start, uint64_t *end)
 #define COST_SCALE	1000.0
 #define COST_MAX	(1000000000ULL * 1000 - 1)	/* below 1 s */
 
+/* One parser of numbers for --overhead and info.json alike. */
 int ng_parse_cost(const char *s, double *ns)
 {
 	uint64_t v;
@@ -654,6 +656,7 @@ static int filter_walk(const struct ng_filter *f, struct ng_comp *comp,
 	return ret;
 }
 
+/* A file on its own, outside a recording: nothing to compensate. */
 int ng_filter_walk(const struct ng_filter *f, const char *path,
 		   const struct ng_pp_visitor *v, struct ng_pp_bad *bad)
 {

@@ -973,6 +973,7 @@ int ng_info_overhead(const struct ng_info_file *f, struct ng_overhead *o)
 	return 0;
 }
 
+/* The file is freed here: the name is copied to the caller's buffer. */
 int ng_info_read_overhead(const char *dir, struct ng_overhead *o,
 			  char *function, size_t size)
 {
