@@ -138,6 +138,7 @@ static void test_convert_writes_info(void)
 		 "    \"unresolved\": 0,\n"
 		 "    \"bytes\": %lld\n"
 		 "  },\n"
+		 "  \"overhead\": null,\n"
 		 "  \"first_ns\": 5001,\n"
 		 "  \"last_ns\": 5010\n"
 		 "}\n",
@@ -271,6 +272,7 @@ static void test_record_fields(void)
 		   "    \"unresolved\": 1,\n"
 		   "    \"bytes\": 321\n"
 		   "  },\n"
+		   "  \"overhead\": null,\n"
 		   "  \"first_ns\": 100,\n"
 		   "  \"last_ns\": 900\n"
 		   "}\n");

@@ -464,9 +464,13 @@ static void reader_free(struct reader *r)
 	free(r);
 }
 
-/* Export @dir to @out and read it back through protoc; NULL if bad. */
+/*
+ * Export @dir to @out and read it back through protoc; NULL if bad. With
+ * @overhead, its two costs taken off (--overhead).
+ */
 static struct reader *export_and_read(const char *dir, const char *out,
-				      struct ng_pf_stats *st)
+				      struct ng_pf_stats *st,
+				      const double *overhead)
 {
 	struct reader *r = calloc(1, sizeof(*r));
 	struct ng_recording rec;
@@ -476,7 +480,9 @@ static struct reader *export_and_read(const char *dir, const char *out,
 
 	if (!r || ng_recording_open(&rec, dir))
 		goto fail;
-	ret = ng_export_perfetto(&rec, out, &pb, st);
+	ret = overhead ? ng_recording_compensate(&rec, overhead[0], overhead[1]) : 0;
+	if (!ret)
+		ret = ng_export_perfetto(&rec, out, &pb, st);
 	ng_recording_close(&rec);
 	if (ret) {
 		t_diag("ng_export_perfetto: %s", strerror(-ret));
@@ -581,7 +587,7 @@ static void test_decode_example(void)
 	char *text;
 
 	T_EQ_INT(t_make_example(true), 0);
-	r = export_and_read(t_path("rec"), t_path("t.perfetto-trace"), &st);
+	r = export_and_read(t_path("rec"), t_path("t.perfetto-trace"), &st, NULL);
 	T_ASSERT(r);
 	T_EQ_U64(r->nr_seq, 2);
 	T_EQ_STR(r->seq[1].text.s, t_idle1);
@@ -801,7 +807,7 @@ static void test_roundtrip(void)
 	T_EQ_INT(t_write_file(t_rp("threads.tsv"),
 			      "tid\tpid\tcomm\n5\t5\tmain\n7\t5\twork\xc3\xa9r\n11\t11\tidle one\n"), 0);
 
-	r = export_and_read(t_path("rec"), t_path("rt.perfetto-trace"), &st);
+	r = export_and_read(t_path("rec"), t_path("rt.perfetto-trace"), &st, NULL);
 	T_ASSERT(r);
 	/* sequences in tid order: 5, 7, 9, 11 */
 	T_EQ_U64(r->nr_seq, 4);
@@ -830,6 +836,31 @@ static void test_roundtrip(void)
 }
 
 /*
+ * --compensate: the slices on the timeline without the tracer, as
+ * --chrome has them (test_compensate.c works the times out): 100 ns a
+ * call, 20 of it inside; f's end would come before g's and stays at it.
+ */
+static void test_compensated(void)
+{
+	static const double overhead[2] = { 100, 20 };
+	struct reader *r;
+
+	mkdir(t_path("rec"), 0755);
+	T_EQ_INT(t_write_file(t_rp("1.txt"),
+			      "1000:+a\n1100:+b\n1200:+c\n1500:POP\n1600:+d\n1700:POP\n"
+			      "2000:POP\n2100:+e\n2300:POP\n3000:POP\n3100:+f\n3200:+g\n"
+			      "3400:POP\n3400:POP\n"), 0);
+	r = export_and_read(t_path("rec"), t_path("c.perfetto-trace"), NULL,
+			    overhead);
+	T_ASSERT(r);
+	T_EQ_STR(r->seq[1].text.s,
+		 "960:+a\n1010:+b\n1060:+c\n1340:POP\n1360:+d\n1440:POP\n"
+		 "1690:POP\n1710:+e\n1890:POP\n2540:POP\n2560:+f\n2610:+g\n"
+		 "2790:POP\n2790:POP\n");
+	reader_free(r);
+}
+
+/*
  * A label longer than every buffer on its way (the walk's 1 MiB chunk,
  * a 256 KiB record buffer, a 1 MiB output buffer) comes out whole.
  */
@@ -852,7 +883,7 @@ static void test_long_label(void)
 	str_add(&in, tail, strlen(tail));
 	mkdir(t_path("rec"), 0755);
 	T_EQ_INT(t_write_file(t_rp("3.txt"), in.s), 0);
-	r = export_and_read(t_path("rec"), t_path("long.pftrace"), NULL);
+	r = export_and_read(t_path("rec"), t_path("long.pftrace"), NULL, NULL);
 	free(label);
 	if (!r)
 		free(in.s);
@@ -1019,6 +1050,7 @@ static const struct t_case cases[] = {
 	{ "write_error", test_write_error },
 	{ "cmd_export", test_cmd_export },
 	{ "cmd_export_errors", test_cmd_export_errors },
+	{ "compensated", test_compensated },
 };
 
 T_SUITE(perfetto, cases);

@@ -109,6 +109,8 @@ enum {
 	NG_OPT_TID,
 	NG_OPT_COMM,
 	NG_OPT_RANGE,
+	NG_OPT_COMPENSATE,
+	NG_OPT_OVERHEAD,
 };
 
 /*
@@ -124,7 +126,9 @@ enum {
 	{ "comm", required_argument, NULL, NG_OPT_COMM },		\
 	{ "filter", required_argument, NULL, 'F' },			\
 	{ "notrace", required_argument, NULL, 'N' },			\
-	{ "time-range", required_argument, NULL, NG_OPT_RANGE }
+	{ "time-range", required_argument, NULL, NG_OPT_RANGE },	\
+	{ "compensate", no_argument, NULL, NG_OPT_COMPENSATE },		\
+	{ "overhead", required_argument, NULL, NG_OPT_OVERHEAD }
 
 /* Their help, for a command's; @t is "-t, " or "    ". */
 #define NG_FILTER_HELP(t)						\
@@ -148,7 +152,16 @@ enum {
 "                  leave out FUNC's calls and what they call\n"	\
 "  --time-range START~END\n"					\
 "                  calls overlapping START..END (ns of the files, either\n" \
-"                  may be left out): start <= END and end >= START\n"
+"                  may be left out): start <= END and end >= START\n" \
+"\n"									\
+"Overhead compensation (Documentation/report-export.md, \"Compensation\"):\n" \
+"  --compensate    take the tracer's own cost per call, which record\n" \
+"                  measured (info.json's overhead), off every duration and\n" \
+"                  timestamp shown; -t compares the compensated durations,\n" \
+"                  --time-range stays in recorded time\n" \
+"  --overhead PER_CALL_NS[,INSIDE_NS]\n" \
+"                  the same with this cost per call, INSIDE_NS of it\n" \
+"                  (default 0) between a call's own timestamps\n"
 
 struct ng_filter;
 /*
@@ -179,6 +192,12 @@ int ng_cmd_run_view(const struct ng_cmd *self, int argc, char **argv,
 int ng_cmd_open_views(const struct ng_cmd *self, int argc, char **argv,
 		      const struct ng_filter *f, struct ng_recording *recs,
 		      int nr);
+/*
+ * After a view: one line on stderr per recording of @recs whose
+ * compensation clamped calls at 0 (the calibration overestimates them).
+ */
+void ng_cmd_say_clamped(const struct ng_cmd *self,
+			const struct ng_recording *recs, int nr);
 /*
  * @put(fp, @arg) into FILE @out through a temporary name, so that @out
  * only ever holds a whole view. @put returns 0, or an exit code after

@@ -140,6 +140,8 @@ static int export(const struct ng_cmd *self, int argc, char **argv,
 					    ng_export_folded(&rec, out, &bad);
 	if (ret)
 		export_error(&rec, out, &bad, ret);
+	else
+		ng_cmd_say_clamped(self, &rec, 1);
 	ng_recording_close(&rec);
 	free(path);
 	return ret ? NG_EXIT_FAIL : NG_EXIT_OK;

@@ -44,14 +44,19 @@ static void typed_name(char *buf, size_t size, int c, char **argv,
 int ng_filter_option(const struct ng_cmd *self, struct ng_filter *f, int c,
 		     char **argv, const struct option *longopts)
 {
+	double per, in;
 	uint64_t a, b;
 	char name[32];
 	int ret;
 
 	if (c != 't' && c != 'D' && c != 'F' && c != 'N' &&
 	    c != NG_OPT_THRESHOLD && c != NG_OPT_TID && c != NG_OPT_COMM &&
-	    c != NG_OPT_RANGE)
+	    c != NG_OPT_RANGE && c != NG_OPT_COMPENSATE && c != NG_OPT_OVERHEAD)
 		return ng_option_error(self, c, argv, longopts);
+	if (c == NG_OPT_COMPENSATE) {
+		ng_filter_set_compensate(f, false, 0, 0);
+		return -1;
+	}
 	typed_name(name, sizeof(name), c, argv, longopts);
 	if (!*optarg)
 		return ng_usage_error(self->name, "option '%s' needs a value",
@@ -89,6 +94,13 @@ int ng_filter_option(const struct ng_cmd *self, struct ng_filter *f, int c,
 	case 'N':
 		ret = ng_filter_add_func(f, optarg, c == 'N');
 		break;
+	case NG_OPT_OVERHEAD:
+		if (ng_parse_overhead(optarg, &per, &in))
+			return ng_usage_error(self->name,
+				"%s wants PER_CALL_NS[,INSIDE_NS], ns below 1 s with up to 3 decimals, INSIDE_NS at most PER_CALL_NS, not '%s'",
+				name, optarg);
+		ng_filter_set_compensate(f, true, per, in);
+		return -1;
 	default:	/* NG_OPT_RANGE */
 		if (ng_parse_time_range(optarg, &a, &b))
 			return ng_usage_error(self->name,
@@ -125,6 +137,55 @@ static int filter_recording(const struct ng_cmd *self,
 	else if (ret)
 		fprintf(stderr, "nanograph %s: %s\n", self->name, strerror(-ret));
 	return ret ? NG_EXIT_FAIL : 0;
+}
+
+/*
+ * --compensate: @rec's own cost per call from its info.json, or the one
+ * given by hand. 0, or an exit code after one line naming the file: a
+ * recording without a measured cost is a usage error (give --overhead).
+ */
+static int compensate_recording(const struct ng_cmd *self,
+				struct ng_recording *rec,
+				const struct ng_filter *f)
+{
+	struct ng_overhead o = { 0 };
+	int how = ng_filter_compensation(f, &o.per_call_ns, &o.inside_ns);
+	int ret = 0;
+
+	if (how == 1)
+		ret = ng_info_read_overhead(rec->dir, &o, NULL, 0);
+	if (ret == -ENOENT) {
+		fprintf(stderr, "nanograph %s: --compensate: %s/%s has no overhead (a recording by convert, by record --no-calibrate or from before calibration, or no info.json): give the cost with --overhead PER_CALL_NS[,INSIDE_NS]\n",
+			self->name, rec->dir, NG_INFO_FILE);
+		return NG_EXIT_USAGE;
+	}
+	if (ret == -EINVAL) {
+		fprintf(stderr, "nanograph %s: --compensate: %s/%s: overhead is not an object of costs in ns (per_call_ns, inside_ns at most per_call_ns): see 'nanograph info %s'\n",
+			self->name, rec->dir, NG_INFO_FILE, rec->dir);
+		return NG_EXIT_FAIL;
+	}
+	if (!ret && how)
+		ret = ng_recording_compensate(rec, o.per_call_ns, o.inside_ns);
+	if (ret)
+		fprintf(stderr, "nanograph %s: %s/%s: %s\n", self->name,
+			rec->dir, NG_INFO_FILE, strerror(-ret));
+	return ret ? NG_EXIT_FAIL : 0;
+}
+
+/* Once per recording, not per call: a count says it all. */
+void ng_cmd_say_clamped(const struct ng_cmd *self,
+			const struct ng_recording *recs, int nr)
+{
+	uint64_t n;
+	int i;
+
+	for (i = 0; i < nr; i++) {
+		n = recs[i].comp ? recs[i].comp->clamped : 0;
+		if (n)
+			fprintf(stderr, "nanograph %s: %s: %" PRIu64 " call%s came out below 0 after compensation and %s shown as 0: the calibration overestimates the cost for %s\n",
+				self->name, recs[i].dir, n, n == 1 ? "" : "s",
+				n == 1 ? "was" : "were", n == 1 ? "it" : "them");
+	}
 }
 
 void ng_cmd_bad_input(const struct ng_cmd *self, const struct ng_recording *rec,
@@ -185,6 +246,8 @@ int ng_cmd_open_views(const struct ng_cmd *self, int argc, char **argv,
 		ng_cmd_warn_incomplete(self, &recs[i]);
 	for (i = 0; !ret && i < nr; i++)
 		ret = filter_recording(self, &recs[i], f);
+	for (i = 0; !ret && i < nr; i++)
+		ret = compensate_recording(self, &recs[i], f);
 	for (i = 0; ret && i < nr; i++)
 		ng_recording_close(&recs[i]);
 	return ret;

@@ -125,6 +125,8 @@ static int replay(const struct ng_cmd *self, int argc, char **argv,
 		ret = replay_stdout(&v);
 	else
 		ret = ng_cmd_write_file(self, v.out, replay_to, &v);
+	if (!ret)
+		ng_cmd_say_clamped(self, &rec, 1);
 	ng_recording_close(&rec);
 	return ret;
 }

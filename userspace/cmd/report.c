@@ -392,6 +392,8 @@ static int report(const struct ng_cmd *self, int argc, char **argv,
 		ret = print_any(stdout, &v);
 	else
 		ret = ng_cmd_write_file(self, out, print_any, &v);
+	if (!ret)
+		ng_cmd_say_clamped(self, recs, nr);
 	for (i = 0; i < nr; i++)
 		ng_recording_close(&recs[i]);
 	return ret;

@@ -646,6 +646,8 @@ struct ng_info {
 	const struct ng_info_settings *settings;	/* NULL: filters null */
 	const struct ng_conv_summary *sum;	/* required */
 	uint64_t skipped;		/* calls the module skipped (stats) */
+	/* the tracer's cost per call, calibrated by record; NULL: null */
+	const struct ng_overhead *overhead;
 };
 
 /*
@@ -713,6 +715,23 @@ int ng_info_u64(const struct ng_info_file *f, const char *key, uint64_t *v);
  */
 int ng_info_incomplete(const struct ng_info_file *f, char *buf, size_t len);
 void ng_info_file_free(struct ng_info_file *f);
+/*
+ * The tracer's cost per call in @f ("overhead": per_call_ns and
+ * inside_ns, calls and function optional), @o->function pointing into
+ * @f (NULL if null). 0; -ENOENT when the field is absent or null (a
+ * recording made without calibration, or by convert); -EINVAL when it is
+ * not an object of such numbers (ng_parse_cost(), inside at most
+ * per_call).
+ */
+int ng_info_overhead(const struct ng_info_file *f, struct ng_overhead *o);
+/*
+ * The same from @dir/info.json, the function's name copied to @function
+ * (@size bytes, cut to fit; "" if null), where @o->function points.
+ * -ENOENT also when there is no info.json; -EINVAL also when it is not
+ * JSON; or -errno.
+ */
+int ng_info_read_overhead(const char *dir, struct ng_overhead *o,
+			  char *function, size_t size);
 
 /* Reading push/pop directories: report and export (analyze.h). */
 #include "nanograph_analyze.h"

@@ -37,6 +37,7 @@ struct ng_rec_thread {
 };
 
 struct ng_filter;
+struct ng_comp;
 
 struct ng_recording {
 	char *dir;
@@ -45,6 +46,8 @@ struct ng_recording {
 	bool have_threads_tsv;
 	/* the calls every reader sees (ng_recording_filter()); NULL: all */
 	const struct ng_filter *filter;
+	/* the tracer's cost taken off (ng_recording_compensate()); NULL: none */
+	struct ng_comp *comp;
 };
 
 /*
@@ -113,6 +116,9 @@ struct ng_call {
 	uint64_t end_ns;
 	uint64_t self_ns;	/* end - start minus that of its direct children */
 	size_t depth;		/* 0 for an outermost call */
+	uint64_t dur_ns;	/* end - start */
+	uint64_t calls_below;	/* calls nested anywhere below it in the file */
+	uint64_t children;	/* its direct children in the file */
 };
 
 /*
@@ -189,6 +195,17 @@ int ng_filter_add_comms(struct ng_filter *f, const char *list);
  * ng_glob_match() says what matches.
  */
 int ng_filter_add_func(struct ng_filter *f, const char *glob, bool hide);
+/*
+ * --compensate: views of a recording take off the tracer's cost per
+ * call, given by hand (@by_hand: @per_call_ns, @inside_ns) or each
+ * recording's own (info.json). ng_filter_compensation() says which:
+ * 0 (none), 1 (info.json) or 2 (by hand, the costs in *@per_call_ns,
+ * *@inside_ns). The command applies it (ng_recording_compensate()).
+ */
+void ng_filter_set_compensate(struct ng_filter *f, bool by_hand,
+			      double per_call_ns, double inside_ns);
+int ng_filter_compensation(const struct ng_filter *f, double *per_call_ns,
+			   double *inside_ns);
 /* Whether @f chooses threads or calls at all; NULL is empty. */
 bool ng_filter_empty(const struct ng_filter *f);
 
@@ -232,6 +249,58 @@ int ng_filter_walk(const struct ng_filter *f, const char *path,
  */
 int ng_recording_filter(struct ng_recording *rec, const struct ng_filter *f,
 			const char **unmatched, bool *comm);
+
+/* ---- overhead compensation: --compensate (filter.c) ------------------ */
+
+/*
+ * The tracer's own cost taken off the times every reader of a recording
+ * sees (Documentation/report-export.md, "Compensation"). With O =
+ * per_call_ns and I = inside_ns (0 <= I <= O), a call C of duration D,
+ * desc(C) calls anywhere below it and kids(C) direct children shows
+ *
+ *   inclusive  D - I - O x desc(C)
+ *   self       (D - sum of its children's D) - I - (O - I) x kids(C)
+ *
+ * each rounded to the ns and clamped at 0. Its start and end (ng_call's
+ * start_ns and end_ns, a visitor's enter ns) are moved to the timeline
+ * without the tracer: the k-th event of the file (from 0) is moved back by
+ * k x O / 2, plus (O - I) / 2 for a push or I / 2 for a pop (half of each
+ * call's cost before and after each of its records), and never before
+ * the event ahead of it. The filters' durations (-t) are the compensated
+ * ones; their time range stays in recorded time.
+ */
+struct ng_comp {
+	double per_call_ns;
+	double inside_ns;
+	uint64_t clamped;	/* calls shown that came out below 0, shown as 0 */
+};
+
+/*
+ * One cost in ns: digits, optionally '.' and at most 3 decimals, below
+ * 1 s (ng_parse_num()'s rules: no sign, exponent, "inf" or "nan").
+ * 0 or -EINVAL.
+ */
+int ng_parse_cost(const char *s, double *ns);
+/*
+ * Parse "PER_CALL_NS[,INSIDE_NS]" (--overhead): decimal numbers of ns,
+ * at most 3 decimals, below 1 s, INSIDE (default 0) at most PER_CALL.
+ * -EINVAL for anything else.
+ */
+int ng_parse_overhead(const char *s, double *per_call_ns, double *inside_ns);
+/*
+ * Have every reader of @rec take off these costs from now on: -EINVAL
+ * unless 0 <= @inside_ns <= @per_call_ns (finite), or -ENOMEM.
+ * ng_recording_close() frees it.
+ */
+int ng_recording_compensate(struct ng_recording *rec, double per_call_ns,
+			    double inside_ns);
+/*
+ * Walk thread @t of @rec through its filter and its compensation:
+ * ng_filter_walk() as every reader of a recording does it.
+ */
+int ng_recording_walk(const struct ng_recording *rec,
+		      const struct ng_rec_thread *t,
+		      const struct ng_pp_visitor *v, struct ng_pp_bad *bad);
 
 /* ---- the call tree as text, for "nanograph replay" (replay.c) --------- */
 

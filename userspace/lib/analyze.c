@@ -246,6 +246,7 @@ void ng_recording_close(struct ng_recording *rec)
 		free(rec->threads[i].path);
 	free(rec->threads);
 	free(rec->dir);
+	free(rec->comp);
 	memset(rec, 0, sizeof(*rec));
 }
 
@@ -281,6 +282,8 @@ struct frame {
 	uint64_t start;
 	uint64_t child;		/* inclusive time of the calls it made */
 	size_t label_at;
+	uint64_t below;		/* calls closed below it so far */
+	uint64_t kids;		/* of them, its direct children */
 };
 
 struct walk {
@@ -327,7 +330,7 @@ static int walk_push(struct walk *w, uint64_t ns, const char *label,
 		w->labels = l;
 		w->labels_cap = cap;
 	}
-	w->stack[w->depth++] = (struct frame){ ns, 0, w->labels_len };
+	w->stack[w->depth++] = (struct frame){ ns, 0, w->labels_len, 0, 0 };
 	memcpy(w->labels + w->labels_len, label, len);
 	w->labels[w->labels_len + len] = '\0';
 	w->labels_len += len + 1;
@@ -375,10 +378,16 @@ static int walk_line(struct walk *w, const struct ng_pp_visitor *v,
 			.end_ns = ns,
 			.self_ns = ns - f->start - f->child,
 			.depth = w->depth,
+			.dur_ns = ns - f->start,
+			.calls_below = f->below,
+			.children = f->kids,
 		};
 
-		if (w->depth)
+		if (w->depth) {
 			f[-1].child += ns - f->start;
+			f[-1].below += f->below + 1;
+			f[-1].kids++;
+		}
 		ret = v->leave ? v->leave(v->priv, &c) : 0;
 		w->labels_len = f->label_at;
 	}
@@ -519,7 +528,7 @@ int ng_profile_new(struct ng_profile **pp)
 static int prof_leave(void *priv, const struct ng_call *c)
 {
 	struct ng_profile *p = priv;
-	uint64_t dur = c->end_ns - c->start_ns;
+	uint64_t dur = c->dur_ns;
 	struct ng_func_stats *st;
 	bool added;
 
@@ -558,7 +567,7 @@ int ng_profile_add_thread(struct ng_profile *p, const struct ng_recording *rec,
 			  size_t i, struct ng_pp_bad *bad)
 {
 	struct ng_pp_visitor v = { .leave = prof_leave, .priv = p };
-	int ret = ng_filter_walk(rec->filter, rec->threads[i].path, &v, bad);
+	int ret = ng_recording_walk(rec, &rec->threads[i], &v, bad);
 
 	if (ret && ret != -ENOMEM && bad)
 		bad->file = rec->threads[i].file;

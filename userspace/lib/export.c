@@ -384,7 +384,7 @@ static int export_chrome(const struct ng_recording *rec, const char *path,
 					",\n{\"ph\":\"X\",\"pid\":%lld,\"tid\":%lld,\"ts\":",
 					ng_chrome_pid(t), ng_chrome_tid(t));
 		c.nr = 0;
-		ret = ng_filter_walk(rec->filter, t->path, &v, bad);
+		ret = ng_recording_walk(rec, t, &v, bad);
 		if (ret && ret != -ENOMEM && !c.out.err)
 			bad->file = t->file;
 	}
@@ -689,7 +689,7 @@ static int export_folded(const struct ng_recording *rec, const char *path,
 			ret = -ENOMEM;
 			break;
 		}
-		ret = ng_filter_walk(rec->filter, t->path, &v, bad);
+		ret = ng_recording_walk(rec, t, &v, bad);
 		if (ret && ret != -ENOMEM)
 			bad->file = t->file;
 	}

@@ -12,6 +12,7 @@
  * and memory follows the depth of the stack, never the length of the file.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,8 @@ struct ng_filter {
 	size_t nr_comms;
 	char **show, **hide;		/* -F and -N globs */
 	size_t nr_show, nr_hide;
+	int compensate;			/* ng_filter_compensation() */
+	double per_call_ns, inside_ns;	/* by hand */
 };
 
 /* A filter that lets everything through, until options narrow it. */
@@ -171,6 +174,31 @@ int ng_filter_add_func(struct ng_filter *f, const char *glob, bool hide)
 		      add_str(&f->show, &f->nr_show, glob, strlen(glob));
 }
 
+/* --overhead wins over --compensate, whatever their order. */
+void ng_filter_set_compensate(struct ng_filter *f, bool by_hand,
+			      double per_call_ns, double inside_ns)
+{
+	if (!by_hand) {
+		if (!f->compensate)
+			f->compensate = 1;
+		return;
+	}
+	f->compensate = 2;
+	f->per_call_ns = per_call_ns;
+	f->inside_ns = inside_ns;
+}
+
+/* The command, not the filter, applies it: each recording has its own. */
+int ng_filter_compensation(const struct ng_filter *f, double *per_call_ns,
+			   double *inside_ns)
+{
+	if (!f)
+		return 0;
+	*per_call_ns = f->per_call_ns;
+	*inside_ns = f->inside_ns;
+	return f->compensate;
+}
+
 /* Whether any option narrows the calls of a thread. */
 static bool filters_calls(const struct ng_filter *f)
 {
@@ -287,6 +315,61 @@ int ng_parse_time_range(const char *s, uint64_t *start, uint64_t *end)
 	return 0;
 }
 
+/* Costs in thousandths of a ns, as ng_parse_num() reads 3 decimals. */
+#define COST_DECIMALS	3
+#define COST_SCALE	1000.0
+#define COST_MAX	(1000000000ULL * 1000 - 1)	/* below 1 s */
+
+/* One parser of numbers for --overhead and info.json alike. */
+int ng_parse_cost(const char *s, double *ns)
+{
+	uint64_t v;
+
+	if (ng_parse_num(s, COST_DECIMALS, 0, COST_MAX, &v))
+		return -EINVAL;
+	*ns = v / COST_SCALE;
+	return 0;
+}
+
+/* "812.5" or "812.5,301.2": the whole cost, then the part inside a call. */
+int ng_parse_overhead(const char *s, double *per_call_ns, double *inside_ns)
+{
+	const char *comma = strchr(s, ',');
+	double o, in = 0;
+	char num[32];
+	size_t n = comma ? (size_t)(comma - s) : strlen(s);
+
+	if (n >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	if (ng_parse_cost(num, &o) || (comma && ng_parse_cost(comma + 1, &in)) ||
+	    in > o)
+		return -EINVAL;
+	*per_call_ns = o;
+	*inside_ns = in;
+	return 0;
+}
+
+/* The costs are checked here once, so the walk can trust them. */
+int ng_recording_compensate(struct ng_recording *rec, double per_call_ns,
+			    double inside_ns)
+{
+	struct ng_comp *c;
+
+	if (!isfinite(per_call_ns) || !isfinite(inside_ns) || inside_ns < 0 ||
+	    inside_ns > per_call_ns)
+		return -EINVAL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->per_call_ns = per_call_ns;
+	c->inside_ns = inside_ns;
+	free(rec->comp);
+	rec->comp = c;
+	return 0;
+}
+
 /* Whether --tid value @s names thread @t. */
 static bool tid_is(const struct tid_sel *s, const struct ng_rec_thread *t)
 {
@@ -369,7 +452,7 @@ enum {
 
 /* An open frame of the file, shown or not. */
 struct fw_frame {
-	uint64_t start;
+	uint64_t start;		/* as shown: compensated, or as recorded */
 	size_t rel;		/* its depth as shown */
 	size_t label_at;	/* its label in labels, while it may be shown */
 	unsigned int flags;
@@ -377,6 +460,9 @@ struct fw_frame {
 
 struct fw {
 	const struct ng_filter *f;
+	struct ng_comp *comp;		/* NULL: times as recorded */
+	uint64_t events;		/* pushes and pops of the file so far */
+	uint64_t last;			/* the last event's compensated time */
 	const struct ng_pp_visitor *v;
 	struct fw_frame *stack;		/* by depth in the file */
 	size_t cap;
@@ -428,6 +514,51 @@ static int fw_keep_label(struct fw *w, struct fw_frame *fr, const char *label)
 	return 0;
 }
 
+/* @x >= 0 to the nearest ns (no integer type would hold every double). */
+static uint64_t round_ns(double x)
+{
+	return x >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)(x + 0.5);
+}
+
+/*
+ * The time of the next event of the file, @ns recorded, on the timeline
+ * without the tracer: the cost of the calls before it (each event half
+ * a call's), and the part of its own call's cost on this side of its
+ * record, taken off; never before the event ahead of it.
+ */
+static uint64_t comp_time(struct fw *w, uint64_t ns, bool push)
+{
+	const struct ng_comp *c = w->comp;
+	double off = w->events * c->per_call_ns / 2 +
+		     (push ? c->per_call_ns - c->inside_ns : c->inside_ns) / 2;
+	uint64_t t = off >= (double)ns ? 0 : ns - round_ns(off);
+
+	if (t < w->last)
+		t = w->last;
+	w->last = t;
+	return t;
+}
+
+/*
+ * Call @c as compensated (ng_comp's formulas): its times moved to the
+ * timeline, its durations less the tracer's cost. Returns whether one
+ * came out below 0, and was clamped.
+ */
+static bool comp_call(struct fw *w, struct ng_call *c, uint64_t start)
+{
+	const struct ng_comp *k = w->comp;
+	double incl = (double)c->dur_ns - k->inside_ns -
+		      k->per_call_ns * (double)c->calls_below;
+	double self = (double)c->self_ns - k->inside_ns -
+		      (k->per_call_ns - k->inside_ns) * (double)c->children;
+
+	c->start_ns = start;
+	c->end_ns = comp_time(w, c->end_ns, false);
+	c->dur_ns = incl > 0 ? round_ns(incl) : 0;
+	c->self_ns = self > 0 ? round_ns(self) : 0;
+	return incl < 0 || self < 0;
+}
+
 /*
  * A push: what its push tells (-F, -N, -D, a start past the range) is
  * decided now; with no duration to wait for, the call is shown at once.
@@ -439,7 +570,9 @@ static int fw_enter(void *priv, const char *label, uint64_t ns, size_t depth)
 	struct fw_frame *fr, *up;
 	unsigned int flags = 0;
 	size_t rel = depth;
+	uint64_t shown = w->comp ? comp_time(w, ns, true) : ns;
 
+	w->events++;
 	if (depth == w->cap) {
 		size_t cap = w->cap ? 2 * w->cap : 64;
 
@@ -469,7 +602,7 @@ static int fw_enter(void *priv, const char *label, uint64_t ns, size_t depth)
 	if (flags == FW_IN_F && (!f->depth || rel < f->depth) &&
 	    ns <= f->range_end)
 		flags |= FW_CAND;
-	*fr = (struct fw_frame){ ns, rel, w->labels_len, flags };
+	*fr = (struct fw_frame){ shown, rel, w->labels_len, flags };
 	if (!(flags & FW_CAND))
 		return 0;
 	if (!f->threshold && ns >= f->range_start)
@@ -483,34 +616,57 @@ static int fw_leave(void *priv, const struct ng_call *call)
 	struct fw *w = priv;
 	struct fw_frame *fr = &w->stack[call->depth];
 	struct ng_call c = *call;
+	bool clamped = w->comp && comp_call(w, &c, fr->start);
 	int ret;
 
+	w->events++;
 	w->labels_len = fr->label_at;
 	if (!(fr->flags & FW_SHOWN)) {
-		if (!(fr->flags & FW_CAND) ||
-		    call->end_ns - call->start_ns < w->f->threshold ||
+		if (!(fr->flags & FW_CAND) || c.dur_ns < w->f->threshold ||
 		    call->end_ns < w->f->range_start)
 			return 0;
 		ret = fw_show(w, call->depth, call->label);
 		if (ret)
 			return ret;
 	}
+	if (clamped)
+		w->comp->clamped++;
 	c.depth = fr->rel;
 	return w->v->leave ? w->v->leave(w->v->priv, &c) : 0;
 }
 
-/* Without call filters, the plain walk: nothing to hold back. */
-int ng_filter_walk(const struct ng_filter *f, const char *path,
-		   const struct ng_pp_visitor *v, struct ng_pp_bad *bad)
+/*
+ * Without call filters or compensation, the plain walk: nothing to hold
+ * back, no time to move.
+ */
+static int filter_walk(const struct ng_filter *f, struct ng_comp *comp,
+		       const char *path, const struct ng_pp_visitor *v,
+		       struct ng_pp_bad *bad)
 {
-	struct fw w = { .f = f, .v = v };
+	static const struct ng_filter all = { .range_end = UINT64_MAX };
+	struct fw w = { .f = f ? f : &all, .comp = comp, .v = v };
 	struct ng_pp_visitor fv = { fw_enter, fw_leave, &w };
 	int ret;
 
-	if (!filters_calls(f))
+	if (!filters_calls(f) && !comp)
 		return ng_pp_walk(path, v, bad);
 	ret = ng_pp_walk(path, &fv, bad);
 	free(w.stack);
 	free(w.labels);
 	return ret;
+}
+
+/* A file on its own, outside a recording: nothing to compensate. */
+int ng_filter_walk(const struct ng_filter *f, const char *path,
+		   const struct ng_pp_visitor *v, struct ng_pp_bad *bad)
+{
+	return filter_walk(f, NULL, path, v, bad);
+}
+
+/* Every reader of a recording walks its threads this one way. */
+int ng_recording_walk(const struct ng_recording *rec,
+		      const struct ng_rec_thread *t,
+		      const struct ng_pp_visitor *v, struct ng_pp_bad *bad)
+{
+	return filter_walk(rec->filter, rec->comp, t->path, v, bad);
 }

@@ -269,6 +269,32 @@ static void jw_time(struct jw *w, const struct timespec *ts)
 			  (long)(ts->tv_nsec / 1000));
 }
 
+/* A cost in ns, to the tenth. */
+static void jw_ns(struct jw *w, double v)
+{
+	ng_outfile_printf(&w->of, "%.1f", v);
+}
+
+/* The tracer's cost per call as record calibrated it; none is null. */
+static void jw_overhead(struct jw *w, const struct ng_overhead *o)
+{
+	if (!o) {
+		jw_key(w, "overhead");
+		jw_null(w);
+		return;
+	}
+	jw_open(w, "overhead");
+	jw_key(w, "per_call_ns");
+	jw_ns(w, o->per_call_ns);
+	jw_key(w, "inside_ns");
+	jw_ns(w, o->inside_ns);
+	jw_key(w, "calls");
+	jw_u64(w, o->calls);
+	jw_key(w, "function");
+	jw_str(w, o->function);
+	jw_close(w);
+}
+
 /*
  * The whole file, fields in the order of Documentation/trace-format.md.
  * Anything the collector does not know is null, never a guess.
@@ -370,6 +396,8 @@ int ng_info_write(const char *dir, const struct ng_info *in)
 	jw_key(&w, "bytes");
 	jw_u64(&w, sum->bytes);
 	jw_close(&w);
+
+	jw_overhead(&w, in->overhead);
 
 	jw_key(&w, "first_ns");
 	jw_u64(&w, sum->events ? sum->first_ns : NG_INFO_UNKNOWN);
@@ -903,6 +931,66 @@ int ng_info_u64(const struct ng_info_file *f, const char *key, uint64_t *v)
 	    ng_parse_num(fl->value, 0, 0, UINT64_MAX, v))
 		return -EINVAL;
 	return 0;
+}
+
+/* A cost at @key, through the parser --overhead uses. */
+static int info_cost(const struct ng_info_file *f, const char *key, double *v)
+{
+	const struct ng_info_field *fl = ng_info_find(f, key);
+
+	if (!fl || fl->type != NG_JSON_NUMBER || ng_parse_cost(fl->value, v))
+		return -EINVAL;
+	return 0;
+}
+
+/* Only what --compensate can trust: a cost is refused, never guessed. */
+int ng_info_overhead(const struct ng_info_file *f, struct ng_overhead *o)
+{
+	const struct ng_info_field *fl = ng_info_find(f, "overhead");
+	struct ng_overhead r = { 0 };
+	size_t i;
+	int ret;
+
+	/* an object is its fields "overhead.*"; anything else is one field */
+	for (i = 0; !fl && i < f->nr; i++)
+		if (!strncmp(f->fields[i].key, "overhead.", 9))
+			fl = &f->fields[i];
+	if (!fl || (fl->type == NG_JSON_NULL && !strcmp(fl->key, "overhead")))
+		return -ENOENT;
+	if (info_cost(f, "overhead.per_call_ns", &r.per_call_ns) ||
+	    info_cost(f, "overhead.inside_ns", &r.inside_ns) ||
+	    r.inside_ns > r.per_call_ns)
+		return -EINVAL;
+	ret = ng_info_u64(f, "overhead.calls", &r.calls);
+	if (ret == -EINVAL)
+		return ret;
+	fl = ng_info_find(f, "overhead.function");
+	if (fl && fl->type == NG_JSON_STRING)
+		r.function = fl->value;
+	else if (fl && fl->type != NG_JSON_NULL)
+		return -EINVAL;
+	*o = r;
+	return 0;
+}
+
+/* The file is freed here: the name is copied to the caller's buffer. */
+int ng_info_read_overhead(const char *dir, struct ng_overhead *o,
+			  char *function, size_t size)
+{
+	struct ng_info_file *f;
+	int ret = ng_info_load(&f, dir, NULL);
+
+	if (ret == -EBADMSG)
+		return -EINVAL;
+	if (ret)
+		return ret;
+	ret = ng_info_overhead(f, o);
+	if (!ret && size)
+		snprintf(function, size, "%s", o->function ? o->function : "");
+	if (!ret)
+		o->function = size ? function : NULL;
+	ng_info_file_free(f);
+	return ret;
 }
 
 void ng_info_file_free(struct ng_info_file *f)

@@ -761,8 +761,8 @@ static void *pf_parser_main(void *arg)
 	for (i = 0; !ret && i < ps->rec->nr_threads; i++) {
 		ret = rec_put(ps, REC_THREAD, &i, 4);
 		if (!ret)
-			ret = ng_filter_walk(ps->rec->filter,
-					     ps->rec->threads[i].path, &v, ps->bad);
+			ret = ng_recording_walk(ps->rec, &ps->rec->threads[i],
+						&v, ps->bad);
 		if (!ret)
 			ret = rec_put(ps, REC_DONE, NULL, 0);
 		if (ret)

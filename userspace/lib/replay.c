@@ -131,7 +131,7 @@ static int rp_enter(void *priv, const char *label, uint64_t ns, size_t depth)
 static int rp_leave(void *priv, const struct ng_call *c)
 {
 	struct rp *r = priv;
-	uint64_t dur = c->end_ns - c->start_ns;
+	uint64_t dur = c->dur_ns;
 
 	if (r->pending)
 		rp_line(r, c->start_ns, &dur, c->depth, c->label, RP_LEAF);
@@ -157,7 +157,7 @@ int ng_replay(const struct ng_recording *rec, FILE *fp, bool abstime,
 	for (i = 0; !ret && i < rec->nr_threads; i++) {
 		r.t = &rec->threads[i];
 		r.header = r.pending = false;
-		ret = ng_filter_walk(rec->filter, r.t->path, &v, bad);
+		ret = ng_recording_walk(rec, r.t, &v, bad);
 		if (ret && ret != -ENOMEM)
 			bad->file = r.t->file;
 		if (!ret && ferror(fp))
