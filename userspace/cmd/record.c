@@ -641,6 +641,7 @@ static int write_info(const struct run *r, const struct opts *o)
 		.settings = r->settings,
 		.sum = &r->sum,
 		.skipped = r->skipped_known ? r->skipped : NG_INFO_UNKNOWN,
+		.overhead = r->calibrated ? &r->overhead : NULL,
 	};
 
 	while (o->argv && o->argv[info.command_argc])
