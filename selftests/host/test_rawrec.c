@@ -189,8 +189,9 @@ static void test_comm_records(void)
 }
 
 /*
- * What the reader skips: records before the CPU's first task record, a
- * meta record of a kind it does not know, a torn record at the end.
+ * What the reader skips: records before the CPU's first task record
+ * (counted: their calls are missing), a meta record of a kind it does
+ * not know, a torn record at the end.
  * An absent CPU (-1) is fine.
  */
 static void test_skips(void)
@@ -210,6 +211,8 @@ static void test_skips(void)
 	T_EQ_INT(convert(cpu, 2, &s), 0);
 	T_FILE_EQ(t_path("3.txt"), "5100:+vfs_read\n5110:POP\n");
 	T_EQ_U64(s.events, 2);
+	/* the entry before the task record: named no task, and counted */
+	T_EQ_U64(s.unattributed, 1);
 }
 
 /* The idle task (pid 0) of each CPU gets its own file, as in events mode. */

@@ -268,14 +268,22 @@ void ng_cmd_warn_incomplete(const struct ng_cmd *self,
 }
 
 /*
- * A recording of both func_entry/func_exit and func_call/func_open has
- * each call twice: one kind was converted, the other left out.
+ * What the converter left out that no other line says: events of a
+ * second kind (a recording of both func_entry/func_exit and
+ * func_call/func_open has each call twice: one kind was converted), and
+ * raw records that named no task.
  */
 void ng_cmd_say_ignored(const struct ng_conv_summary *sum)
 {
 	if (sum->ignored)
 		fprintf(stderr, "nanograph: %" PRIu64 " events left out: the recording holds its calls both as func_entry/func_exit and as func_call/func_open; each call is converted once, from the kind that came first\n",
 			sum->ignored);
+	/* Raw records whose CPU had not named their task: whose calls? */
+	if (sum->unattributed)
+		fprintf(stderr, "nanograph: warning: %" PRIu64 " raw record%s named no task and %s left out (another reader of per_cpu/cpuN/raw took the task record before %s?)\n",
+			sum->unattributed, sum->unattributed == 1 ? "" : "s",
+			sum->unattributed == 1 ? "was" : "were",
+			sum->unattributed == 1 ? "it" : "them");
 }
 
 /* 1234 ns as "1.234 us", like uftrace; or the integer with @raw. */

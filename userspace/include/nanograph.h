@@ -421,6 +421,7 @@ struct ng_conv_summary {
 	uint64_t closed_at_end;	/* frames open at stop, closed at the end */
 	uint64_t clamped;	/* timestamps raised to keep a file nondecreasing */
 	uint64_t lost;		/* events the ring buffer reported lost */
+	uint64_t unattributed;	/* raw records before their CPU named a task */
 	uint64_t unresolved;	/* distinct addresses with no symbol */
 	uint64_t bytes;		/* bytes of push/pop text written */
 	uint64_t first_ns, last_ns;
@@ -494,6 +495,8 @@ int ng_conv_scan(struct ng_conv *c, const struct ng_event *ev);
 int ng_conv_event(struct ng_conv *c, const struct ng_event *ev);
 /* @n events were lost on @cpu (n < 0: an unknown number). */
 void ng_conv_lost(struct ng_conv *c, int cpu, long long n);
+/* @n raw records named no task (their CPU's task record was not read). */
+void ng_conv_unattributed(struct ng_conv *c, uint64_t n);
 /*
  * Close every thread's file at its last timestamp, write threads.tsv and
  * publish everything. On error nothing is left under a final name. Always

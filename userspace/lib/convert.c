@@ -630,6 +630,11 @@ void ng_conv_lost(struct ng_conv *c, int cpu, long long n)
 	c->sum.lost += n < 0 ? 1 : (uint64_t)n;
 }
 
+void ng_conv_unattributed(struct ng_conv *c, uint64_t n)
+{
+	c->sum.unattributed += n;
+}
+
 /* Threads in file order: idle tasks by CPU, then tids ascending. */
 static int thread_cmp(const void *a, const void *b)
 {

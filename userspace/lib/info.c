@@ -381,6 +381,8 @@ int ng_info_write(const char *dir, const struct ng_info *in)
 	jw_u64(&w, sum->ignored);
 	jw_key(&w, "lost");
 	jw_u64(&w, sum->lost);
+	jw_key(&w, "unattributed");
+	jw_u64(&w, sum->unattributed);
 	jw_key(&w, "skipped");
 	jw_u64(&w, in->skipped);
 	jw_key(&w, "repaired");
@@ -1012,6 +1014,8 @@ int ng_info_incomplete(const struct ng_info_file *f, char *buf, size_t len)
 		const char *key, *one, *many;
 	} parts[] = {
 		{ "counts.lost", "event lost", "events lost" },
+		{ "counts.unattributed", "record naming no task",
+		  "records naming no task" },
 		{ "counts.skipped", "call skipped", "calls skipped" },
 		{ "counts.repaired", "call closed early (return lost)",
 		  "calls closed early (return lost)" },

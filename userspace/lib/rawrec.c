@@ -198,6 +198,7 @@ struct cursor {
 	int tid;		/* whose records these are; -1: not said yet */
 	int pid;		/* and their process */
 	struct ng_tasks *tasks;	/* told the comm records, if not NULL */
+	uint64_t unattributed;	/* entries and exits before any task record */
 	bool done;
 	struct ng_event ev;	/* the next event, valid unless done */
 };
@@ -271,8 +272,13 @@ static int cursor_next(struct cursor *c)
 			c->ev.freq = w2[1];
 			return 0;
 		}
-		if (NG_RAW_IS_META(w[0]) || c->tid < 0)
+		if (NG_RAW_IS_META(w[0]))
 			continue;	/* a kind this reader does not know */
+		if (c->tid < 0) {
+			/* Whose?  Another reader took the task record. */
+			c->unattributed++;
+			continue;
+		}
 		c->ev.type = (w[0] & NG_RAW_EXIT) ? NG_EV_EXIT : NG_EV_ENTRY;
 		c->ev.tid = c->tid;
 		c->ev.counter = NG_TSD_COUNTER(w[0]);
@@ -289,7 +295,8 @@ static int cursor_next(struct cursor *c)
  * or -errno.
  */
 static int merge(const int *fds, int nr, struct ng_tasks *tasks,
-		 int (*fn)(void *priv, const struct ng_event *ev), void *priv)
+		 int (*fn)(void *priv, const struct ng_event *ev), void *priv,
+		 uint64_t *unattributed)
 {
 	struct cursor *cur = calloc(nr > 0 ? nr : 1, sizeof(*cur));
 	int i, best, ret = 0;
@@ -325,8 +332,11 @@ static int merge(const int *fds, int nr, struct ng_tasks *tasks,
 		if (!ret)
 			ret = cursor_next(&cur[best]);
 	}
-	for (i = 0; i < nr; i++)
+	for (i = 0; i < nr; i++) {
+		if (unattributed)
+			*unattributed += cur[i].unattributed;
 		free(cur[i].buf);
+	}
 	free(cur);
 	return ret;
 }
@@ -350,11 +360,14 @@ static int feed(void *priv, const struct ng_event *ev)
 static int replay(const int *fds, int nr, struct ng_conv *conv,
 		  struct ng_tasks *tasks)
 {
-	int ret = merge(fds, nr, NULL, scan, conv);
+	uint64_t unattributed = 0;
+	int ret = merge(fds, nr, NULL, scan, conv, NULL);
 
 	if (ret < 0)
 		return ret;
-	return merge(fds, nr, tasks, feed, conv);
+	ret = merge(fds, nr, tasks, feed, conv, &unattributed);
+	ng_conv_unattributed(conv, unattributed);
+	return ret;
 }
 
 int ng_raw_replay_fds(const int *fds, int nr, struct ng_conv *conv)
@@ -365,7 +378,7 @@ int ng_raw_replay_fds(const int *fds, int nr, struct ng_conv *conv)
 int ng_raw_walk_fds(const int *fds, int nr,
 		    int (*fn)(void *priv, const struct ng_event *ev), void *priv)
 {
-	return merge(fds, nr, NULL, fn, priv);
+	return merge(fds, nr, NULL, fn, priv, NULL);
 }
 
 int ng_rawrec_replay(struct ng_rawrec *r, struct ng_conv *conv)
