@@ -179,7 +179,7 @@ bool ng_raw_mode(void)
  * its records follow none, and the reader could not tell whose they are.
  * Writers are the frames of an earlier session still returning, if any:
  * one of them racing with this can leave one record unnamed, which the
- * reader skips (userspace/lib/rawrec.c).
+ * reader leaves out and counts (counts.unattributed).
  */
 void ng_raw_restate_tasks(void)
 {

@@ -325,7 +325,6 @@ int ng_calibrate(const struct ng_ctl *ctl, const struct ng_clock *clock,
 		goto out;
 	/* Each call recorded whole, or the figures are not this mode's. */
 	ret = -EIO;
-
 	if (k.n < (uint64_t)chunks * calls * 9 / 10)
 		goto out;
 	p = median(plain, chunks);
