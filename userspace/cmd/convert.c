@@ -215,6 +215,6 @@ int cmd_convert(const struct ng_cmd *self, int argc, char **argv)
 		fprintf(stderr,
 			"nanograph: warning: %" PRIu64 " function address%s in no function of the trace's kallsyms: written as hex\n",
 			sum.unresolved, sum.unresolved == 1 ? " lies" : "es lie");
-	ng_cmd_say_ignored(&sum);
+	ng_cmd_say_left_out(&sum);
 	return NG_EXIT_OK;
 }

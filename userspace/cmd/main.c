@@ -273,7 +273,7 @@ void ng_cmd_warn_incomplete(const struct ng_cmd *self,
  * func_call/func_open has each call twice: one kind was converted), and
  * raw records that named no task.
  */
-void ng_cmd_say_ignored(const struct ng_conv_summary *sum)
+void ng_cmd_say_left_out(const struct ng_conv_summary *sum)
 {
 	if (sum->ignored)
 		fprintf(stderr, "nanograph: %" PRIu64 " events left out: the recording holds its calls both as func_entry/func_exit and as func_call/func_open; each call is converted once, from the kind that came first\n",

@@ -716,7 +716,7 @@ static void summary(const struct run *r, const struct opts *o, double secs)
 		fprintf(stderr,
 			"nanograph: warning: %" PRIu64 " function address%s in no function the kernel lists now (a module unloaded during the recording?): written as hex\n",
 			sum->unresolved, sum->unresolved == 1 ? " lies" : "es lie");
-	ng_cmd_say_ignored(sum);
+	ng_cmd_say_left_out(sum);
 	if (sum->closed_at_end || sum->unmatched_exits || sum->repaired)
 		fprintf(stderr,
 			"nanograph: %" PRIu64 " calls still running at the end were closed there; %" PRIu64
