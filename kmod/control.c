@@ -205,6 +205,10 @@ static const struct ng_listing ng_event_notrace_pid_listing = {
 	.list = NG_EVENT_NOTRACE_PID,
 };
 
+static const struct ng_listing ng_event_comm_listing = {
+	.list = NG_EVENT_COMM,
+};
+
 static const struct ng_listing ng_stats_listing = {
 	.list = -1,
 	.render = ng_stats_render,
@@ -224,6 +228,7 @@ static NG_LISTING_ATTR(set_graph_function, ng_graph_function_listing);
 static NG_LISTING_ATTR(set_graph_notrace, ng_graph_notrace_listing);
 static NG_LISTING_ATTR(set_event_pid, ng_event_pid_listing);
 static NG_LISTING_ATTR(set_event_notrace_pid, ng_event_notrace_pid_listing);
+static NG_LISTING_ATTR(set_event_comm, ng_event_comm_listing);
 
 static struct bin_attribute bin_attr_stats = {
 	.attr = { .name = "stats", .mode = 0400 },
@@ -423,6 +428,7 @@ static struct attribute *ng_attrs[] = {
 	&ng_attr_calibrate.kattr.attr,
 	&ng_attr_flight.attr,
 	&ng_attr_trigger.attr,
+	&ng_attr_trace_self.attr,
 	NULL,
 };
 
@@ -433,6 +439,7 @@ static ng_bin_attr_list_t ng_bin_attrs[] = {
 	&bin_attr_set_graph_notrace,
 	&bin_attr_set_event_pid,
 	&bin_attr_set_event_notrace_pid,
+	&bin_attr_set_event_comm,
 	&bin_attr_stats,
 	NULL,
 };

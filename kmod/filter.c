@@ -113,6 +113,8 @@ static int ng_apply(enum ng_list list, char **tokens, unsigned int n, bool reset
 {
 	if (ng_list_of_pids(list))
 		return ng_pids_apply(list, tokens, n, reset);
+	if (list == NG_EVENT_COMM)
+		return ng_comms_apply(tokens, n, reset);
 	return ng_tracer_apply_list(list, tokens, n, reset);
 }
 
@@ -294,7 +296,7 @@ ssize_t ng_list_write(enum ng_list list, struct file *filp, const char *buf,
 	 * single new glob needs no trial: ftrace applies one glob whole or
 	 * not at all.
 	 */
-	if (!ng_list_of_pids(list) && n - first_new > 1) {
+	if (ng_list_of_functions(list) && n - first_new > 1) {
 		ret = ng_globs_check(tokens + first_new, n - first_new);
 		if (ret)
 			goto out_tokens;
@@ -315,7 +317,7 @@ ssize_t ng_list_write(enum ng_list list, struct file *filp, const char *buf,
 	else
 		ret = ng_apply(list, tokens, n, true);
 	if (ret) {
-		if (!ng_list_of_pids(list))
+		if (ng_list_of_functions(list))
 			ng_apply(list, st->tokens, st->n, true);
 		goto out_tokens;
 	}

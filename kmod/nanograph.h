@@ -122,6 +122,7 @@ enum ng_list {
 	NG_GRAPH_NOTRACE,
 	NG_EVENT_PID,
 	NG_EVENT_NOTRACE_PID,
+	NG_EVENT_COMM,
 	NG_NR_LISTS,
 };
 
@@ -145,11 +146,29 @@ static inline bool ng_list_of_pids(enum ng_list list)
 	return list == NG_EVENT_PID || list == NG_EVENT_NOTRACE_PID;
 }
 
+/* The lists of function globs, for ftrace's matcher. */
+static inline bool ng_list_of_functions(enum ng_list list)
+{
+	return list <= NG_GRAPH_NOTRACE;
+}
+
 bool ng_pid_in(struct ng_pid_map *map, pid_t pid);
 bool ng_pid_wants(struct task_struct *task, struct task_struct *parent);
 bool ng_pid_map_wants(struct ng_pid_map *map, struct task_struct *task);
 struct ng_pid_map *ng_pids_current(void);
 int ng_pids_apply(enum ng_list list, char **tokens, unsigned int n, bool reset);
+struct ng_pid_map *ng_pid_map_alloc(void);
+void ng_pid_map_assign(struct ng_pid_map *map, pid_t pid, bool in);
+void ng_pids_replace(struct ng_pid_map *map);
+int ng_pids_self(struct task_struct *task, bool on);
+
+/* Recording decided by the tasks (comm.c): set_event_comm, trace_self. */
+extern struct kobj_attribute ng_attr_trace_self;
+bool ng_comm_wants(struct task_struct *task);
+void ng_stack_give(struct task_struct *task);
+int ng_comms_apply(char **tokens, unsigned int n, bool reset);
+int ng_comm_init(void);
+void ng_comm_exit(void);
 void ng_pids_render(enum ng_list list, struct seq_buf *s);
 int ng_pids_init(void);
 void ng_pids_exit(void);

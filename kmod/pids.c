@@ -50,6 +50,23 @@ bool ng_pid_in(struct ng_pid_map *map, pid_t pid)
 	return test_bit(pid, map->bits);
 }
 
+/* An empty map: no task, until pids are added. */
+struct ng_pid_map *ng_pid_map_alloc(void)
+{
+	return vzalloc(sizeof(struct ng_pid_map));
+}
+
+/* Put @pid in @map or take it out, in place; no map: nothing to do. */
+void ng_pid_map_assign(struct ng_pid_map *map, pid_t pid, bool in)
+{
+	if (!map || pid < 0 || pid >= PID_MAX_LIMIT)
+		return;
+	if (in)
+		set_bit(pid, map->bits);
+	else
+		clear_bit(pid, map->bits);
+}
+
 /* Does @map admit @task?  No map: every task. */
 bool ng_pid_map_wants(struct ng_pid_map *map, struct task_struct *task)
 {
@@ -67,6 +84,9 @@ bool ng_pid_wants(struct task_struct *task, struct task_struct *parent)
 	struct ng_pid_map *map = rcu_dereference_check(ng_pids, rcu_read_lock_any_held());
 
 	if (ng_pid_map_wants(map, task))
+		return true;
+	/* A child has its parent's name: set_event_comm adds it at fork. */
+	if (parent && ng_comm_wants(task))
 		return true;
 	return parent && READ_ONCE(ng_event_fork) && ng_pid_in(map, parent->pid);
 }
@@ -88,6 +108,8 @@ static struct ng_pid_map *ng_pids_build(char **tokens, unsigned int n,
 	}
 	return map;
 }
+
+static void ng_pids_swap(enum ng_list list, struct ng_pid_map *map);
 
 /*
  * Parse every token before changing anything; with @reset the tokens
@@ -119,9 +141,9 @@ int ng_pids_apply(enum ng_list list, char **tokens, unsigned int n, bool reset)
 		if (!map)
 			return -ENOMEM;
 	}
-	if (list == NG_EVENT_PID)
-		ng_stacks_assign(map);
 	if (!reset && old) {
+		if (list == NG_EVENT_PID)
+			ng_stacks_assign(map);
 		/* Added in place: the fork probe may be adding a child. */
 		for (i = 0; i < n; i++) {
 			WARN_ON(kstrtouint(tokens[i], 10, &pid));
@@ -130,12 +152,59 @@ int ng_pids_apply(enum ng_list list, char **tokens, unsigned int n, bool reset)
 		vfree(map);
 		return 0;
 	}
+	ng_pids_swap(list, map);
+	return 0;
+}
+
+/*
+ * Make @map the list's set.  While recording, set_event_pid's new tasks
+ * get their stacks first; the old map is freed once no hook reads it.
+ */
+static void ng_pids_swap(enum ng_list list, struct ng_pid_map *map)
+{
+	struct ng_pid_map __rcu **slot = ng_pid_list(list);
+	struct ng_pid_map *old;
+
+	lockdep_assert_held(&ng_control_lock);
+	if (list == NG_EVENT_PID)
+		ng_stacks_assign(map);
+	old = rcu_dereference_protected(*slot, lockdep_is_held(&ng_control_lock));
 	rcu_assign_pointer(*slot, map);
 	if (old) {
 		synchronize_rcu();
 		vfree(old);
 	}
-	return 0;
+}
+
+/* set_event_comm's matching threads become set_event_pid (comm.c). */
+void ng_pids_replace(struct ng_pid_map *map)
+{
+	ng_pids_swap(NG_EVENT_PID, map);
+}
+
+/*
+ * trace_self: @on puts @task in set_event_pid (if it lists tasks at all;
+ * an empty one records every task already) and takes it out of
+ * set_event_notrace_pid; off takes it out of set_event_pid, or, when that
+ * lists no tasks (every task), puts it in set_event_notrace_pid.
+ */
+int ng_pids_self(struct task_struct *task, bool on)
+{
+	struct ng_pid_map *pids = ng_pids_current();
+	struct ng_pid_map *untraced =
+		rcu_dereference_protected(ng_notrace_pids, lockdep_is_held(&ng_control_lock));
+	char tok[16], *tokens[] = { tok };
+
+	snprintf(tok, sizeof(tok), "%d", task->pid);
+	if (on) {
+		ng_pid_map_assign(untraced, task->pid, false);
+		return pids ? ng_pids_apply(NG_EVENT_PID, tokens, 1, false) : 0;
+	}
+	if (pids) {
+		ng_pid_map_assign(pids, task->pid, false);
+		return 0;
+	}
+	return ng_pids_apply(NG_EVENT_NOTRACE_PID, tokens, 1, false);
 }
 
 /* The set now, for the control lock's holder. */
@@ -181,9 +250,14 @@ static void ng_pids_follow(struct ng_pid_map __rcu **slot,
 static void ng_pids_fork(void *data, struct task_struct *parent,
 			 struct task_struct *child)
 {
-	if (!READ_ONCE(ng_event_fork))
-		return;
 	rcu_read_lock();
+	/* set_event_comm: the child has its parent's name (comm.c). */
+	if (ng_comm_wants(child))
+		ng_pid_map_assign(rcu_dereference(ng_pids), child->pid, true);
+	if (!READ_ONCE(ng_event_fork)) {
+		rcu_read_unlock();
+		return;
+	}
 	ng_pids_follow(&ng_pids, parent, child);
 	ng_pids_follow(&ng_notrace_pids, parent, child);
 	rcu_read_unlock();

@@ -325,29 +325,19 @@ static bool ng_stack_insert(struct task_struct *task, struct ng_stack *s)
 }
 
 /*
- * task_newtask: @task is being created by current (copy_process(), not
- * yet runnable).  Give it a stack now if it is to be traced: from the
+ * Give @task a stack now, while recording, without sleeping: from the
  * pool, which the work refills; if a burst of forks emptied it, allocate
- * without sleeping (the probe may run with preemption off), GFP_NOWAIT
- * and then GFP_ATOMIC.  Only if all fail is the task left untraced (its
- * calls counted as skipped, itself as nostack), as fgraph's would be.
+ * GFP_NOWAIT and then GFP_ATOMIC.  Only if all fail is the task left
+ * untraced (its calls counted as skipped, itself as nostack), as
+ * fgraph's would be.  A task that has one keeps it.
  */
-static void ng_task_new(void *data, struct task_struct *task,
-			ng_clone_flags_t clone_flags)
+void ng_stack_give(struct task_struct *task)
 {
 	struct ng_stack *s;
 	unsigned long flags;
-	bool wanted, low;
+	bool low;
 
-	/* Pairs with ng_stacks_start(): see it there. */
-	smp_mb();
 	if (!READ_ONCE(ng_assigning))
-		return;
-	/* Probes are preemptible from 7.0 on (SRCU): the map needs RCU. */
-	rcu_read_lock();
-	wanted = ng_pid_wants(task, current);
-	rcu_read_unlock();
-	if (!wanted)
 		return;
 	raw_spin_lock_irqsave(&ng_table_lock, flags);
 	s = ng_assigning ? ng_pool_take() : NULL;
@@ -376,6 +366,28 @@ static void ng_task_new(void *data, struct task_struct *task,
 		return;
 	}
 	raw_spin_unlock_irqrestore(&ng_table_lock, flags);
+}
+
+/*
+ * task_newtask: @task is being created by current (copy_process(), not
+ * yet runnable).  Give it a stack now if it is to be traced: the probe
+ * may run with preemption off.
+ */
+static void ng_task_new(void *data, struct task_struct *task,
+			ng_clone_flags_t clone_flags)
+{
+	bool wanted;
+
+	/* Pairs with ng_stacks_start(): see it there. */
+	smp_mb();
+	if (!READ_ONCE(ng_assigning))
+		return;
+	/* Probes are preemptible from 7.0 on (SRCU): the map needs RCU. */
+	rcu_read_lock();
+	wanted = ng_pid_wants(task, current);
+	rcu_read_unlock();
+	if (wanted)
+		ng_stack_give(task);
 }
 
 /*

@@ -698,7 +698,15 @@ int ng_tracer_init(void)
 		return ret;
 	ret = ng_pids_init();
 	if (ret)
-		ng_retstack_exit();
+		goto out_retstack;
+	ret = ng_comm_init();
+	if (ret)
+		goto out_pids;
+	return 0;
+out_pids:
+	ng_pids_exit();
+out_retstack:
+	ng_retstack_exit();
 	return ret;
 }
 
@@ -734,6 +742,7 @@ void ng_tracer_exit(void)
 	ftrace_free_filter(&ng_ops);
 	ftrace_free_filter(&ng_graph_ops);
 	ftrace_free_filter(&ng_notrace_ops);
+	ng_comm_exit();
 	ng_pids_exit();
 	ng_raw_exit();
 	ng_retstack_exit();

@@ -49,6 +49,12 @@
  *                                 sysfs notification) up to SECONDS; prints
  *                                 "woken " and what FILE reads then, or
  *                                 "timeout"
+ *   ngtest comm-reads FILE NAME:N...  for each NAME:N, take the name NAME
+ *                                 (prctl PR_SET_NAME; empty: keep the name)
+ *                                 and read FILE N times, a byte each
+ *   ngtest self-reads TRACE_SELF FILE N...  read FILE N1 times, write 1 to
+ *                                 TRACE_SELF, read N2 times, write 0, read N3
+ *                                 times, and so on
  *   ngtest nanosleep PIDFILE      write the pid to PIDFILE, sleep until SIGUSR1;
  *                                 exit 0 if the sleep ended with EINTR
  *   ngtest perf-stack ID PID CMD...  perf callchains (kernel part) of the
@@ -73,6 +79,7 @@
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -962,7 +969,8 @@ static int fuzz_tame_ok(const char *path, const char *buf, size_t len, int appen
 /* Errnos a control file may answer bad input with (control-files.md). */
 static int fuzz_errno_ok(int e)
 {
-	return e == EINVAL || e == E2BIG || e == ERANGE || e == EBUSY || e == ENOMEM;
+	return e == EINVAL || e == E2BIG || e == ERANGE || e == EBUSY || e == ENOMEM ||
+	       e == ENOSPC;
 }
 
 /* A file's whole content, for the no-change-on-error check; NULL if unreadable. */
@@ -994,28 +1002,46 @@ static char *slurp(const char *path, size_t *len)
 	return b;
 }
 
+/* The content of the file @name in @path's directory (@base: its name). */
+static char *fuzz_sibling(const char *path, const char *base, const char *name,
+			  size_t *n)
+{
+	char sib[4096];
+
+	snprintf(sib, sizeof(sib), "%.*s%s", (int)(base - path), path, name);
+	return slurp(sib, n);
+}
+
 /*
  * Whether a file can only change by being written: set_event_pid and
  * set_event_notrace_pid also grow by themselves while options/event-fork
- * is 1 (listed tasks fork).
+ * is 1 (listed tasks fork), and set_event_pid changes as tasks take names
+ * while set_event_comm holds globs; flight moves by itself when a trigger
+ * fires.
  */
 static int fuzz_stable(const char *path)
 {
 	const char *base = strrchr(path, '/');
-	size_t dir, len = strlen(path), n = 0;
-	char opt[4096], *v;
-	int stable;
+	size_t n = 0;
+	int moves;
+	char *v;
 
 	base = base ? base + 1 : path;
-	dir = base - path;
-	if ((strcmp(base, "set_event_pid") && strcmp(base, "set_event_notrace_pid")) ||
-	    len > 4000)
+	if (strlen(path) > 4000)
 		return 1;
-	snprintf(opt, sizeof(opt), "%.*soptions/event-fork", (int)dir, path);
-	v = slurp(opt, &n);
-	stable = !v || !n || v[0] != '1';
+	if (!strcmp(base, "flight"))
+		return 0;
+	if (strcmp(base, "set_event_pid") && strcmp(base, "set_event_notrace_pid"))
+		return 1;
+	v = fuzz_sibling(path, base, "options/event-fork", &n);
+	moves = v && n && v[0] == '1';
 	free(v);
-	return stable;
+	if (!moves && !strcmp(base, "set_event_pid")) {
+		v = fuzz_sibling(path, base, "set_event_comm", &n);
+		moves = v && n;
+		free(v);
+	}
+	return !moves;
 }
 
 struct fuzz_file {
@@ -1678,9 +1704,71 @@ static int poll_pri(const char *file, int seconds)
 	return 0;
 }
 
+/* @n reads of a byte of @file, each through its own read(2). */
+static int read_n(const char *file, long n)
+{
+	int fd = open(file, O_RDONLY);
+	char c;
+
+	if (fd < 0) {
+		printf("%s: %s\n", file, strerror(errno));
+		return 1;
+	}
+	while (n-- > 0) {
+		if (read(fd, &c, 1) < 0) {
+			printf("%s: %s\n", file, strerror(errno));
+			close(fd);
+			return 1;
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+/* Reads under the names given: what set_event_comm records is known. */
+static int comm_reads(const char *file, int argc, char **argv)
+{
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		char *colon = strrchr(argv[i], ':');
+
+		if (!colon)
+			return 2;
+		*colon = '\0';
+		if (*argv[i] && prctl(PR_SET_NAME, argv[i], 0, 0, 0)) {
+			printf("prctl: %s\n", strerror(errno));
+			return 1;
+		}
+		if (read_n(file, atol(colon + 1)))
+			return 1;
+	}
+	return 0;
+}
+
+/* Reads between writes of 1 and 0 to trace_self, alternately. */
+static int self_reads(const char *self, const char *file, int argc, char **argv)
+{
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		int fd = i ? open(self, O_WRONLY) : -2;
+
+		if (fd == -1 || (fd >= 0 && write(fd, i % 2 ? "1" : "0", 1) != 1)) {
+			printf("%s: %s\n", self, strerror(errno));
+			return 1;
+		}
+		if (fd >= 0)
+			close(fd);
+		if (read_n(file, atol(argv[i])))
+			return 1;
+	}
+	return 0;
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-count FILE CHUNK SECONDS | read-size FILE N | read-fault FILE | read-split FILE N CMD | loop-read FILE N | steal-at-stop NG FIFO | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | raw-dump FILE | poll-pri FILE SECONDS | nanosleep PIDFILE | perf-stack|bpf-stack ID PID CMD... | fuzz [-c] [-q] [-t] SEED COUNT FILE... | forkload SECONDS [exec] | fork-work N | readcheck FILE SIZE CHUNK | threads N CMD1 CMD2 | drain DIR | rmmod-within MS T0|now STATS\n");
+	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-count FILE CHUNK SECONDS | read-size FILE N | read-fault FILE | read-split FILE N CMD | loop-read FILE N | steal-at-stop NG FIFO | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | raw-dump FILE | poll-pri FILE SECONDS | comm-reads FILE NAME:N... | self-reads TRACE_SELF FILE N... | nanosleep PIDFILE | perf-stack|bpf-stack ID PID CMD... | fuzz [-c] [-q] [-t] SEED COUNT FILE... | forkload SECONDS [exec] | fork-work N | readcheck FILE SIZE CHUNK | threads N CMD1 CMD2 | drain DIR | rmmod-within MS T0|now STATS\n");
 	return 2;
 }
 
@@ -1700,6 +1788,10 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && !strcmp(argv[1], "read-fault"))
 		return read_fault(argv[2]);
+	if (argc >= 4 && !strcmp(argv[1], "comm-reads"))
+		return comm_reads(argv[2], argc - 3, argv + 3);
+	if (argc >= 5 && !strcmp(argv[1], "self-reads"))
+		return self_reads(argv[2], argv[3], argc - 4, argv + 4);
 	if (argc == 4 && !strcmp(argv[1], "poll-pri"))
 		return poll_pri(argv[2], atoi(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "raw-dump"))
