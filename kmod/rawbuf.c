@@ -108,36 +108,26 @@ void ng_raw_emit_clock(u64 counter, u64 mono_ns, u64 freq)
 /*
  * A full buffer in flight mode (armed or triggered): move tail past the
  * oldest records to make room for those up to @end, and count them as
- * overwritten.  False otherwise: the caller drops its record.
- *
- * ng_raw_flight_settle() must know when no writer moves tail any more:
- * a writer says it is in here (overwriting), then, after a full barrier,
- * reads the state; the settler writes the state, then, after a full
- * barrier, waits for overwriting to be 0 on every CPU.  Either it sees
- * the writer, or the writer sees the new state.  Writers nested in this
- * one (interrupts) count themselves in too; preemption is off.
+ * overwritten.  False otherwise: the caller drops its record.  Every
+ * record comes here once the buffer is full, which in flight mode it
+ * stays: a call and a CPU-local cmpxchg, no barrier.  When the state
+ * leaves overwriting, ng_raw_flight_settle() waits for the writers that
+ * read the old state instead (they run with preemption off).
  */
 noinline bool ng_raw_overwrite(struct ng_raw_cpu *c, unsigned long end)
 {
 	unsigned long tail, want = end - (c->mask + 1);
-	bool on;
 
-	WRITE_ONCE(c->overwriting, c->overwriting + 1);
-	smp_mb();	/* pairs with ng_raw_flight_settle() */
 	/* Pairs with ng_flight_arm(): the buffers were made ready first. */
-	on = ng_flight_overwrites(smp_load_acquire(&ng_flight_state));
-	if (on) {
-		do {
-			tail = READ_ONCE(c->tail);
-			if ((long)(tail - want) >= 0)
-				break;
-		} while (cmpxchg_local(&c->tail, tail, want) != tail);
-		if ((long)(want - tail) > 0)
-			this_cpu_add(ng_cpu_stats.overwritten, want - tail);
-	}
-	/* Pairs with ng_raw_flight_settle(): tail is written before. */
-	smp_store_release(&c->overwriting, c->overwriting - 1);
-	return on;
+	if (!ng_flight_overwrites(smp_load_acquire(&ng_flight_state)))
+		return false;
+	do {
+		tail = READ_ONCE(c->tail);
+		if ((long)(tail - want) >= 0)
+			return true;
+	} while (cmpxchg_local(&c->tail, tail, want) != tail);
+	this_cpu_add(ng_cpu_stats.overwritten, want - tail);
+	return true;
 }
 
 /* A record left out: lost, unless a flight window is frozen by design. */
@@ -166,8 +156,10 @@ static void ng_raw_settle_handed(struct ng_raw_cpu *c, struct ng_raw_handed *h)
 
 /*
  * The state has just left armed or triggered (freeze, off): wait until
- * no writer moves tail, then start each CPU's records at its first task
- * record.  Those before it are the remains of overwritten ones (a name
+ * no writer moves tail (those that read the old state run with
+ * preemption off, some where RCU is not watching: both grace periods
+ * see them out, as ng_drain_grace() waits for the trampoline's last
+ * lines), then start each CPU's records at its first task record.  Those before it are the remains of overwritten ones (a name
  * without its task record, half a clock pair) that no reader could place;
  * they count as overwritten.  Writers go on adding records after commit
  * meanwhile, which does not touch what is between tail and commit.
@@ -176,15 +168,13 @@ void ng_raw_flight_settle(void)
 {
 	int cpu;
 
+	synchronize_rcu();
+	ng_synchronize_rcu_tasks_rude();
 	mutex_lock(&ng_raw_lock);
-	smp_mb();	/* pairs with ng_raw_overwrite() */
 	for_each_possible_cpu(cpu) {
 		struct ng_raw_cpu *c = per_cpu_ptr(&ng_raw_cpus, cpu);
 		unsigned long t, commit;
 
-		/* Pairs with ng_raw_overwrite(): its tail is seen. */
-		while (smp_load_acquire(&c->overwriting))
-			cpu_relax();
 		if (!c->data)
 			continue;
 		/* Pairs with ng_raw_commit(): the records below commit are whole. */
@@ -267,7 +257,6 @@ static int ng_raw_alloc(unsigned int kb)
 		c->tail = 0;
 		c->pass = false;
 		c->nest = 0;
-		c->overwriting = 0;
 		c->task_pos = 0;
 		c->last_pid = -1;
 	}

@@ -17,8 +17,8 @@
  *     record that is still being copied out.
  * The flight recorder (flight.c) lets a writer that finds its buffer full
  * move tail itself, overwriting the oldest records, instead of dropping
- * its own; reading is refused meanwhile.  ng_raw_overwrite() says how the
- * two sides agree on when that stops.
+ * its own; reading is refused meanwhile.  ng_raw_overwrite() says how
+ * the two sides agree on when that stops.
  */
 #ifndef NG_RAWBUF_H
 #define NG_RAWBUF_H
@@ -46,7 +46,6 @@ struct ng_raw_cpu {
 	unsigned long pass_end;		/* the reader's: where this pass ends */
 	bool pass;			/* the reader's: a pass is under way */
 	unsigned int nest;		/* writers in progress on this CPU */
-	unsigned int overwriting;	/* writers moving tail (flight mode) */
 	unsigned long task_pos;		/* where the last task record is */
 	int last_pid;			/* whose the last records are; -1: none */
 	u64 last_comm[2];		/* and that task's name then */

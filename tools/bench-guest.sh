@@ -122,11 +122,25 @@ calls_events() {
 # alone, what every mode pays.
 m_ng() {
 	mode=$1
-	[ "$mode" != raw ] || [ -n "$HAVE_RAW" ] || return 1
+	case $mode in raw | flight*) buf=raw ;; *) buf=events ;; esac
+	[ "$buf" != raw ] || [ -n "$HAVE_RAW" ] || return 1
 	if [ -n "$HAVE_RAW" ]; then
-		if [ "$mode" = raw ]; then echo raw; else echo events; fi >$NG/buffer_mode ||
+		echo $buf >$NG/buffer_mode ||
 			{ echo "# $mode: buffer_mode refused"; return 1; }
 	fi
+	# The flight recorder armed, with a trigger that never fires (its
+	# check runs at every exit of the first function): in buffers too big
+	# to fill (flight), or in 64 KiB ones, overwriting at every record
+	# (flight_full, its steady state).
+	case $mode in
+	flight*)
+		[ -e $NG/flight ] || return 1
+		[ "$mode" != flight_full ] || echo 64 >$NG/raw_buffer_size_kb
+		set -- $FUNCS
+		echo "$1>3600s" >$NG/trigger
+		echo arm >$NG/flight
+		;;
+	esac
 	echo >$T/trace
 	echo "$FUNCS" >$NG/set_ftrace_filter
 	e0=$(ng_total 2)
@@ -139,7 +153,14 @@ m_ng() {
 	ng_idle
 	[ "$mode" != calls ] || calls_events 0
 	calls=$(($(ng_total 2) - e0))
-	if [ "$mode" = raw ]; then
+	case $mode in
+	flight*)
+		echo off >$NG/flight
+		echo >$NG/trigger
+		echo 32768 >$NG/raw_buffer_size_kb
+		;;
+	esac
+	if [ "$buf" = raw ]; then
 		ev=$(($(cat $NG/per_cpu/cpu*/raw | wc -c) / 16))
 		lost=$(($(ng_total 4) - d0))
 	else
@@ -230,6 +251,7 @@ m_tracecmd() {
 MODES="none function function_graph ng_hook_only ng_events"
 [ ! -d $T/events/nanograph/func_call ] || MODES="$MODES ng_calls"
 [ -z "$HAVE_RAW" ] || MODES="$MODES ng_raw"
+[ ! -e $NG/flight ] || MODES="$MODES ng_flight ng_flight_full"
 
 run_mode() {
 	case "$1" in
@@ -239,6 +261,8 @@ run_mode() {
 	ng_events) m_ng events ;;
 	ng_calls) m_ng calls ;;
 	ng_raw) m_ng raw ;;
+	ng_flight) m_ng flight ;;
+	ng_flight_full) m_ng flight_full ;;
 	record_events) m_record events --events ;;
 	record_raw) m_record raw --raw ;;
 	tracecmd_calls) m_tracecmd ;;

@@ -98,6 +98,10 @@ table() {
 			vf = (med[mode] != "" && med["function"] > 0) ? sprintf("%.2f", med[mode] / med["function"]) : "-"
 			printf "%s %14s %8s %8s\n", line[mode], range[mode], vg, vf
 		}
+		# The flight recorder armed and waiting, against raw recording.
+		if (med["ng_raw"] > 0 && med["ng_flight"] != "" && med["ng_flight_full"] != "")
+			printf "flight: armed %.2fx raw per call, armed and overwriting %.2fx raw\n",
+				med["ng_flight"] / med["ng_raw"], med["ng_flight_full"] / med["ng_raw"]
 		# --compensate: in each round, the ng_raw time less its calls
 		# times the cost record calibrated, against the untraced time.
 		if (calib != "" && ("ng_raw" in seen)) {
