@@ -159,9 +159,10 @@ static void ng_raw_settle_handed(struct ng_raw_cpu *c, struct ng_raw_handed *h)
  * no writer moves tail (those that read the old state run with
  * preemption off, some where RCU is not watching: both grace periods
  * see them out, as ng_drain_grace() waits for the trampoline's last
- * lines), then start each CPU's records at its first task record.  Those before it are the remains of overwritten ones (a name
- * without its task record, half a clock pair) that no reader could place;
- * they count as overwritten.  Writers go on adding records after commit
+ * lines), then start each CPU's records at its first task record.
+ * Those before it are the remains of overwritten ones (a name without
+ * its task record, half a clock pair) that no reader could place; they
+ * count as overwritten.  Writers go on adding records after commit
  * meanwhile, which does not touch what is between tail and commit.
  */
 void ng_raw_flight_settle(void)
