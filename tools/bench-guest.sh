@@ -153,16 +153,14 @@ m_ng() {
 	ng_idle
 	[ "$mode" != calls ] || calls_events 0
 	calls=$(($(ng_total 2) - e0))
-	case $mode in
-	flight*)
-		echo off >$NG/flight
-		echo >$NG/trigger
-		echo 32768 >$NG/raw_buffer_size_kb
-		;;
-	esac
+	[ "${mode#flight}" = "$mode" ] || echo off >$NG/flight
 	if [ "$buf" = raw ]; then
 		ev=$(($(cat $NG/per_cpu/cpu*/raw | wc -c) / 16))
 		lost=$(($(ng_total 4) - d0))
+		if [ "${mode#flight}" != "$mode" ]; then
+			echo >$NG/trigger
+			echo 32768 >$NG/raw_buffer_size_kb
+		fi
 	else
 		ev=$(rb_stat entries)
 		lost=$(($(rb_stat overrun) + $(rb_stat "dropped events")))
