@@ -246,7 +246,10 @@ static void ng_pids_follow(struct ng_pid_map __rcu **slot,
 		set_bit(child->pid, map->bits);
 }
 
-/* sched_process_fork: a child of a listed task is listed too. */
+/*
+ * sched_process_fork: with event-fork a child of a listed task is listed
+ * too; with set_event_comm, one whose name (its parent's) matches.
+ */
 static void ng_pids_fork(void *data, struct task_struct *parent,
 			 struct task_struct *child)
 {
@@ -254,12 +257,10 @@ static void ng_pids_fork(void *data, struct task_struct *parent,
 	/* set_event_comm: the child has its parent's name (comm.c). */
 	if (ng_comm_wants(child))
 		ng_pid_map_assign(rcu_dereference(ng_pids), child->pid, true);
-	if (!READ_ONCE(ng_event_fork)) {
-		rcu_read_unlock();
-		return;
+	if (READ_ONCE(ng_event_fork)) {
+		ng_pids_follow(&ng_pids, parent, child);
+		ng_pids_follow(&ng_notrace_pids, parent, child);
 	}
-	ng_pids_follow(&ng_pids, parent, child);
-	ng_pids_follow(&ng_notrace_pids, parent, child);
 	rcu_read_unlock();
 }
 

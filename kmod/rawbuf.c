@@ -108,15 +108,17 @@ void ng_raw_emit_clock(u64 counter, u64 mono_ns, u64 freq)
 /*
  * A full buffer in flight mode (armed or triggered): move tail past the
  * oldest records to make room for those up to @end, and count them as
- * overwritten.  False otherwise: the caller drops its record.  Every
- * record comes here once the buffer is full, which in flight mode it
- * stays: a call and a CPU-local cmpxchg, no barrier.  When the state
- * leaves overwriting, ng_raw_flight_settle() waits for the writers that
- * read the old state instead (they run with preemption off).
+ * overwritten.  False otherwise: the caller drops its record.  A flight
+ * buffer stays full, so room is made for NG_FLIGHT_SLACK records more:
+ * the writers after this one find room without coming here (a call and
+ * a CPU-local cmpxchg, no barrier, once per NG_FLIGHT_SLACK records).
+ * When the state leaves overwriting, ng_raw_flight_settle() waits for
+ * the writers that read the old state (they run with preemption off).
  */
 noinline bool ng_raw_overwrite(struct ng_raw_cpu *c, unsigned long end)
 {
-	unsigned long tail, want = end - (c->mask + 1);
+	unsigned long size = c->mask + 1;
+	unsigned long tail, want = end - size + min(NG_FLIGHT_SLACK, size / 4);
 
 	/* Pairs with ng_flight_arm(): the buffers were made ready first. */
 	if (!ng_flight_overwrites(smp_load_acquire(&ng_flight_state)))

@@ -59,6 +59,8 @@ DECLARE_STATIC_KEY_FALSE(ng_flight_on);
 
 /* A flight window's task record is at most this many records back. */
 #define NG_FLIGHT_RESTATE	256
+/* Records a full flight buffer frees at once (at most a quarter of it). */
+#define NG_FLIGHT_SLACK		64UL
 
 bool ng_raw_overwrite(struct ng_raw_cpu *c, unsigned long end);
 void ng_raw_dropped(void);
