@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * flight.c - the flight recorder's texts, as the module's control files
+ * hold them (Documentation/control-files.md, "Flight recording"): a
+ * trigger "FUNC>DURATION", checked by the collector before it changes
+ * anything, so that a typo is a usage error and not a half-configured
+ * module; and the flight file's state line with the hit, which says
+ * which call fired and where its exit record is.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nanograph.h"
+
+/* The units a trigger's duration may carry, and nanoseconds in each. */
+static const struct {
+	const char *name;
+	uint64_t ns;
+} units[] = {
+	{ "", 1 }, { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
+	{ "s", 1000000000 },
+};
+
+/* A name the module compares with a symbol: no glob, no blank, no '>'. */
+static bool plain_name(const char *s, size_t len)
+{
+	size_t i;
+
+	if (!len || len >= NG_TRIGGER_FUNC_MAX)
+		return false;
+	for (i = 0; i < len; i++)
+		if ((unsigned char)s[i] <= ' ' || strchr("*?[]!>", s[i]) ||
+		    s[i] == 0x7f)
+			return false;
+	return true;
+}
+
+int ng_trigger_parse(const char *s, struct ng_trigger *t)
+{
+	const char *gt = s ? strchr(s, '>') : NULL;
+	char num[32];
+	size_t i, digits;
+	uint64_t v;
+	int ret;
+
+	if (!gt || !plain_name(s, gt - s))
+		return -EINVAL;
+	gt++;
+	digits = strspn(gt, "0123456789");
+	if (!digits || digits >= sizeof(num))
+		return digits ? -ERANGE : -EINVAL;
+	memcpy(num, gt, digits);
+	num[digits] = '\0';
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(gt + digits, units[i].name))
+			continue;
+		ret = ng_parse_num(num, 0, 1, NG_TRIGGER_MAX_NS / units[i].ns,
+				   &v);
+		if (ret)
+			return ret;
+		memcpy(t->func, s, gt - 1 - s);
+		t->func[gt - 1 - s] = '\0';
+		t->ns = v * units[i].ns;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* The words of the state line, at most @max; how many, or -EINVAL. */
+static int split(char *line, char **w, int max)
+{
+	char *save = NULL, *tok;
+	int n = 0;
+
+	for (tok = strtok_r(line, " \t\n", &save); tok;
+	     tok = strtok_r(NULL, " \t\n", &save)) {
+		if (n == max)
+			return -EINVAL;
+		w[n++] = tok;
+	}
+	return n;
+}
+
+/* "FUNC DURATION_NS CPU PID EXIT_COUNTER" into @h. */
+static int parse_hit(char **w, struct ng_flight_hit *h)
+{
+	uint64_t v[4];
+	int i;
+
+	if (!plain_name(w[0], strlen(w[0])))
+		return -EINVAL;
+	for (i = 0; i < 4; i++)
+		if (ng_parse_num(w[i + 1], 0, 0, UINT64_MAX, &v[i]))
+			return -EINVAL;
+	if (v[1] > INT32_MAX || v[2] > INT32_MAX)
+		return -EINVAL;
+	snprintf(h->func, sizeof(h->func), "%s", w[0]);
+	h->duration_ns = v[0];
+	h->cpu = (int)v[1];
+	h->tid = (int)v[2];
+	h->exit_counter = v[3];
+	return 0;
+}
+
+int ng_flight_parse(const char *text, struct ng_flight_state *st)
+{
+	static const char *const names[] = {
+		[NG_FLIGHT_OFF] = "off", [NG_FLIGHT_ARMED] = "armed",
+		[NG_FLIGHT_TRIGGERED] = "triggered", [NG_FLIGHT_FROZEN] = "frozen",
+	};
+	char line[512], *w[6];
+	int n, s;
+
+	memset(st, 0, sizeof(*st));
+	if (snprintf(line, sizeof(line), "%s", text) >= (int)sizeof(line))
+		return -EINVAL;
+	line[strcspn(line, "\n")] = '\0';
+	n = split(line, w, 6);
+	if (n < 1)
+		return -EINVAL;
+	for (s = 0; s < (int)(sizeof(names) / sizeof(names[0])); s++) {
+		if (strcmp(w[0], names[s]))
+			continue;
+		st->state = s;
+		/* a hit only after triggered or frozen; frozen may lack one */
+		if (n == 1)
+			return s == NG_FLIGHT_TRIGGERED ? -EINVAL : 0;
+		if (n != 6 || s < NG_FLIGHT_TRIGGERED)
+			return -EINVAL;
+		st->has_hit = true;
+		return parse_hit(w + 1, &st->hit);
+	}
+	return -EINVAL;
+}
+
+uint64_t ng_flight_window_from(uint64_t exit_ns, uint64_t duration_ns,
+			       uint64_t window_ns)
+{
+	uint64_t back = window_ns > duration_ns ? window_ns : duration_ns;
+
+	if (!window_ns || back >= exit_ns)
+		return 0;
+	return exit_ns - back;
+}
