@@ -187,6 +187,12 @@ int ng_flight_parse(const char *text, struct ng_flight_state *st);
  */
 uint64_t ng_flight_window_from(uint64_t exit_ns, uint64_t duration_ns,
 			       uint64_t window_ns);
+/*
+ * The raw buffer per CPU, in KiB, that makes @total_mb MiB over @nr_cpus
+ * CPUs: the share rounded up to a power of two (the module rounds so
+ * too), at least 4. @total_mb at most 2^40 (no overflow).
+ */
+uint64_t ng_flight_buffer_kb(uint64_t total_mb, unsigned int nr_cpus);
 
 /* ---- tracefs (tracefs.c) ----------------------------------------------- */
 

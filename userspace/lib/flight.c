@@ -144,3 +144,15 @@ uint64_t ng_flight_window_from(uint64_t exit_ns, uint64_t duration_ns,
 		return 0;
 	return exit_ns - back;
 }
+
+uint64_t ng_flight_buffer_kb(uint64_t total_mb, unsigned int nr_cpus)
+{
+	uint64_t per_cpu, kb = 4;
+
+	if (!nr_cpus)
+		nr_cpus = 1;
+	per_cpu = (total_mb * 1024 + nr_cpus - 1) / nr_cpus;
+	while (kb < per_cpu)
+		kb <<= 1;
+	return kb;
+}
