@@ -357,7 +357,7 @@ static int ng_raw_size_apply(unsigned long *kb)
 		*kb = ng_raw_size_kb;
 		return 0;	/* no change: fine even while tracing */
 	}
-	return ng_tracer_busy() ? -EBUSY : ng_raw_resize(kb);
+	return ng_tracer_busy() || ng_flight_busy() ? -EBUSY : ng_raw_resize(kb);
 }
 
 static NG_VALUE_ATTR(raw_size_kb, "raw_buffer_size_kb", 1U << 20, ERANGE,
@@ -392,8 +392,10 @@ static ssize_t buffer_mode_store(struct kobject *kobj, struct kobj_attribute *at
 	mutex_lock(&ng_control_lock);
 	if (raw == ng_raw_mode())
 		ret = 0;	/* no change: fine even while tracing */
+	else if (ng_tracer_busy() || ng_flight_busy())
+		ret = -EBUSY;
 	else
-		ret = ng_tracer_busy() ? -EBUSY : ng_raw_set_mode(raw);
+		ret = ng_raw_set_mode(raw);
 	mutex_unlock(&ng_control_lock);
 	return ret ?: count;
 }
@@ -419,6 +421,8 @@ static struct attribute *ng_attrs[] = {
 	&ng_attr_raw_size_kb.kattr.attr,
 	&ng_attr_buffer_mode.attr,
 	&ng_attr_calibrate.kattr.attr,
+	&ng_attr_flight.attr,
+	&ng_attr_trigger.attr,
 	NULL,
 };
 
@@ -467,6 +471,8 @@ int ng_control_init(void)
 		ret = ng_raw_files_init(ng_kobj);
 		if (ret)
 			sysfs_remove_groups(ng_kobj, ng_groups);
+		else
+			ng_flight_init(ng_kobj);
 	}
 	if (ret) {
 		kobject_put(ng_kobj);
@@ -485,6 +491,7 @@ void ng_control_exit(void)
 
 	ng_raw_files_exit();
 	sysfs_remove_groups(ng_kobj, ng_groups);
+	ng_flight_exit();
 	kobject_put(ng_kobj);
 	ng_kobj = NULL;
 	for (i = 0; i < NG_SNAPS; i++)

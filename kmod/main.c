@@ -54,6 +54,7 @@ static void __exit nanograph_exit(void)
 {
 	ng_control_exit();
 	ng_tracer_exit();
+	ng_flight_release();
 	ng_lists_free();
 	ng_arch_exit();
 	ng_arch_counter_exit();

@@ -12,6 +12,7 @@
 #ifndef NANOGRAPH_H
 #define NANOGRAPH_H
 
+#include <linux/jump_label.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
@@ -97,6 +98,8 @@ struct ng_cpu_stats {
 	u64 dropped;	/* events lost because the buffer was full */
 	u64 skipped;	/* entries not hooked: depth, stack full, no stack */
 	u64 nested;	/* entries not hooked: inside a tracer callback */
+	u64 overwritten;	/* raw records overwritten in flight mode */
+	u64 frozen_dropped;	/* raw records left out, flight frozen */
 };
 
 DECLARE_PER_CPU(struct ng_cpu_stats, ng_cpu_stats);
@@ -161,6 +164,34 @@ int ng_raw_resize(unsigned long *kb);
 int ng_raw_files_init(struct kobject *parent);
 void ng_raw_files_exit(void);
 void ng_raw_exit(void);
+
+/* The flight recorder (flight.c), its buffers' side in rawbuf.c. */
+enum ng_flight_state {
+	NG_FLIGHT_OFF,
+	NG_FLIGHT_ARMED,
+	NG_FLIGHT_TRIGGERED,
+	NG_FLIGHT_FROZEN,
+};
+
+extern int ng_flight_state;
+extern u64 ng_trigger_min;
+DECLARE_STATIC_KEY_FALSE(ng_trigger_on);
+extern struct kobj_attribute ng_attr_flight, ng_attr_trigger;
+
+/* The writers move tail: no reader may. */
+static inline bool ng_flight_overwrites(int state)
+{
+	return state == NG_FLIGHT_ARMED || state == NG_FLIGHT_TRIGGERED;
+}
+
+bool ng_flight_busy(void);
+void ng_trigger_check(unsigned long ip, u64 ticks, u64 now);
+void ng_flight_init(struct kobject *kobj);
+void ng_flight_exit(void);
+void ng_flight_release(void);
+void ng_raw_flight_settle(void);
+void ng_raw_flight_discard(void);
+unsigned long ng_raw_flight_cut(void);
 
 /* The tracer (tracer.c); called with ng_control_lock held. */
 bool ng_tracer_busy(void);

@@ -20,7 +20,8 @@
  * and splice(2) both work.  A read never blocks; 0 bytes means "nothing
  * now"; a read too small for one record is refused (EINVAL).  A full
  * buffer drops new records and counts them in the stats file's dropped
- * column; nothing is overwritten.
+ * column; nothing is overwritten, unless the flight recorder is armed
+ * (flight.c), which overwrites the oldest records and refuses reads.
  *
  * sysfs copies what a read callback returns to user space after the
  * callback, and moves the file position only when that copy succeeded.
@@ -56,6 +57,10 @@
 
 DEFINE_PER_CPU_ALIGNED(struct ng_raw_cpu, ng_raw_cpus);
 DEFINE_STATIC_KEY_FALSE(ng_raw_on);
+DEFINE_STATIC_KEY_FALSE(ng_flight_on);
+
+/* Records before each CPU's first task record when a window was settled. */
+static atomic_long_t ng_raw_cut;
 
 /* Per-CPU size in KiB, a power of two; what raw_buffer_size_kb shows. */
 unsigned int ng_raw_size_kb = 4096;
@@ -100,6 +105,130 @@ void ng_raw_emit_clock(u64 counter, u64 mono_ns, u64 freq)
 	preempt_enable();
 }
 
+/*
+ * A full buffer in flight mode (armed or triggered): move tail past the
+ * oldest records to make room for those up to @end, and count them as
+ * overwritten.  False otherwise: the caller drops its record.
+ *
+ * ng_raw_flight_settle() must know when no writer moves tail any more:
+ * a writer says it is in here (overwriting), then, after a full barrier,
+ * reads the state; the settler writes the state, then, after a full
+ * barrier, waits for overwriting to be 0 on every CPU.  Either it sees
+ * the writer, or the writer sees the new state.  Writers nested in this
+ * one (interrupts) count themselves in too; preemption is off.
+ */
+noinline bool ng_raw_overwrite(struct ng_raw_cpu *c, unsigned long end)
+{
+	unsigned long tail, want = end - (c->mask + 1);
+	bool on;
+
+	WRITE_ONCE(c->overwriting, c->overwriting + 1);
+	smp_mb();	/* pairs with ng_raw_flight_settle() */
+	/* Pairs with ng_flight_arm(): the buffers were made ready first. */
+	on = ng_flight_overwrites(smp_load_acquire(&ng_flight_state));
+	if (on) {
+		do {
+			tail = READ_ONCE(c->tail);
+			if ((long)(tail - want) >= 0)
+				break;
+		} while (cmpxchg_local(&c->tail, tail, want) != tail);
+		if ((long)(want - tail) > 0)
+			this_cpu_add(ng_cpu_stats.overwritten, want - tail);
+	}
+	/* Pairs with ng_raw_flight_settle(): tail is written before. */
+	smp_store_release(&c->overwriting, c->overwriting - 1);
+	return on;
+}
+
+/* A record left out: lost, unless a flight window is frozen by design. */
+noinline void ng_raw_dropped(void)
+{
+	if (READ_ONCE(ng_flight_state) == NG_FLIGHT_FROZEN)
+		this_cpu_inc(ng_cpu_stats.frozen_dropped);
+	else
+		this_cpu_inc(ng_cpu_stats.dropped);
+}
+
+/*
+ * The records a read was handed count as read (the reader's position is
+ * about to change hands, or to be thrown away).  ng_raw_lock held.
+ */
+static void ng_raw_settle_handed(struct ng_raw_cpu *c, struct ng_raw_handed *h)
+{
+	lockdep_assert_held(&ng_raw_lock);
+	if (!h->file)
+		return;
+	/* Pairs with ng_raw_reserve(): copied out before they are reused. */
+	smp_store_release(&c->tail, c->tail + h->n);
+	fput(h->file);
+	h->file = NULL;
+}
+
+/*
+ * The state has just left armed or triggered (freeze, off): wait until
+ * no writer moves tail, then start each CPU's records at its first task
+ * record.  Those before it are the remains of overwritten ones (a name
+ * without its task record, half a clock pair) that no reader could place;
+ * they count as overwritten.  Writers go on adding records after commit
+ * meanwhile, which does not touch what is between tail and commit.
+ */
+void ng_raw_flight_settle(void)
+{
+	int cpu;
+
+	mutex_lock(&ng_raw_lock);
+	smp_mb();	/* pairs with ng_raw_overwrite() */
+	for_each_possible_cpu(cpu) {
+		struct ng_raw_cpu *c = per_cpu_ptr(&ng_raw_cpus, cpu);
+		unsigned long t, commit;
+
+		/* Pairs with ng_raw_overwrite(): its tail is seen. */
+		while (smp_load_acquire(&c->overwriting))
+			cpu_relax();
+		if (!c->data)
+			continue;
+		/* Pairs with ng_raw_commit(): the records below commit are whole. */
+		commit = smp_load_acquire(&c->commit);
+		for (t = c->tail; t != commit; t++)
+			if (c->data[t & c->mask].tsd == (NG_RAW_META | NG_RAW_TASK))
+				break;
+		atomic_long_add(t - c->tail, &ng_raw_cut);
+		/* Pairs with ng_raw_reserve(), as a read's does. */
+		smp_store_release(&c->tail, t);
+		c->pass = false;
+	}
+	mutex_unlock(&ng_raw_lock);
+}
+
+/*
+ * arm: what the buffers hold is thrown away (a window saved, or records
+ * of before), and each CPU names its task again in its next record.
+ * Called while no writer moves tail (off or frozen).
+ */
+void ng_raw_flight_discard(void)
+{
+	int cpu;
+
+	mutex_lock(&ng_raw_lock);
+	for_each_possible_cpu(cpu) {
+		struct ng_raw_cpu *c = per_cpu_ptr(&ng_raw_cpus, cpu);
+
+		ng_raw_settle_handed(c, per_cpu_ptr(&ng_raw_handed, cpu));
+		if (!c->data)
+			continue;
+		/* Pairs with ng_raw_commit() and ng_raw_reserve(), as a read's. */
+		smp_store_release(&c->tail, smp_load_acquire(&c->commit));
+		c->pass = false;
+		WRITE_ONCE(c->last_pid, -1);
+	}
+	mutex_unlock(&ng_raw_lock);
+}
+
+unsigned long ng_raw_flight_cut(void)
+{
+	return atomic_long_read(&ng_raw_cut);
+}
+
 static void ng_raw_free(void)
 {
 	int cpu;
@@ -138,6 +267,8 @@ static int ng_raw_alloc(unsigned int kb)
 		c->tail = 0;
 		c->pass = false;
 		c->nest = 0;
+		c->overwriting = 0;
+		c->task_pos = 0;
 		c->last_pid = -1;
 	}
 	return 0;
@@ -237,6 +368,11 @@ static ssize_t ng_raw_read(struct file *filp, struct kobject *kobj,
 	if (!c->data) {
 		mutex_unlock(&ng_raw_lock);
 		return 0;
+	}
+	/* The writers move tail; ng_raw_flight_discard() takes the handed. */
+	if (ng_flight_overwrites(READ_ONCE(ng_flight_state))) {
+		mutex_unlock(&ng_raw_lock);
+		return -EBUSY;
 	}
 	tail = c->tail;
 	if (h->file) {

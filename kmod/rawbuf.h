@@ -15,6 +15,10 @@
  *   - the reader, on any CPU, pairs an acquire of commit with a release
  *     of tail; the writer's acquire of tail keeps it from overwriting a
  *     record that is still being copied out.
+ * The flight recorder (flight.c) lets a writer that finds its buffer full
+ * move tail itself, overwriting the oldest records, instead of dropping
+ * its own; reading is refused meanwhile.  ng_raw_overwrite() says how the
+ * two sides agree on when that stops.
  */
 #ifndef NG_RAWBUF_H
 #define NG_RAWBUF_H
@@ -42,6 +46,8 @@ struct ng_raw_cpu {
 	unsigned long pass_end;		/* the reader's: where this pass ends */
 	bool pass;			/* the reader's: a pass is under way */
 	unsigned int nest;		/* writers in progress on this CPU */
+	unsigned int overwriting;	/* writers moving tail (flight mode) */
+	unsigned long task_pos;		/* where the last task record is */
 	int last_pid;			/* whose the last records are; -1: none */
 	u64 last_comm[2];		/* and that task's name then */
 };
@@ -49,6 +55,14 @@ struct ng_raw_cpu {
 DECLARE_PER_CPU_ALIGNED(struct ng_raw_cpu, ng_raw_cpus);
 /* On while buffer_mode is "raw": the hot path tests only this key. */
 DECLARE_STATIC_KEY_FALSE(ng_raw_on);
+/* On while flight is not "off": task records are restated periodically. */
+DECLARE_STATIC_KEY_FALSE(ng_flight_on);
+
+/* A flight window's task record is at most this many records back. */
+#define NG_FLIGHT_RESTATE	256
+
+bool ng_raw_overwrite(struct ng_raw_cpu *c, unsigned long end);
+void ng_raw_dropped(void);
 
 static __always_inline void ng_raw_put(struct ng_raw_cpu *c, unsigned long pos,
 				       u64 tsd, u64 ip)
@@ -99,7 +113,8 @@ static __always_inline bool ng_raw_reserve(struct ng_raw_cpu *c,
 	do {
 		head = READ_ONCE(c->head);
 		/* Pairs with ng_raw_read(): never overwrite what is being read. */
-		if (unlikely(head + n - smp_load_acquire(&c->tail) > c->mask + 1)) {
+		if (unlikely(head + n - smp_load_acquire(&c->tail) > c->mask + 1) &&
+		    !ng_raw_overwrite(c, head + n)) {
 			WRITE_ONCE(c->last_pid, -1);
 			return false;
 		}
@@ -111,7 +126,9 @@ static __always_inline bool ng_raw_reserve(struct ng_raw_cpu *c,
 /*
  * One entry or exit record for current, preceded by a task record and
  * the task's name when this CPU's last records were another task's, or
- * the name changed since (exec, PR_SET_NAME): the collector then names
+ * the name changed since (exec, PR_SET_NAME), or, in flight mode, the
+ * task record is NG_FLIGHT_RESTATE records back (the oldest records are
+ * overwritten, task records among them): the collector then names
  * a thread as it was when it ran, even one long gone.  The name is read
  * unlocked, as ftrace's saved_cmdlines does; a rename racing with it
  * shows half of each, and the next record puts it right.  Preemption is
@@ -128,12 +145,15 @@ static __always_inline void ng_raw_emit(u64 tsd, unsigned long ip)
 	BUILD_BUG_ON(sizeof(current->comm) != sizeof(comm));
 	memcpy(comm, current->comm, sizeof(comm));
 	task = READ_ONCE(c->last_pid) != pid || c->last_comm[0] != comm[0] ||
-	       c->last_comm[1] != comm[1];
+	       c->last_comm[1] != comm[1] ||
+	       (static_branch_unlikely(&ng_flight_on) &&
+		READ_ONCE(c->head) - c->task_pos >= NG_FLIGHT_RESTATE);
 	BUILD_BUG_ON(NG_STACK_DEPTH > NG_RAW_DEPTH_MAX);
 	c->nest++;
 	barrier();
 	if (likely(ng_raw_reserve(c, 1 + 3 * task, &pos))) {
 		if (task) {
+			c->task_pos = pos;
 			ng_raw_put(c, pos++, NG_RAW_META | NG_RAW_TASK,
 				   (u64)current->tgid << 32 | (u32)pid);
 			ng_raw_put(c, pos++, NG_RAW_META | NG_RAW_COMM,
@@ -145,7 +165,7 @@ static __always_inline void ng_raw_emit(u64 tsd, unsigned long ip)
 		}
 		ng_raw_put(c, pos, tsd, ip);
 	} else {
-		this_cpu_inc(ng_cpu_stats.dropped);
+		ng_raw_dropped();
 	}
 	ng_raw_commit(c);
 }

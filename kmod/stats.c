@@ -21,7 +21,7 @@ DEFINE_PER_CPU(struct ng_cpu_stats, ng_cpu_stats);
 void ng_stats_render(struct seq_buf *s)
 {
 	struct ng_cpu_stats sum = {};
-	u64 nested = 0;
+	u64 nested = 0, overwritten = ng_raw_flight_cut(), frozen_dropped = 0;
 	unsigned long frames;
 	unsigned int tasks, owners;
 	int cpu;
@@ -37,6 +37,8 @@ void ng_stats_render(struct seq_buf *s)
 		};
 
 		nested += READ_ONCE(st->nested);
+		overwritten += READ_ONCE(st->overwritten);
+		frozen_dropped += READ_ONCE(st->frozen_dropped);
 		if (!cpu_online(cpu) && !(c.entries | c.exits | c.dropped | c.skipped))
 			continue;
 		seq_buf_printf(s, "cpu%d %llu %llu %llu %llu\n", cpu,
@@ -53,6 +55,13 @@ void ng_stats_render(struct seq_buf *s)
 	 * ring buffer's wakeup, a BPF program), as function_graph skips them.
 	 */
 	seq_buf_printf(s, "nested %llu\n", nested);
+	/*
+	 * Raw records the flight recorder let go by design: overwritten by
+	 * newer ones (or cut off the start of a window), and left out while
+	 * a window was frozen.  Not loss: see dropped.
+	 */
+	seq_buf_printf(s, "overwritten %llu\n", overwritten);
+	seq_buf_printf(s, "frozen_dropped %llu\n", frozen_dropped);
 	/* Tasks holding hooked frames keep the module in use. */
 	frames = ng_live_frames(&tasks, &owners);
 	seq_buf_printf(s, "traced_tasks %u\n", owners);

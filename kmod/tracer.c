@@ -121,7 +121,11 @@ static __always_inline void ng_emit_entry(unsigned long ip, u64 tsd)
 	trace_func_entry(ip, tsd);
 }
 
-/* And an exit: the frame's @entry counter makes the one-event form. */
+/*
+ * And an exit: the frame's @entry counter makes the one-event form.  A
+ * flight trigger (flight.c) looks at calls at least as long as its
+ * shortest duration, after their exit record is written.
+ */
 static __always_inline void ng_emit_exit(unsigned long ip, unsigned int depth,
 					 u64 entry, u64 now)
 {
@@ -131,6 +135,9 @@ static __always_inline void ng_emit_exit(unsigned long ip, unsigned int depth,
 		ng_raw_emit(tsd | NG_RAW_EXIT, ip);
 	trace_func_exit(ip, tsd);
 	trace_func_call(ip, ng_tsd(entry, depth), now & NG_TSD_COUNTER_MASK);
+	if (static_branch_unlikely(&ng_trigger_on) &&
+	    ((now - entry) & NG_TSD_COUNTER_MASK) >= READ_ONCE(ng_trigger_min))
+		ng_trigger_check(ip, (now - entry) & NG_TSD_COUNTER_MASK, now);
 }
 
 /*

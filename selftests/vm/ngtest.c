@@ -42,6 +42,9 @@
  *                                 the same open file; all of FILE to stdout
  *   ngtest rmmod NAME             delete_module(NAME, O_NONBLOCK); ok or ERRNO
  *   ngtest asuser UID CMD ARGS... run CMD with uid and gid UID (not root)
+ *   ngtest raw-dump FILE          read a raw buffer file until 0, one record a
+ *                                 line: "task TGID PID", "comm COUNTER NAME",
+ *                                 "clock COUNTER", "entry|exit COUNTER DEPTH IP"
  *   ngtest nanosleep PIDFILE      write the pid to PIDFILE, sleep until SIGUSR1;
  *                                 exit 0 if the sleep ended with EINTR
  *   ngtest perf-stack ID PID CMD...  perf callchains (kernel part) of the
@@ -70,6 +73,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "nanograph_event.h"
 
 /* Print the outcome of a syscall the way the tests compare it. */
 static int report(long ret)
@@ -1591,9 +1596,52 @@ static int rmmod_within(long long limit, const char *t0s, const char *stats)
 	}
 }
 
+/*
+ * The records of one raw buffer file (include/nanograph_event.h), one a
+ * line, for tests that check what the module wrote where.
+ */
+static int raw_dump(const char *file)
+{
+	uint64_t w[2], pay[2];
+	int fd = open(file, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0) {
+		printf("%s\n", strerror(errno));
+		return 1;
+	}
+	while ((n = read(fd, w, sizeof(w))) == sizeof(w)) {
+		uint64_t c = NG_TSD_COUNTER(w[0]);
+
+		if (w[0] == (NG_RAW_META | NG_RAW_TASK)) {
+			printf("task %u %u\n", (unsigned int)(w[1] >> 32), (unsigned int)w[1]);
+		} else if (w[0] == (NG_RAW_META | NG_RAW_COMM) ||
+			   w[0] == (NG_RAW_META | NG_RAW_CLOCK)) {
+			if (read(fd, pay, sizeof(pay)) != sizeof(pay))
+				break;
+			if (w[0] == (NG_RAW_META | NG_RAW_CLOCK))
+				printf("clock %llu\n", (unsigned long long)w[1]);
+			else
+				printf("comm %llu %.16s\n", (unsigned long long)w[1], (char *)pay);
+		} else if (NG_RAW_IS_META(w[0])) {
+			printf("meta %llx %llx\n", (unsigned long long)w[0],
+			       (unsigned long long)w[1]);
+		} else {
+			printf("%s %llu %u %llx\n", w[0] & NG_RAW_EXIT ? "exit" : "entry",
+			       (unsigned long long)c,
+			       NG_TSD_DEPTH(w[0] & ~NG_RAW_EXIT), (unsigned long long)w[1]);
+		}
+	}
+	if (n < 0) {
+		printf("%s\n", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-count FILE CHUNK SECONDS | read-size FILE N | read-fault FILE | read-split FILE N CMD | loop-read FILE N | steal-at-stop NG FIFO | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | nanosleep PIDFILE | perf-stack|bpf-stack ID PID CMD... | fuzz [-c] [-q] [-t] SEED COUNT FILE... | forkload SECONDS [exec] | fork-work N | readcheck FILE SIZE CHUNK | threads N CMD1 CMD2 | drain DIR | rmmod-within MS T0|now STATS\n");
+	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-count FILE CHUNK SECONDS | read-size FILE N | read-fault FILE | read-split FILE N CMD | loop-read FILE N | steal-at-stop NG FIFO | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | raw-dump FILE | nanosleep PIDFILE | perf-stack|bpf-stack ID PID CMD... | fuzz [-c] [-q] [-t] SEED COUNT FILE... | forkload SECONDS [exec] | fork-work N | readcheck FILE SIZE CHUNK | threads N CMD1 CMD2 | drain DIR | rmmod-within MS T0|now STATS\n");
 	return 2;
 }
 
@@ -1613,6 +1661,8 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && !strcmp(argv[1], "read-fault"))
 		return read_fault(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "raw-dump"))
+		return raw_dump(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "nanosleep"))
 		return do_nanosleep(argv[2]);
 	if (argc >= 5 && !strcmp(argv[1], "perf-stack"))

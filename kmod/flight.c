@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The flight recorder: the raw buffers overwrite their oldest records
+ * instead of dropping new ones, and a call that lasts too long freezes
+ * what they hold, so that the seconds before a rare slow call can be
+ * saved without streaming everything (Documentation/control-files.md,
+ * "Flight recording").
+ *
+ * States, moved by writes of the flight file under ng_control_lock, and
+ * once by a trigger (armed -> triggered) from any context:
+ *
+ *	off  --arm-->  armed  --a trigger fires-->  triggered
+ *	armed, triggered  --freeze-->  frozen  --arm-->  armed
+ *	any  --off-->  off
+ *
+ * The triggers are checked at a call's exit (tracer.c), where its
+ * duration is known; only calls at least as long as the shortest
+ * trigger's duration come here.  A trigger names a function; the module
+ * cannot look a name up (kallsyms_lookup_name() is not exported), so a
+ * long call's address is named with sprint_symbol_no_offset() and the
+ * answer kept: per trigger the address that matched, and a small cache
+ * of addresses that match none.
+ */
+#define pr_fmt(fmt) "nanograph: " fmt
+
+#include <linux/atomic.h>
+#include <linux/ctype.h>
+#include <linux/hash.h>
+#include <linux/irq_work.h>
+#include <linux/kallsyms.h>
+#include <linux/kernfs.h>
+#include <linux/kobject.h>
+#include <linux/math64.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+
+#include "compat.h"
+#include "nanograph.h"
+#include "nanograph_event.h"
+#include "ng_arch.h"
+#include "rawbuf.h"
+
+#define NG_TRIGGERS_MAX		8
+#define NG_TRIGGER_NS_MAX	(3600ULL * NSEC_PER_SEC)
+#define NG_MISS_BITS		6
+
+int ng_flight_state;
+DEFINE_STATIC_KEY_FALSE(ng_trigger_on);
+u64 ng_trigger_min = U64_MAX;
+
+struct ng_trigger {
+	char name[KSYM_NAME_LEN];
+	u64 ns;			/* as written */
+	u64 ticks;		/* the same in counter ticks */
+	unsigned long ip;	/* the address found to have this name */
+};
+
+/*
+ * Changed only while flight is off (the trigger file refuses otherwise),
+ * so the exit path reads them without a lock.
+ */
+static struct ng_trigger ng_triggers[NG_TRIGGERS_MAX];
+static unsigned int ng_nr_triggers;
+static unsigned long ng_trigger_misses[1 << NG_MISS_BITS];
+
+/* The call that fired: written by the one that claimed it. */
+static struct {
+	unsigned int trigger;
+	u64 ticks;
+	int cpu;
+	pid_t pid;
+	u64 exit;
+} ng_hit;
+static atomic_t ng_hit_claimed;
+static bool ng_hit_frozen;	/* frozen from triggered: the hit stands */
+
+/* Where a long call's address is named: preemption is off there. */
+static DEFINE_PER_CPU(char [KSYM_SYMBOL_LEN], ng_sym_buf);
+static DEFINE_PER_CPU(bool, ng_sym_busy);
+
+static struct kernfs_node *ng_flight_kn;
+static void ng_flight_wake_fn(struct irq_work *work);
+static struct irq_work ng_flight_wake = IRQ_WORK_INIT(ng_flight_wake_fn);
+
+/* Wake pollers of the flight file; kernfs_notify() takes a spinlock. */
+static void ng_flight_wake_fn(struct irq_work *work)
+{
+	if (ng_flight_kn)
+		kernfs_notify(ng_flight_kn);
+}
+
+/*
+ * Claim the hit for this call and say so: the first call to get here
+ * after arm wins, the state moves to triggered only from armed (a freeze
+ * or off written meanwhile stays), and the hit is written before the
+ * state that publishes it (cmpxchg() is a full barrier).
+ */
+static void ng_trigger_fire(unsigned int i, u64 ticks, u64 now)
+{
+	if (atomic_cmpxchg(&ng_hit_claimed, 0, 1))
+		return;
+	ng_hit.trigger = i;
+	ng_hit.ticks = ticks;
+	ng_hit.cpu = raw_smp_processor_id();
+	ng_hit.pid = current->pid;
+	ng_hit.exit = now & NG_TSD_COUNTER_MASK;
+	if (cmpxchg(&ng_flight_state, NG_FLIGHT_ARMED, NG_FLIGHT_TRIGGERED) ==
+	    NG_FLIGHT_ARMED)
+		irq_work_queue(&ng_flight_wake);
+}
+
+/*
+ * Name @ip as a trigger would: the symbol without offset and module.
+ * NULL when it cannot be done here: nested in another lookup on this
+ * CPU, or where RCU is not watching (module symbols are found under
+ * RCU; the idle path of some CPUs runs hooked calls outside it).
+ */
+static char *ng_trigger_name(unsigned long ip)
+{
+	char *buf, *sp;
+
+	if (!rcu_is_watching() || this_cpu_read(ng_sym_busy))
+		return NULL;
+	this_cpu_write(ng_sym_busy, true);
+	buf = this_cpu_ptr(ng_sym_buf);
+	sprint_symbol_no_offset(buf, ip);
+	sp = strchr(buf, ' ');
+	if (sp)
+		*sp = '\0';
+	return buf;
+}
+
+/*
+ * A call of @ip lasted @ticks, at least the shortest trigger's duration:
+ * does it fire one?  Out of line, since only calls that long come here;
+ * the name lookup happens once per address.
+ */
+noinline void ng_trigger_check(unsigned long ip, u64 ticks, u64 now)
+{
+	unsigned long *miss = &ng_trigger_misses[hash_long(ip, NG_MISS_BITS)];
+	bool known = false, matched = false;
+	unsigned int i, n = READ_ONCE(ng_nr_triggers);
+	char *name;
+
+	if (READ_ONCE(ng_flight_state) != NG_FLIGHT_ARMED || READ_ONCE(*miss) == ip)
+		return;
+	for (i = 0; i < n; i++) {
+		if (READ_ONCE(ng_triggers[i].ip) != ip)
+			continue;
+		known = true;
+		if (ticks >= ng_triggers[i].ticks) {
+			ng_trigger_fire(i, ticks, now);
+			return;
+		}
+	}
+	if (known)
+		return;
+	name = ng_trigger_name(ip);
+	if (!name)
+		return;
+	for (i = 0; i < n; i++) {
+		struct ng_trigger *t = &ng_triggers[i];
+
+		if (strcmp(t->name, name))
+			continue;
+		matched = true;
+		cmpxchg(&t->ip, 0UL, ip);
+		if (ticks >= t->ticks) {
+			ng_trigger_fire(i, ticks, now);
+			break;
+		}
+	}
+	this_cpu_write(ng_sym_busy, false);
+	if (!matched)
+		WRITE_ONCE(*miss, ip);
+}
+
+/* Counter ticks to nanoseconds, and back. */
+static u64 ng_ticks_to_ns(u64 ticks)
+{
+	return mul_u64_u64_div_u64(ticks, NSEC_PER_SEC, ng_counter_freq());
+}
+
+static u64 ng_ns_to_ticks(u64 ns)
+{
+	return max_t(u64, 1, mul_u64_u64_div_u64(ns, ng_counter_freq(), NSEC_PER_SEC));
+}
+
+static const char *const ng_flight_names[] = {
+	[NG_FLIGHT_OFF] = "off",
+	[NG_FLIGHT_ARMED] = "armed",
+	[NG_FLIGHT_TRIGGERED] = "triggered",
+	[NG_FLIGHT_FROZEN] = "frozen",
+};
+
+/*
+ * flight: the state, and the hit while there is one.  Under the lock:
+ * a hit changes only by a new fire, which needs an arm first.
+ */
+static ssize_t flight_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	int state, len;
+
+	mutex_lock(&ng_control_lock);
+	/* Pairs with ng_trigger_fire()'s cmpxchg(): the hit is written. */
+	state = smp_load_acquire(&ng_flight_state);
+	len = sysfs_emit(buf, "%s", ng_flight_names[state]);
+	if (state == NG_FLIGHT_TRIGGERED ||
+	    (state == NG_FLIGHT_FROZEN && ng_hit_frozen))
+		len += sysfs_emit_at(buf, len, " %s %llu %d %d %llu",
+				     ng_triggers[ng_hit.trigger].name,
+				     ng_ticks_to_ns(ng_hit.ticks), ng_hit.cpu,
+				     ng_hit.pid, ng_hit.exit);
+	len += sysfs_emit_at(buf, len, "\n");
+	mutex_unlock(&ng_control_lock);
+	return len;
+}
+
+/* Leave overwriting (freeze, off): the buffers become readable again. */
+static void ng_flight_stop_overwriting(int state)
+{
+	int old;
+
+	lockdep_assert_held(&ng_control_lock);
+	/* A trigger may still move armed to triggered: either comes first. */
+	old = xchg(&ng_flight_state, state);
+	ng_hit_frozen = old == NG_FLIGHT_TRIGGERED && state == NG_FLIGHT_FROZEN;
+	ng_raw_flight_settle();
+}
+
+static int ng_flight_arm(void)
+{
+	int state = READ_ONCE(ng_flight_state);
+
+	lockdep_assert_held(&ng_control_lock);
+	if (!ng_raw_mode())
+		return -EINVAL;
+	if (state == NG_FLIGHT_ARMED)
+		return 0;
+	if (state == NG_FLIGHT_OFF) {
+		/* Task records every NG_FLIGHT_RESTATE records from now on. */
+		static_branch_enable(&ng_flight_on);
+		ng_raw_flight_discard();
+	} else if (state == NG_FLIGHT_FROZEN) {
+		ng_raw_flight_discard();
+	}
+	atomic_set(&ng_hit_claimed, 0);
+	ng_hit_frozen = false;
+	if (ng_nr_triggers)
+		static_branch_enable(&ng_trigger_on);
+	/* Pairs with ng_raw_overwrite(): the buffers are ready first. */
+	smp_store_release(&ng_flight_state, NG_FLIGHT_ARMED);
+	return 0;
+}
+
+static int ng_flight_off(void)
+{
+	int state = READ_ONCE(ng_flight_state);
+
+	lockdep_assert_held(&ng_control_lock);
+	if (state == NG_FLIGHT_ARMED || state == NG_FLIGHT_TRIGGERED)
+		ng_flight_stop_overwriting(NG_FLIGHT_OFF);
+	WRITE_ONCE(ng_flight_state, NG_FLIGHT_OFF);
+	static_branch_disable(&ng_trigger_on);
+	static_branch_disable(&ng_flight_on);
+	atomic_set(&ng_hit_claimed, 0);
+	ng_hit_frozen = false;
+	return 0;
+}
+
+static ssize_t flight_store(struct kobject *kobj, struct kobj_attribute *attr,
+			    const char *buf, size_t count)
+{
+	int ret, state;
+
+	if (count >= PAGE_SIZE)
+		return -E2BIG;
+	mutex_lock(&ng_control_lock);
+	state = READ_ONCE(ng_flight_state);
+	if (sysfs_streq(buf, "arm") || sysfs_streq(buf, "1")) {
+		ret = ng_flight_arm();
+	} else if (sysfs_streq(buf, "off") || sysfs_streq(buf, "0")) {
+		ret = ng_flight_off();
+	} else if (sysfs_streq(buf, "freeze")) {
+		ret = -EINVAL;
+		if (state == NG_FLIGHT_ARMED || state == NG_FLIGHT_TRIGGERED) {
+			ng_flight_stop_overwriting(NG_FLIGHT_FROZEN);
+			ret = 0;
+		}
+	} else {
+		ret = -EINVAL;
+	}
+	mutex_unlock(&ng_control_lock);
+	return ret ?: count;
+}
+
+struct kobj_attribute ng_attr_flight = __ATTR_RW_MODE(flight, 0600);
+
+bool ng_flight_busy(void)
+{
+	return READ_ONCE(ng_flight_state) != NG_FLIGHT_OFF;
+}
+
+static ssize_t trigger_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	unsigned int i;
+	int len = 0;
+
+	mutex_lock(&ng_control_lock);
+	for (i = 0; i < ng_nr_triggers; i++)
+		len += sysfs_emit_at(buf, len, "%s>%llu\n", ng_triggers[i].name,
+				     ng_triggers[i].ns);
+	mutex_unlock(&ng_control_lock);
+	return len;
+}
+
+/* A duration: digits, then ns, us, ms, s or nothing (nanoseconds). */
+static int ng_parse_duration(char *s, u64 *ns)
+{
+	static const struct { const char *unit; u64 mult; } units[] = {
+		{ "ns", 1 }, { "us", NSEC_PER_USEC }, { "ms", NSEC_PER_MSEC },
+		{ "s", NSEC_PER_SEC }, { "", 1 },
+	};
+	char *u = s;
+	u64 v;
+	int i, ret;
+
+	while (isdigit(*u))
+		u++;
+	if (u == s)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(units); i++)
+		if (!strcmp(u, units[i].unit))
+			break;
+	if (i == ARRAY_SIZE(units))
+		return -EINVAL;
+	*u = '\0';
+	ret = kstrtoull(s, 10, &v);
+	if (ret)
+		return ret;
+	if (!v || v > div64_u64(NG_TRIGGER_NS_MAX, units[i].mult))
+		return -ERANGE;
+	*ns = v * units[i].mult;
+	return 0;
+}
+
+/* One line, FUNC>DURATION, into @t. */
+static int ng_parse_trigger(char *line, struct ng_trigger *t)
+{
+	char *gt = strchr(line, '>');
+	size_t len;
+	int ret;
+
+	if (!gt)
+		return -EINVAL;
+	*gt = '\0';
+	len = strlen(line);
+	if (!len || len >= sizeof(t->name) || strpbrk(line, "*?[]!") ||
+	    strpbrk(line, " \t"))
+		return -EINVAL;
+	ret = ng_parse_duration(gt + 1, &t->ns);
+	if (ret)
+		return ret;
+	strscpy(t->name, line, sizeof(t->name));
+	t->ticks = ng_ns_to_ticks(t->ns);
+	t->ip = 0;
+	return 0;
+}
+
+/*
+ * trigger: the write replaces the list, parsed whole first; only while
+ * flight is off, so that the exit path needs no lock.
+ */
+static ssize_t trigger_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	struct ng_trigger *parsed;
+	char *text, *cur, *line;
+	unsigned int n = 0, i;
+	u64 min = U64_MAX;
+	int ret = 0;
+
+	if (count >= PAGE_SIZE)
+		return -E2BIG;
+	text = kmemdup_nul(buf, count, GFP_KERNEL);
+	parsed = kcalloc(NG_TRIGGERS_MAX, sizeof(*parsed), GFP_KERNEL);
+	if (!text || !parsed) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	cur = text;
+	while ((line = strsep(&cur, "\n"))) {
+		line = strim(line);
+		if (!*line)
+			continue;
+		if (n == NG_TRIGGERS_MAX) {
+			ret = -ENOSPC;
+			goto out;
+		}
+		ret = ng_parse_trigger(line, &parsed[n]);
+		if (ret)
+			goto out;
+		min = min(min, parsed[n].ticks);
+		n++;
+	}
+	mutex_lock(&ng_control_lock);
+	if (ng_flight_busy()) {
+		ret = -EBUSY;
+	} else {
+		memcpy(ng_triggers, parsed, sizeof(*parsed) * NG_TRIGGERS_MAX);
+		WRITE_ONCE(ng_nr_triggers, n);
+		WRITE_ONCE(ng_trigger_min, min);
+		for (i = 0; i < ARRAY_SIZE(ng_trigger_misses); i++)
+			WRITE_ONCE(ng_trigger_misses[i], 0);
+	}
+	mutex_unlock(&ng_control_lock);
+out:
+	kfree(text);
+	kfree(parsed);
+	return ret ?: count;
+}
+
+struct kobj_attribute ng_attr_trigger = __ATTR_RW_MODE(trigger, 0600);
+
+/* After the control files exist: the flight file's node, for poll. */
+void ng_flight_init(struct kobject *kobj)
+{
+	ng_flight_kn = sysfs_get_dirent(kobj->sd, "flight");
+}
+
+/* The control files are gone: nothing arms again. */
+void ng_flight_exit(void)
+{
+	mutex_lock(&ng_control_lock);
+	ng_flight_off();
+	mutex_unlock(&ng_control_lock);
+}
+
+/*
+ * The tracer is gone too (no exit handler runs, ng_tracer_exit() waited
+ * for them): a wakeup that a trigger queued before off is the last user
+ * of the flight file's node.
+ */
+void ng_flight_release(void)
+{
+	irq_work_sync(&ng_flight_wake);
+	kernfs_put(ng_flight_kn);
+	ng_flight_kn = NULL;
+}
