@@ -115,11 +115,14 @@ static void test_state_refused(void)
 /* The window reaches back --window from the return, and over the whole call. */
 static void test_window_from(void)
 {
-	T_EQ_U64(ng_flight_window_from(10000, 300, 0), 0);
-	T_EQ_U64(ng_flight_window_from(10000, 300, 1000), 9000);
-	T_EQ_U64(ng_flight_window_from(10000, 3000, 1000), 7000);
-	T_EQ_U64(ng_flight_window_from(10000, 300, 10000), 0);
-	T_EQ_U64(ng_flight_window_from(10000, 300, 20000), 0);
+	T_EQ_U64(ng_flight_window_from(100000, 300, 0), 0);
+	T_EQ_U64(ng_flight_window_from(100000, 300, 5000), 95000);
+	/* the call, and a microsecond for rounding */
+	T_EQ_U64(ng_flight_window_from(100000, 30000, 5000), 69000);
+	T_EQ_U64(ng_flight_window_from(100000, 300, 1200), 98700);
+	T_EQ_U64(ng_flight_window_from(100000, 300, 100000), 0);
+	T_EQ_U64(ng_flight_window_from(100000, 300, 200000), 0);
+	T_EQ_U64(ng_flight_window_from(1000, 300, 1), 0);
 }
 
 /* --size MB in all: each CPU's share, rounded up to a power of two. */

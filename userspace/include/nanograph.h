@@ -182,7 +182,8 @@ int ng_flight_parse(const char *text, struct ng_flight_state *st);
 /*
  * Where a snapshot's window starts (CLOCK_MONOTONIC ns): @window_ns
  * before the triggering call's exit at @exit_ns, but never after its
- * entry (@duration_ns before the exit), so that the call is whole.
+ * entry (@duration_ns before the exit, and a microsecond for rounding),
+ * so that the call is whole.
  * 0 (everything) for no window (@window_ns 0).
  */
 uint64_t ng_flight_window_from(uint64_t exit_ns, uint64_t duration_ns,

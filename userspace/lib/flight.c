@@ -135,10 +135,18 @@ int ng_flight_parse(const char *text, struct ng_flight_state *st)
 	return -EINVAL;
 }
 
+/*
+ * The module's duration and the converter's timestamps round the
+ * counter to nanoseconds each its own way: a microsecond more keeps
+ * the triggering call's entry inside the window whatever the rounding.
+ */
+#define ENTRY_SLACK_NS	1000
+
 uint64_t ng_flight_window_from(uint64_t exit_ns, uint64_t duration_ns,
 			       uint64_t window_ns)
 {
-	uint64_t back = window_ns > duration_ns ? window_ns : duration_ns;
+	uint64_t call = duration_ns + ENTRY_SLACK_NS;
+	uint64_t back = window_ns > call ? window_ns : call;
 
 	if (!window_ns || back >= exit_ns)
 		return 0;
