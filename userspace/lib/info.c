@@ -275,15 +275,23 @@ static void jw_ns(struct jw *w, double v)
 	ng_outfile_printf(&w->of, "%.1f", v);
 }
 
+/* Open object @key for what @p points to; false (and null written) if none. */
+static bool jw_open_or_null(struct jw *w, const char *key, const void *p)
+{
+	if (p) {
+		jw_open(w, key);
+		return true;
+	}
+	jw_key(w, key);
+	jw_null(w);
+	return false;
+}
+
 /* The tracer's cost per call as record calibrated it; none is null. */
 static void jw_overhead(struct jw *w, const struct ng_overhead *o)
 {
-	if (!o) {
-		jw_key(w, "overhead");
-		jw_null(w);
+	if (!jw_open_or_null(w, "overhead", o))
 		return;
-	}
-	jw_open(w, "overhead");
 	jw_key(w, "per_call_ns");
 	jw_ns(w, o->per_call_ns);
 	jw_key(w, "inside_ns");
@@ -298,12 +306,8 @@ static void jw_overhead(struct jw *w, const struct ng_overhead *o)
 /* A flight snapshot's triggering call; other recordings have null. */
 static void jw_trigger(struct jw *w, const struct ng_info_trigger *t)
 {
-	if (!t) {
-		jw_key(w, "trigger");
-		jw_null(w);
+	if (!jw_open_or_null(w, "trigger", t))
 		return;
-	}
-	jw_open(w, "trigger");
 	jw_key(w, "function");
 	jw_str(w, t->function);
 	jw_key(w, "duration_ns");
