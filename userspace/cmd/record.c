@@ -1314,12 +1314,14 @@ static void snapshot_summary(const struct run *r, const struct opts *o)
 		"nanograph: %s/: %s lasted %s (tid %d, cpu %d); %" PRIu64
 		" threads, %" PRIu64 " calls, %" PRIu64
 		" records overwritten before the window, %" PRIu64
-		" events left outside --window, %" PRIu64 " lost, %.1f KiB\n",
+		" lost, %.1f KiB\n",
 		r->snap_dir, r->hit.func,
 		ng_fmt_time(dur, sizeof(dur), r->hit.duration_ns, false),
 		r->hit.tid, r->hit.cpu, sum->threads, sum->pushes,
-		r->overwritten, sum->outside_window, sum->lost,
-		sum->bytes / 1024.0);
+		r->overwritten, sum->lost, sum->bytes / 1024.0);
+	if (o->window_ns)
+		fprintf(stderr, "nanograph: %" PRIu64 " events before --window left out\n",
+			sum->outside_window);
 	ng_cmd_say_left_out(sum);
 }
 
