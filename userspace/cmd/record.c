@@ -331,7 +331,7 @@ static int check_flight(const struct ng_cmd *self, struct opts *o)
 	if (o->size_mb)
 		o->buffer_kb = ng_flight_buffer_kb(o->size_mb,
 						   sysconf(_SC_NPROCESSORS_CONF));
-	if (o->buffer_kb > MAX_RAW_KB)
+	if (o->size_mb && o->buffer_kb > MAX_RAW_KB)
 		return ng_usage_error(self->name, "--size %" PRIu64 " is %lu KiB per CPU, above the module's %d",
 				      o->size_mb, o->buffer_kb, MAX_RAW_KB);
 	if (add_trigger_funcs(o, &o->hook, &o->nr_hook, "--hook") ||
