@@ -52,10 +52,29 @@ int ng_flight_state;
 DEFINE_STATIC_KEY_FALSE(ng_trigger_on);
 u64 ng_trigger_min = U64_MAX;
 
+/* What a trigger compares: a call's duration, or its return value. */
+enum ng_trigger_kind {
+	NG_TRIGGER_DURATION,
+	NG_TRIGGER_RETVAL,
+};
+
+/* A return value's comparison, as written after FUNC=. */
+enum ng_trigger_op {
+	NG_OP_LT, NG_OP_LE, NG_OP_GT, NG_OP_GE, NG_OP_EQ, NG_OP_NE,
+};
+
+static const char *const ng_op_names[] = {
+	[NG_OP_LT] = "<", [NG_OP_LE] = "<=", [NG_OP_GT] = ">",
+	[NG_OP_GE] = ">=", [NG_OP_EQ] = "=", [NG_OP_NE] = "!=",
+};
+
 struct ng_trigger {
 	char name[KSYM_NAME_LEN];
-	u64 ns;			/* as written */
+	enum ng_trigger_kind kind;
+	u64 ns;			/* duration: as written */
 	u64 ticks;		/* the same in counter ticks */
+	enum ng_trigger_op op;	/* return value: how it is compared */
+	int value;		/* with what */
 	unsigned long ip;	/* the address found to have this name */
 };
 
@@ -74,6 +93,7 @@ static struct {
 	int cpu;
 	pid_t pid;
 	u64 exit;
+	int retval;
 } ng_hit;
 static atomic_t ng_hit_claimed;
 static bool ng_hit_frozen;	/* frozen from triggered: the hit stands */
@@ -99,12 +119,13 @@ static void ng_flight_wake_fn(struct irq_work *work)
  * or off written meanwhile stays), and the hit is written before the
  * state that publishes it (cmpxchg() is a full barrier).
  */
-static void ng_trigger_fire(unsigned int i, u64 ticks, u64 now)
+static void ng_trigger_fire(unsigned int i, u64 ticks, u64 now, int retval)
 {
 	if (atomic_cmpxchg(&ng_hit_claimed, 0, 1))
 		return;
 	ng_hit.trigger = i;
 	ng_hit.ticks = ticks;
+	ng_hit.retval = retval;
 	ng_hit.cpu = raw_smp_processor_id();
 	ng_hit.pid = current->pid;
 	ng_hit.exit = now & NG_TSD_COUNTER_MASK;
@@ -135,15 +156,41 @@ static char *ng_trigger_name(unsigned long ip)
 }
 
 /*
- * A call of @ip lasted @ticks, at least the shortest trigger's duration:
- * does it fire one?  Out of line, since only calls that long come here;
- * the name lookup happens once per address.
+ * Does a call that lasted @ticks fire @t?  Return values are compared as
+ * the C int most functions return (the upper half of a 64-bit register
+ * is undefined then), so an ERR_PTR() compares as its errno too.
  */
-noinline void ng_trigger_check(unsigned long ip, u64 ticks, u64 now)
+static bool ng_trigger_hits(const struct ng_trigger *t, u64 ticks, int ret,
+			    bool returned)
+{
+	if (t->kind == NG_TRIGGER_DURATION)
+		return ticks >= t->ticks;
+	if (!returned)
+		return false;
+	switch (t->op) {
+	case NG_OP_LT: return ret < t->value;
+	case NG_OP_LE: return ret <= t->value;
+	case NG_OP_GT: return ret > t->value;
+	case NG_OP_GE: return ret >= t->value;
+	case NG_OP_EQ: return ret == t->value;
+	case NG_OP_NE: return ret != t->value;
+	}
+	return false;
+}
+
+/*
+ * A call of @ip lasted @ticks, at least the shortest duration trigger's
+ * (every call, when a return-value trigger is set), and returned @retval
+ * if @returned: does it fire a trigger?  Out of line, since only such
+ * calls come here; the name lookup happens once per address.
+ */
+noinline void ng_trigger_check(unsigned long ip, u64 ticks, u64 now,
+			       unsigned long retval, bool returned)
 {
 	unsigned long *miss = &ng_trigger_misses[hash_long(ip, NG_MISS_BITS)];
 	bool known = false, matched = false;
 	unsigned int i, n = READ_ONCE(ng_nr_triggers);
+	int ret = (int)retval;
 	char *name;
 
 	if (READ_ONCE(ng_flight_state) != NG_FLIGHT_ARMED || READ_ONCE(*miss) == ip)
@@ -152,8 +199,8 @@ noinline void ng_trigger_check(unsigned long ip, u64 ticks, u64 now)
 		if (READ_ONCE(ng_triggers[i].ip) != ip)
 			continue;
 		known = true;
-		if (ticks >= ng_triggers[i].ticks) {
-			ng_trigger_fire(i, ticks, now);
+		if (ng_trigger_hits(&ng_triggers[i], ticks, ret, returned)) {
+			ng_trigger_fire(i, ticks, now, ret);
 			return;
 		}
 	}
@@ -169,8 +216,8 @@ noinline void ng_trigger_check(unsigned long ip, u64 ticks, u64 now)
 			continue;
 		matched = true;
 		cmpxchg(&t->ip, 0UL, ip);
-		if (ticks >= t->ticks) {
-			ng_trigger_fire(i, ticks, now);
+		if (ng_trigger_hits(t, ticks, ret, returned)) {
+			ng_trigger_fire(i, ticks, now, ret);
 			break;
 		}
 	}
@@ -211,11 +258,15 @@ static ssize_t flight_show(struct kobject *kobj, struct kobj_attribute *attr,
 	state = smp_load_acquire(&ng_flight_state);
 	len = sysfs_emit(buf, "%s", ng_flight_names[state]);
 	if (state == NG_FLIGHT_TRIGGERED ||
-	    (state == NG_FLIGHT_FROZEN && ng_hit_frozen))
-		len += sysfs_emit_at(buf, len, " %s %llu %d %d %llu",
-				     ng_triggers[ng_hit.trigger].name,
+	    (state == NG_FLIGHT_FROZEN && ng_hit_frozen)) {
+		const struct ng_trigger *t = &ng_triggers[ng_hit.trigger];
+
+		len += sysfs_emit_at(buf, len, " %s %llu %d %d %llu", t->name,
 				     ng_ticks_to_ns(ng_hit.ticks), ng_hit.cpu,
 				     ng_hit.pid, ng_hit.exit);
+		if (t->kind == NG_TRIGGER_RETVAL)
+			len += sysfs_emit_at(buf, len, " %d", ng_hit.retval);
+	}
 	len += sysfs_emit_at(buf, len, "\n");
 	mutex_unlock(&ng_control_lock);
 	return len;
@@ -313,9 +364,15 @@ static ssize_t trigger_show(struct kobject *kobj, struct kobj_attribute *attr,
 	int len = 0;
 
 	mutex_lock(&ng_control_lock);
-	for (i = 0; i < ng_nr_triggers; i++)
-		len += sysfs_emit_at(buf, len, "%s>%llu\n", ng_triggers[i].name,
-				     ng_triggers[i].ns);
+	for (i = 0; i < ng_nr_triggers; i++) {
+		const struct ng_trigger *t = &ng_triggers[i];
+
+		if (t->kind == NG_TRIGGER_DURATION)
+			len += sysfs_emit_at(buf, len, "%s>%llu\n", t->name, t->ns);
+		else
+			len += sysfs_emit_at(buf, len, "%s=%s%d\n", t->name,
+					     ng_op_names[t->op], t->value);
+	}
 	mutex_unlock(&ng_control_lock);
 	return len;
 }
@@ -350,25 +407,85 @@ static int ng_parse_duration(char *s, u64 *ns)
 	return 0;
 }
 
-/* One line, FUNC>DURATION, into @t. */
+/*
+ * The errno names a return-value trigger may use, as -ENAME: the usual
+ * failures (the kernel has no name-to-number table to borrow).
+ */
+static const struct { const char *name; int err; } ng_errnos[] = {
+	{ "EPERM", EPERM }, { "ENOENT", ENOENT }, { "ESRCH", ESRCH },
+	{ "EINTR", EINTR }, { "EIO", EIO }, { "ENXIO", ENXIO },
+	{ "E2BIG", E2BIG }, { "EBADF", EBADF }, { "EAGAIN", EAGAIN },
+	{ "ENOMEM", ENOMEM }, { "EACCES", EACCES }, { "EFAULT", EFAULT },
+	{ "EBUSY", EBUSY }, { "EEXIST", EEXIST }, { "ENODEV", ENODEV },
+	{ "ENOTDIR", ENOTDIR }, { "EISDIR", EISDIR }, { "EINVAL", EINVAL },
+	{ "ENFILE", ENFILE }, { "EMFILE", EMFILE }, { "ENOSPC", ENOSPC },
+	{ "ESPIPE", ESPIPE }, { "EROFS", EROFS }, { "EPIPE", EPIPE },
+	{ "ERANGE", ERANGE }, { "EDEADLK", EDEADLK },
+	{ "ENOTEMPTY", ENOTEMPTY }, { "ELOOP", ELOOP }, { "ENODATA", ENODATA },
+	{ "EOVERFLOW", EOVERFLOW }, { "EOPNOTSUPP", EOPNOTSUPP },
+	{ "ECONNREFUSED", ECONNREFUSED }, { "ETIMEDOUT", ETIMEDOUT },
+	{ "ENOTSUPP", ENOTSUPP }, { "ERESTARTSYS", ERESTARTSYS },
+};
+
+/* A return value to compare with: a number (0x for hex) or -ENAME. */
+static int ng_parse_retval(const char *s, int *value)
+{
+	int i;
+
+	if (s[0] == '-' && s[1] == 'E') {
+		for (i = 0; i < ARRAY_SIZE(ng_errnos); i++) {
+			if (!strcmp(s + 1, ng_errnos[i].name)) {
+				*value = -ng_errnos[i].err;
+				return 0;
+			}
+		}
+		return -EINVAL;
+	}
+	return kstrtoint(s, 0, value);
+}
+
+/* After FUNC=: an operator, then the value. */
+static int ng_parse_comparison(char *s, struct ng_trigger *t)
+{
+	int op, best = -1;
+
+	/* The longest operator that starts @s: "<=" before "<". */
+	for (op = 0; op < ARRAY_SIZE(ng_op_names); op++)
+		if (!strncmp(s, ng_op_names[op], strlen(ng_op_names[op])) &&
+		    (best < 0 || strlen(ng_op_names[op]) > strlen(ng_op_names[best])))
+			best = op;
+	if (best < 0)
+		return -EINVAL;
+	t->kind = NG_TRIGGER_RETVAL;
+	t->op = best;
+	return ng_parse_retval(s + strlen(ng_op_names[best]), &t->value);
+}
+
+/* One line, FUNC>DURATION or FUNC=<OP><VALUE>, into @t. */
 static int ng_parse_trigger(char *line, struct ng_trigger *t)
 {
-	char *gt = strchr(line, '>');
+	char *sep = strpbrk(line, ">="), kind;
 	size_t len;
 	int ret;
 
-	if (!gt)
+	if (!sep)
 		return -EINVAL;
-	*gt = '\0';
+	kind = *sep;
+	*sep = '\0';
 	len = strlen(line);
 	if (!len || len >= sizeof(t->name) || strpbrk(line, "*?[]!") ||
 	    strpbrk(line, " \t"))
 		return -EINVAL;
-	ret = ng_parse_duration(gt + 1, &t->ns);
+	if (kind == '>') {
+		t->kind = NG_TRIGGER_DURATION;
+		ret = ng_parse_duration(sep + 1, &t->ns);
+		t->ticks = ng_ns_to_ticks(t->ns);
+	} else {
+		ret = ng_parse_comparison(sep + 1, t);
+	}
 	if (ret)
 		return ret;
 	strscpy(t->name, line, sizeof(t->name));
-	t->ticks = ng_ns_to_ticks(t->ns);
 	t->ip = 0;
 	return 0;
 }
@@ -406,7 +523,8 @@ static ssize_t trigger_store(struct kobject *kobj, struct kobj_attribute *attr,
 		ret = ng_parse_trigger(line, &parsed[n]);
 		if (ret)
 			goto out;
-		min = min(min, parsed[n].ticks);
+		/* A return value is looked at in every exit. */
+		min = min(min, parsed[n].kind == NG_TRIGGER_DURATION ? parsed[n].ticks : 0);
 		n++;
 	}
 	mutex_lock(&ng_control_lock);

@@ -185,7 +185,8 @@ static inline bool ng_flight_overwrites(int state)
 }
 
 bool ng_flight_busy(void);
-void ng_trigger_check(unsigned long ip, u64 ticks, u64 now);
+void ng_trigger_check(unsigned long ip, u64 ticks, u64 now, unsigned long retval,
+		      bool returned);
 void ng_flight_init(struct kobject *kobj);
 void ng_flight_exit(void);
 void ng_flight_release(void);
@@ -206,7 +207,7 @@ int ng_tracer_init(void);
  * function it calls.
  */
 void ng_return_hooker(void);
-unsigned long ng_return_handler(unsigned long sp);
+unsigned long ng_return_handler(unsigned long sp, unsigned long retval);
 void ng_tracer_exit(void);
 
 /*

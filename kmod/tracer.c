@@ -127,7 +127,8 @@ static __always_inline void ng_emit_entry(unsigned long ip, u64 tsd)
  * shortest duration, after their exit record is written.
  */
 static __always_inline void ng_emit_exit(unsigned long ip, unsigned int depth,
-					 u64 entry, u64 now)
+					 u64 entry, u64 now, unsigned long retval,
+					 bool returned)
 {
 	u64 tsd = ng_tsd(now, depth);
 
@@ -137,7 +138,8 @@ static __always_inline void ng_emit_exit(unsigned long ip, unsigned int depth,
 	trace_func_call(ip, ng_tsd(entry, depth), now & NG_TSD_COUNTER_MASK);
 	if (static_branch_unlikely(&ng_trigger_on) &&
 	    ((now - entry) & NG_TSD_COUNTER_MASK) >= READ_ONCE(ng_trigger_min))
-		ng_trigger_check(ip, (now - entry) & NG_TSD_COUNTER_MASK, now);
+		ng_trigger_check(ip, (now - entry) & NG_TSD_COUNTER_MASK, now,
+				 retval, returned);
 }
 
 /*
@@ -288,8 +290,11 @@ static void __noreturn ng_lost(struct ng_stack *t, unsigned long key)
  * look like the start of a sibling whose predecessor's exit was lost.
  * An abandoned frame (the drain put its address back, and this task was
  * already on its way out through the trampoline) was counted then.
+ * @retval is the function's return value if @returned (the frame that
+ * returned, not one left without returning).
  */
-static __always_inline unsigned long ng_pop(struct ng_stack *t, u64 now, int bit)
+static __always_inline unsigned long ng_pop(struct ng_stack *t, u64 now, int bit,
+					    unsigned long retval, bool returned)
 {
 	unsigned int top = t->depth - 1;
 	struct ng_frame *f = &t->frames[top];
@@ -297,7 +302,7 @@ static __always_inline unsigned long ng_pop(struct ng_stack *t, u64 now, int bit
 
 	if (!(flags & (NG_FRAME_NOTRACE | NG_FRAME_GONE))) {
 		if (likely(bit >= 0))
-			ng_emit_exit(ip, top, f->entry, now);
+			ng_emit_exit(ip, top, f->entry, now, retval, returned);
 		else
 			this_cpu_inc(ng_cpu_stats.dropped);
 		this_cpu_inc(ng_cpu_stats.exits);
@@ -314,7 +319,8 @@ static __always_inline unsigned long ng_pop(struct ng_stack *t, u64 now, int bit
 /*
  * The C side of the return trampoline: @sp is the stack pointer the
  * trampoline was entered with, from which the arch code derives the key
- * of the frame that returned.  Returns the real return address.
+ * of the frame that returned, and @retval the function's return value
+ * register (for flight triggers).  Returns the real return address.
  *
  * Frames above the one that matches that key belong to functions that
  * were left without returning through us (none should be); they are
@@ -323,7 +329,7 @@ static __always_inline unsigned long ng_pop(struct ng_stack *t, u64 now, int bit
  * under RCU-sched, and the events are per-CPU.  An exit that comes while
  * ftrace's recursion guard is held is not written, and counted dropped.
  */
-unsigned long notrace ng_return_handler(unsigned long sp)
+unsigned long notrace ng_return_handler(unsigned long sp, unsigned long retval)
 {
 	unsigned long key = ng_arch_exit_key(sp);
 	struct ng_stack *t;
@@ -345,8 +351,8 @@ unsigned long notrace ng_return_handler(unsigned long sp)
 	if (bit >= 0)
 		now = ng_counter_read();
 	while ((int)READ_ONCE(t->depth) - 1 > depth)
-		ng_pop(t, now, bit);
-	sp = ng_pop(t, now, bit);
+		ng_pop(t, now, bit, 0, false);
+	sp = ng_pop(t, now, bit, retval, true);
 	if (bit >= 0)
 		ftrace_test_recursion_unlock(bit);
 	preempt_enable_notrace();

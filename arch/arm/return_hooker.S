@@ -7,7 +7,8 @@
  * ng_return_hooker; the function's return lands here.  Register contract
  * at that point:
  *
- *   r0-r3   the function's return value (r0, or r0:r1): preserved
+ *   r0-r3   the function's return value (r0, or r0:r1): preserved, and r0
+ *           handed to the C side too (flight triggers on it)
  *   sp      the stack pointer the function was called with
  *   r4-r11  callee-saved: left as the function restored them
  *   ip, lr  dead after a return
@@ -31,7 +32,8 @@ UNWIND(.cantunwind)
 ENTRY(ng_return_hooker)
 	stmdb	sp!, {r0-r3}		@ save the return value; 16 bytes keep
 					@ the stack 8-byte aligned for the call
-	add	r0, sp, #16		@ arg: sp at entry, the frame's key
+	mov	r1, r0			@ arg 2: the return value
+	add	r0, sp, #16		@ arg 1: sp at entry, the frame's key
 	bl	ng_return_handler	@ r0 = the real return address
 	mov	lr, r0			@ return there ...
 	ldmia	sp!, {r0-r3}		@ ... with the return value restored

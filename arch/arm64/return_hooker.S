@@ -6,7 +6,8 @@
  * unsigned at the patch site) with ng_return_hooker; the function's ret
  * lands here.  Register contract at that point:
  *
- *   x0-x7   the function's return value (x0, or x0:x1, or an HFA): preserved
+ *   x0-x7   the function's return value (x0, or x0:x1, or an HFA): preserved,
+ *           and x0 handed to the C side too (flight triggers on it)
  *   sp      the stack pointer the function was called with
  *   x30     ng_return_hooker (authenticated by the callee's autiasp)
  *   x8-x18  caller-saved: dead after a return
@@ -37,7 +38,8 @@ SYM_INNER_LABEL(ng_return_hooker, SYM_L_GLOBAL)
 	stp	x2, x3, [sp, #16]
 	stp	x4, x5, [sp, #32]
 	stp	x6, x7, [sp, #48]	/* ... all eight registers of it */
-	add	x0, sp, #64		/* arg: sp at entry, the frame's key */
+	mov	x1, x0			/* arg 2: the return value */
+	add	x0, sp, #64		/* arg 1: sp at entry, the frame's key */
 	bl	ng_return_handler	/* x0 = the real return address */
 	mov	x30, x0			/* return there */
 	ldp	x0, x1, [sp]		/* restore the return value */

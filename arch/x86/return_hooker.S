@@ -6,7 +6,8 @@
  * ng_return_hooker; the function's ret lands here instead of in its
  * caller.  Register contract at that point:
  *
- *   %rax, %rdx   the function's return value: preserved
+ *   %rax, %rdx   the function's return value: preserved, and %rax handed to
+ *                the C side too (flight triggers on return values)
  *   %rsp         one word above the slot the ret consumed (slot = %rsp - 8)
  *   others       dead: the SysV ABI gives a caller nothing else after a ret
  *
@@ -36,7 +37,8 @@ SYM_CODE_START(ng_return_hooker_pad)
 SYM_INNER_LABEL(ng_return_hooker, SYM_L_GLOBAL)
 	NG_UNWIND_HINT_UNDEFINED
 	ANNOTATE_NOENDBR		/* reached by ret, never by jmp/call */
-	movq	%rsp, %rdi		/* arg: %rsp at entry, slot + 8 */
+	movq	%rsp, %rdi		/* arg 1: %rsp at entry, slot + 8 */
+	movq	%rax, %rsi		/* arg 2: the return value */
 	subq	$16, %rsp		/* keep 16-byte alignment for the call */
 	movq	%rax, (%rsp)		/* save the return value ... */
 	movq	%rdx, 8(%rsp)		/* ... both halves */

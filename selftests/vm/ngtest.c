@@ -45,6 +45,10 @@
  *   ngtest raw-dump FILE          read a raw buffer file until 0, one record a
  *                                 line: "task TGID PID", "comm COUNTER NAME",
  *                                 "clock COUNTER", "entry|exit COUNTER DEPTH IP"
+ *   ngtest poll-pri FILE SECONDS  read FILE, then poll(2) it for POLLPRI (a
+ *                                 sysfs notification) up to SECONDS; prints
+ *                                 "woken " and what FILE reads then, or
+ *                                 "timeout"
  *   ngtest nanosleep PIDFILE      write the pid to PIDFILE, sleep until SIGUSR1;
  *                                 exit 0 if the sleep ended with EINTR
  *   ngtest perf-stack ID PID CMD...  perf callchains (kernel part) of the
@@ -1639,9 +1643,44 @@ static int raw_dump(const char *file)
 	return 0;
 }
 
+/*
+ * How a collector waits for a flight trigger: sysfs wakes pollers of an
+ * attribute with POLLPRI | POLLERR once it was read and then notified.
+ */
+static int poll_pri(const char *file, int seconds)
+{
+	struct pollfd p = { .events = POLLPRI };
+	char buf[512];
+	ssize_t n;
+	int r;
+
+	p.fd = open(file, O_RDONLY);
+	if (p.fd < 0 || read(p.fd, buf, sizeof(buf)) < 0) {
+		printf("%s\n", strerror(errno));
+		return 1;
+	}
+	r = poll(&p, 1, seconds * 1000);
+	if (r < 0) {
+		printf("%s\n", strerror(errno));
+		return 1;
+	}
+	if (r == 0) {
+		printf("timeout\n");
+		return 0;
+	}
+	n = pread(p.fd, buf, sizeof(buf) - 1, 0);
+	if (n < 0) {
+		printf("%s\n", strerror(errno));
+		return 1;
+	}
+	buf[n] = '\0';
+	printf("woken %s", buf);
+	return 0;
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-count FILE CHUNK SECONDS | read-size FILE N | read-fault FILE | read-split FILE N CMD | loop-read FILE N | steal-at-stop NG FIFO | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | raw-dump FILE | nanosleep PIDFILE | perf-stack|bpf-stack ID PID CMD... | fuzz [-c] [-q] [-t] SEED COUNT FILE... | forkload SECONDS [exec] | fork-work N | readcheck FILE SIZE CHUNK | threads N CMD1 CMD2 | drain DIR | rmmod-within MS T0|now STATS\n");
+	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-count FILE CHUNK SECONDS | read-size FILE N | read-fault FILE | read-split FILE N CMD | loop-read FILE N | steal-at-stop NG FIFO | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | raw-dump FILE | poll-pri FILE SECONDS | nanosleep PIDFILE | perf-stack|bpf-stack ID PID CMD... | fuzz [-c] [-q] [-t] SEED COUNT FILE... | forkload SECONDS [exec] | fork-work N | readcheck FILE SIZE CHUNK | threads N CMD1 CMD2 | drain DIR | rmmod-within MS T0|now STATS\n");
 	return 2;
 }
 
@@ -1661,6 +1700,8 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && !strcmp(argv[1], "read-fault"))
 		return read_fault(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "poll-pri"))
+		return poll_pri(argv[2], atoi(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "raw-dump"))
 		return raw_dump(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "nanosleep"))
