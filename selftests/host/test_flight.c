@@ -39,6 +39,55 @@ static void test_trigger_units(void)
 	T_EQ_U64(t.ns, 1000000000);
 }
 
+/* Return-value triggers: the operators, numbers and the module's errno names. */
+static void test_trigger_values(void)
+{
+	static const struct {
+		const char *in, *op, *out;
+		int value;
+	} ok[] = {
+		{ "vfs_read=<0", "<", "vfs_read=<0", 0 },
+		{ "vfs_read=<=-1", "<=", "vfs_read=<=-1", -1 },
+		{ "kmalloc==-ENOMEM", "=", "kmalloc==-12", -12 },
+		{ "f=!=-EINVAL", "!=", "f=!=-22", -22 },
+		{ "f=>0x10", ">", "f=>16", 16 },
+		{ "f=>=-0x10", ">=", "f=>=-16", -16 },
+		{ "f==2147483647", "=", "f==2147483647", 2147483647 },
+		{ "f==-2147483648", "=", "f==-2147483648", -2147483647 - 1 },
+		{ "f==-ERESTARTSYS", "=", "f==-512", -512 },
+		{ "f==0", "=", "f==0", 0 },
+	};
+	struct ng_trigger t;
+	char line[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		T_EQ_INT(ng_trigger_parse(ok[i].in, &t), 0);
+		T_ASSERT(t.on_value);
+		T_EQ_STR(t.op, ok[i].op);
+		T_EQ_INT(t.value, ok[i].value);
+		ng_trigger_format(&t, line, sizeof(line));
+		T_EQ_STR(line, ok[i].out);
+	}
+	T_EQ_INT(ng_trigger_parse("vfs_read>10ms", &t), 0);
+	ng_trigger_format(&t, line, sizeof(line));
+	T_EQ_STR(line, "vfs_read>10000000");
+	T_EQ_INT(trig("f==2147483648"), -1000 - ERANGE);
+	T_EQ_INT(trig("f==-2147483649"), -1000 - ERANGE);
+	T_EQ_INT(trig("f==0x100000000"), -1000 - ERANGE);
+	T_EQ_INT(trig("f==99999999999999999999"), -1000 - ERANGE);
+	T_EQ_INT(trig("f==-ENOTANERRNO"), -1000 - EINVAL);
+	T_EQ_INT(trig("f==-enomem"), -1000 - EINVAL);
+	T_EQ_INT(trig("f==010"), -1000 - EINVAL);
+	T_EQ_INT(trig("f=~0"), -1000 - EINVAL);
+	T_EQ_INT(trig("f=0"), -1000 - EINVAL);
+	T_EQ_INT(trig("f=="), -1000 - EINVAL);
+	T_EQ_INT(trig("f==1 "), -1000 - EINVAL);
+	T_EQ_INT(trig("f==+1"), -1000 - EINVAL);
+	T_EQ_INT(trig("f==0x"), -1000 - EINVAL);
+	T_EQ_INT(trig("=<0"), -1000 - EINVAL);
+}
+
 /* What the module refuses, refused here first: EINVAL and ERANGE as it. */
 static void test_trigger_refused(void)
 {
@@ -91,16 +140,27 @@ static void test_state_line(void)
 	T_EQ_INT(st.state, NG_FLIGHT_FROZEN);
 	T_ASSERT(st.has_hit);
 	T_EQ_U64(st.hit.exit_counter, UINT64_MAX);
+	T_ASSERT(!st.hit.has_value);
+	/* a return-value trigger's hit: the value returned last */
+	T_EQ_INT(ng_flight_parse("triggered ksys_read 1500 1 77 123456 -22\n",
+				 &st), 0);
+	T_ASSERT(st.hit.has_value);
+	T_EQ_INT(st.hit.value, -22);
+	T_EQ_INT(st.hit.tid, 77);
+	T_EQ_INT(ng_flight_parse("frozen ksys_read 1500 1 77 123456 0\n", &st), 0);
+	T_ASSERT(st.hit.has_value);
+	T_EQ_INT(st.hit.value, 0);
 }
 
 static void test_state_refused(void)
 {
 	static const char *const bad[] = {
 		"", "\n", "on", "armed vfs_read 1 2 3 4", "triggered",
-		"triggered vfs_read 1 2 3", "triggered vfs_read 1 2 3 4 5",
+		"triggered vfs_read 1 2 3",
 		"triggered vfs_read x 2 3 4", "triggered vfs_read 1 -2 3 4",
 		"triggered vfs_read 1 2 4294967296 4", "frozen vfs_* 1 2 3 4",
-		"off off",
+		"off off", "triggered f 1 2 3 4 x", "triggered f 1 2 3 4 5 6",
+		"triggered f 1 2 3 4 4294967296",
 	};
 	struct ng_flight_state st;
 	size_t i;
@@ -207,7 +267,8 @@ static void test_info_trigger(void)
 		   "    \"duration_ns\": 300123456,\n"
 		   "    \"cpu\": 1,\n"
 		   "    \"tid\": 4242,\n"
-		   "    \"exit_ns\": 5011800\n"
+		   "    \"exit_ns\": 5011800,\n"
+		   "    \"return_value\": null\n"
 		   "  },\n");
 	T_EQ_INT(ng_info_load(&f, t_tmpdir(), NULL), 0);
 	T_EQ_INT(ng_info_trigger(f, &back), 0);
@@ -221,6 +282,11 @@ static void test_info_trigger(void)
 	/* overwritten records are not missing calls */
 	T_EQ_INT(ng_info_incomplete(f, NULL, 0), 0);
 	ng_info_file_free(f);
+	/* a return-value trigger's snapshot: what the call returned */
+	trig.has_value = true;
+	trig.value = -12;
+	T_EQ_INT(ng_info_write(t_tmpdir(), &info), 0);
+	T_FILE_HAS(t_path("info.json"), "    \"return_value\": -12\n");
 	/* a recording that is not a snapshot: null */
 	info.trigger = NULL;
 	T_EQ_INT(ng_info_write(t_tmpdir(), &info), 0);
@@ -313,6 +379,7 @@ static void test_record_usage(void)
 
 static const struct t_case cases[] = {
 	{ "trigger_units", test_trigger_units },
+	{ "trigger_values", test_trigger_values },
 	{ "trigger_refused", test_trigger_refused },
 	{ "flight_state_line", test_state_line },
 	{ "flight_state_refused", test_state_refused },

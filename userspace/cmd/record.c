@@ -232,17 +232,20 @@ static int need_value(const struct ng_cmd *self, const char *opt,
 static int add_trigger(const struct ng_cmd *self, const char *arg,
 		       struct opts *o)
 {
+	const char *sep;
 	int ret;
 
 	if (o->nr_triggers == NG_TRIGGER_MAX)
 		return ng_usage_error(self->name, "at most %d --trigger (the module's limit)",
 				      NG_TRIGGER_MAX);
 	ret = ng_trigger_parse(arg, &o->triggers[o->nr_triggers]);
+	sep = strpbrk(arg, ">=");
 	if (ret == -ERANGE)
-		return ng_usage_error(self->name, "--trigger '%s': the duration must be from 1 ns to 3600 s",
-				      arg);
+		return ng_usage_error(self->name, "--trigger '%s': %s", arg,
+				      *sep == '>' ? "the duration must be from 1 ns to 3600 s" :
+				      "the value must fit a C int");
 	if (ret)
-		return ng_usage_error(self->name, "--trigger '%s': not FUNC>DURATION (a function name without blanks or glob characters, then a whole number with an optional unit ns, us, ms or s: 'vfs_read>10ms')",
+		return ng_usage_error(self->name, "--trigger '%s': not FUNC>DURATION or FUNC=OPVALUE (a function name without blanks or glob characters, then '>' and a whole number with an optional unit ns, us, ms or s, or '=', one of < <= > >= = != and a number or -ENAME: 'vfs_read>10ms', 'vfs_read=<0', 'kmalloc==-ENOMEM')",
 				      arg);
 	o->nr_triggers++;
 	return -1;
@@ -1004,9 +1007,11 @@ static int set_triggers(struct run *r, const struct opts *o)
 	if (ret)
 		return fail("cannot read %s/trigger: %s", ng_ctl_root(&r->ctl),
 			    strerror(-ret));
-	for (i = 0; i < o->nr_triggers; i++)
-		len += snprintf(text + len, sizeof(text) - len, "%s>%" PRIu64 "\n",
-				o->triggers[i].func, o->triggers[i].ns);
+	for (i = 0; i < o->nr_triggers; i++) {
+		len += ng_trigger_format(&o->triggers[i], text + len,
+					 sizeof(text) - len);
+		len += snprintf(text + len, sizeof(text) - len, "\n");
+	}
 	return set(r, "trigger", text);
 }
 
@@ -1285,6 +1290,8 @@ static int flight_open(struct run *r, const struct opts *o,
 		.cpu = h->cpu,
 		.tid = h->tid,
 		.exit_ns = ng_clock_ns(&r->clock, h->exit_counter),
+		.has_value = h->has_value,
+		.value = h->value,
 	};
 	r->window_from = ng_flight_window_from(r->trigger.exit_ns,
 					       h->duration_ns, o->window_ns);
@@ -1306,16 +1313,18 @@ static int flight_open(struct run *r, const struct opts *o,
 static void snapshot_summary(const struct run *r, const struct opts *o)
 {
 	const struct ng_conv_summary *sum = &r->sum;
-	char dur[32];
+	char dur[32], value[48] = "";
 
 	if (o->quiet)
 		return;
+	if (r->hit.has_value)
+		snprintf(value, sizeof(value), " returned %d and", r->hit.value);
 	fprintf(stderr,
-		"nanograph: %s/: %s lasted %s (tid %d, cpu %d); %" PRIu64
+		"nanograph: %s/: %s%s lasted %s (tid %d, cpu %d); %" PRIu64
 		" threads, %" PRIu64 " calls, %" PRIu64
 		" records overwritten before the window, %" PRIu64
 		" lost, %.1f KiB\n",
-		r->snap_dir, r->hit.func,
+		r->snap_dir, r->hit.func, value,
 		ng_fmt_time(dur, sizeof(dur), r->hit.duration_ns, false),
 		r->hit.tid, r->hit.cpu, sum->threads, sum->pushes,
 		r->overwritten, sum->lost, sum->bytes / 1024.0);

@@ -136,20 +136,32 @@ int ng_ctl_admit_process(const struct ng_ctl *ctl, int pid, const char **file);
 #define NG_TRIGGER_MAX_NS	(3600ULL * 1000000000ULL)
 #define NG_TRIGGER_MAX		8
 
-/* One line of the module's trigger file: a call of @func lasting @ns or more. */
+/*
+ * One line of the module's trigger file: a call of @func lasting @ns or
+ * more, or (@on_value) returning a value that compares with @value by
+ * @op ("<", "<=", ">", ">=", "=", "!=") as a C int.
+ */
 struct ng_trigger {
 	char func[NG_TRIGGER_FUNC_MAX];
 	uint64_t ns;
+	bool on_value;
+	char op[3];
+	int value;
 };
 
 /*
- * Parse "FUNC>DURATION" as the module's trigger file takes it: FUNC a
- * name without blanks or glob characters (*?[]!), DURATION digits with
- * an optional unit ns, us, ms or s (nanoseconds without one), from 1 ns
- * to 3600 s. 0, -EINVAL for bad syntax, -ERANGE for a duration out of
- * range; *@t is set only on success.
+ * Parse a trigger as the module's trigger file takes it: FUNC a name
+ * without blanks or glob characters (*?[]!), then ">DURATION", digits
+ * with an optional unit ns, us, ms or s (nanoseconds without one), from
+ * 1 ns to 3600 s; or "=OPVALUE", VALUE a decimal or 0x hex number with
+ * an optional '-' (no leading 0) or -ENAME, one of the errno names the
+ * module knows ("vfs_read=<0", "kmalloc==-ENOMEM"). 0, -EINVAL for bad
+ * syntax or an unknown name, -ERANGE for a duration out of range or a
+ * value outside a C int; *@t is set only on success.
  */
 int ng_trigger_parse(const char *s, struct ng_trigger *t);
+/* The line to write to the trigger file (values as decimal numbers). */
+int ng_trigger_format(const struct ng_trigger *t, char *buf, size_t size);
 
 enum ng_flight_state_kind {
 	NG_FLIGHT_OFF,
@@ -165,6 +177,8 @@ struct ng_flight_hit {
 	int cpu;
 	int tid;
 	uint64_t exit_counter;	/* its exit record's counter value */
+	bool has_value;		/* a return-value trigger fired: */
+	int value;		/* what the call returned */
 };
 
 struct ng_flight_state {
@@ -175,8 +189,8 @@ struct ng_flight_state {
 
 /*
  * Parse the flight file: "off", "armed", "frozen", or "triggered" or
- * "frozen" followed by "FUNC DURATION_NS CPU PID EXIT_COUNTER". 0 or
- * -EINVAL.
+ * "frozen" followed by "FUNC DURATION_NS CPU PID EXIT_COUNTER", and the
+ * value returned when a return-value trigger fired. 0 or -EINVAL.
  */
 int ng_flight_parse(const char *text, struct ng_flight_state *st);
 /*
@@ -714,6 +728,8 @@ struct ng_info_trigger {
 	int cpu;
 	int tid;
 	uint64_t exit_ns;	/* its return, CLOCK_MONOTONIC as in the files */
+	bool has_value;		/* a return-value trigger fired: */
+	int value;		/* what the call returned (else null) */
 };
 
 /* What ng_info_write() puts in info.json; NULL or NG_INFO_UNKNOWN: null. */

@@ -2,14 +2,17 @@
 /*
  * flight.c - the flight recorder's texts, as the module's control files
  * hold them (Documentation/control-files.md, "Flight recording"): a
- * trigger "FUNC>DURATION", checked by the collector before it changes
+ * trigger "FUNC>DURATION" or "FUNC=OPVALUE", checked by the collector
+ * before it changes
  * anything, so that a typo is a usage error and not a half-configured
  * module; and the flight file's state line with the hit, which says
  * which call fired and where its exit record is.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nanograph.h"
@@ -37,35 +40,132 @@ static bool plain_name(const char *s, size_t len)
 	return true;
 }
 
-int ng_trigger_parse(const char *s, struct ng_trigger *t)
+/* "FUNC>DURATION": the duration, in ns, from 1 ns to 3600 s. */
+static int parse_duration(const char *d, uint64_t *ns)
 {
-	const char *gt = s ? strchr(s, '>') : NULL;
+	size_t i, digits = strspn(d, "0123456789");
 	char num[32];
-	size_t i, digits;
 	uint64_t v;
 	int ret;
 
-	if (!gt || !plain_name(s, gt - s))
-		return -EINVAL;
-	gt++;
-	digits = strspn(gt, "0123456789");
 	if (!digits || digits >= sizeof(num))
 		return digits ? -ERANGE : -EINVAL;
-	memcpy(num, gt, digits);
+	memcpy(num, d, digits);
 	num[digits] = '\0';
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(gt + digits, units[i].name))
+		if (strcmp(d + digits, units[i].name))
 			continue;
-		ret = ng_parse_num(num, 0, 1, NG_TRIGGER_MAX_NS / units[i].ns,
-				   &v);
-		if (ret)
-			return ret;
-		memcpy(t->func, s, gt - 1 - s);
-		t->func[gt - 1 - s] = '\0';
-		t->ns = v * units[i].ns;
-		return 0;
+		ret = ng_parse_num(num, 0, 1, NG_TRIGGER_MAX_NS / units[i].ns, &v);
+		if (!ret)
+			*ns = v * units[i].ns;
+		return ret;
 	}
 	return -EINVAL;
+}
+
+/*
+ * The errno names a return-value trigger may use: the module's list
+ * (kmod/flight.c), no more, so that what the collector takes the module
+ * takes too; ENOTSUPP and ERESTARTSYS are the kernel's own.
+ */
+static const struct {
+	const char *name;
+	int err;
+} errnos[] = {
+	{ "EPERM", EPERM }, { "ENOENT", ENOENT }, { "ESRCH", ESRCH },
+	{ "EINTR", EINTR }, { "EIO", EIO }, { "ENXIO", ENXIO },
+	{ "E2BIG", E2BIG }, { "EBADF", EBADF }, { "EAGAIN", EAGAIN },
+	{ "ENOMEM", ENOMEM }, { "EACCES", EACCES }, { "EFAULT", EFAULT },
+	{ "EBUSY", EBUSY }, { "EEXIST", EEXIST }, { "ENODEV", ENODEV },
+	{ "ENOTDIR", ENOTDIR }, { "EISDIR", EISDIR }, { "EINVAL", EINVAL },
+	{ "ENFILE", ENFILE }, { "EMFILE", EMFILE }, { "ENOSPC", ENOSPC },
+	{ "ESPIPE", ESPIPE }, { "EROFS", EROFS }, { "EPIPE", EPIPE },
+	{ "ERANGE", ERANGE }, { "EDEADLK", EDEADLK },
+	{ "ENOTEMPTY", ENOTEMPTY }, { "ELOOP", ELOOP }, { "ENODATA", ENODATA },
+	{ "EOVERFLOW", EOVERFLOW }, { "EOPNOTSUPP", EOPNOTSUPP },
+	{ "ECONNREFUSED", ECONNREFUSED }, { "ETIMEDOUT", ETIMEDOUT },
+	{ "ENOTSUPP", 524 }, { "ERESTARTSYS", 512 },
+};
+
+/*
+ * A value to compare a return with: -ENAME, or a decimal or 0x hex
+ * number with an optional '-', within a C int.  No leading 0 (the
+ * module would read it as octal).
+ */
+static int parse_value(const char *v, int *value)
+{
+	const char *digits = v + (*v == '-');
+	bool hex = !strncmp(digits, "0x", 2);
+	const char *body = digits + (hex ? 2 : 0);
+	long long n;
+	size_t i;
+	char *end;
+
+	if (v[0] == '-' && v[1] == 'E') {
+		for (i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++)
+			if (!strcmp(v + 1, errnos[i].name)) {
+				*value = -errnos[i].err;
+				return 0;
+			}
+		return -EINVAL;
+	}
+	if (!*body || strspn(body, hex ? "0123456789abcdefABCDEF" :
+			     "0123456789") != strlen(body) ||
+	    (!hex && body[0] == '0' && body[1]))
+		return -EINVAL;
+	if (strlen(body) > 16)
+		return -ERANGE;
+	errno = 0;
+	n = strtoll(digits, &end, hex ? 16 : 10);
+	if (*v == '-')
+		n = -n;
+	if (errno || n < INT_MIN || n > INT_MAX)
+		return -ERANGE;
+	*value = (int)n;
+	return 0;
+}
+
+/* The comparisons, longest first: "<=" before "<". */
+static const char *const ops[] = { "<=", ">=", "!=", "<", ">", "=" };
+
+/* "FUNC=OPVALUE": the operator and the value. */
+static int parse_comparison(const char *c, struct ng_trigger *t)
+{
+	size_t i, len;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		len = strlen(ops[i]);
+		if (strncmp(c, ops[i], len))
+			continue;
+		snprintf(t->op, sizeof(t->op), "%s", ops[i]);
+		return parse_value(c + len, &t->value);
+	}
+	return -EINVAL;
+}
+
+int ng_trigger_parse(const char *s, struct ng_trigger *t)
+{
+	const char *sep = s ? strpbrk(s, ">=") : NULL;
+	struct ng_trigger n = { .on_value = sep && *sep == '=' };
+	int ret;
+
+	if (!sep || !plain_name(s, sep - s))
+		return -EINVAL;
+	ret = n.on_value ? parse_comparison(sep + 1, &n) :
+			   parse_duration(sep + 1, &n.ns);
+	if (ret)
+		return ret;
+	memcpy(n.func, s, sep - s);
+	n.func[sep - s] = '\0';
+	*t = n;
+	return 0;
+}
+
+int ng_trigger_format(const struct ng_trigger *t, char *buf, size_t size)
+{
+	if (t->on_value)
+		return snprintf(buf, size, "%s=%s%d", t->func, t->op, t->value);
+	return snprintf(buf, size, "%s>%" PRIu64, t->func, t->ns);
 }
 
 /* The words of the state line, at most @max; how many, or -EINVAL. */
@@ -83,11 +183,15 @@ static int split(char *line, char **w, int max)
 	return n;
 }
 
-/* "FUNC DURATION_NS CPU PID EXIT_COUNTER" into @h. */
-static int parse_hit(char **w, struct ng_flight_hit *h)
+/* "FUNC DURATION_NS CPU PID EXIT_COUNTER [RETURNED]" (@n words) into @h. */
+static int parse_hit(char **w, int n, struct ng_flight_hit *h)
 {
 	uint64_t v[4];
 	int i;
+
+	if (n == 6 && parse_value(w[5], &h->value))
+		return -EINVAL;
+	h->has_value = n == 6;
 
 	if (!plain_name(w[0], strlen(w[0])))
 		return -EINVAL;
@@ -110,14 +214,14 @@ int ng_flight_parse(const char *text, struct ng_flight_state *st)
 		[NG_FLIGHT_OFF] = "off", [NG_FLIGHT_ARMED] = "armed",
 		[NG_FLIGHT_TRIGGERED] = "triggered", [NG_FLIGHT_FROZEN] = "frozen",
 	};
-	char line[512], *w[6];
+	char line[512], *w[7];
 	int n, s;
 
 	memset(st, 0, sizeof(*st));
 	if (snprintf(line, sizeof(line), "%s", text) >= (int)sizeof(line))
 		return -EINVAL;
 	line[strcspn(line, "\n")] = '\0';
-	n = split(line, w, 6);
+	n = split(line, w, 7);
 	if (n < 1)
 		return -EINVAL;
 	for (s = 0; s < (int)(sizeof(names) / sizeof(names[0])); s++) {
@@ -127,10 +231,10 @@ int ng_flight_parse(const char *text, struct ng_flight_state *st)
 		/* a hit only after triggered or frozen; frozen may lack one */
 		if (n == 1)
 			return s == NG_FLIGHT_TRIGGERED ? -EINVAL : 0;
-		if (n != 6 || s < NG_FLIGHT_TRIGGERED)
+		if (n < 6 || s < NG_FLIGHT_TRIGGERED)
 			return -EINVAL;
 		st->has_hit = true;
-		return parse_hit(w + 1, &st->hit);
+		return parse_hit(w + 1, n - 1, &st->hit);
 	}
 	return -EINVAL;
 }

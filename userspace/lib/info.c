@@ -318,6 +318,11 @@ static void jw_trigger(struct jw *w, const struct ng_info_trigger *t)
 	jw_u64(w, t->tid);
 	jw_key(w, "exit_ns");
 	jw_u64(w, t->exit_ns);
+	jw_key(w, "return_value");
+	if (t->has_value)
+		ng_outfile_printf(&w->of, "%d", t->value);
+	else
+		jw_null(w);
 	jw_close(w);
 }
 
