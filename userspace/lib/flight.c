@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "nanograph.h"
+#include "nanograph_flight.h"
 
 /* The units a trigger's duration may carry, and nanoseconds in each. */
 static const struct {
@@ -63,29 +64,20 @@ static int parse_duration(const char *d, uint64_t *ns)
 	return -EINVAL;
 }
 
-/*
- * The errno names a return-value trigger may use: the module's list
- * (kmod/flight.c), no more, so that what the collector takes the module
- * takes too; ENOTSUPP and ERESTARTSYS are the kernel's own.
- */
+/* The errno names a return-value trigger may use: the module's list. */
+#define ERRNO_ENTRY(e)	{ #e, e },
 static const struct {
 	const char *name;
 	int err;
 } errnos[] = {
-	{ "EPERM", EPERM }, { "ENOENT", ENOENT }, { "ESRCH", ESRCH },
-	{ "EINTR", EINTR }, { "EIO", EIO }, { "ENXIO", ENXIO },
-	{ "E2BIG", E2BIG }, { "EBADF", EBADF }, { "EAGAIN", EAGAIN },
-	{ "ENOMEM", ENOMEM }, { "EACCES", EACCES }, { "EFAULT", EFAULT },
-	{ "EBUSY", EBUSY }, { "EEXIST", EEXIST }, { "ENODEV", ENODEV },
-	{ "ENOTDIR", ENOTDIR }, { "EISDIR", EISDIR }, { "EINVAL", EINVAL },
-	{ "ENFILE", ENFILE }, { "EMFILE", EMFILE }, { "ENOSPC", ENOSPC },
-	{ "ESPIPE", ESPIPE }, { "EROFS", EROFS }, { "EPIPE", EPIPE },
-	{ "ERANGE", ERANGE }, { "EDEADLK", EDEADLK },
-	{ "ENOTEMPTY", ENOTEMPTY }, { "ELOOP", ELOOP }, { "ENODATA", ENODATA },
-	{ "EOVERFLOW", EOVERFLOW }, { "EOPNOTSUPP", EOPNOTSUPP },
-	{ "ECONNREFUSED", ECONNREFUSED }, { "ETIMEDOUT", ETIMEDOUT },
-	{ "ENOTSUPP", 524 }, { "ERESTARTSYS", 512 },
+	NG_TRIGGER_ERRNOS(ERRNO_ENTRY)
 };
+
+/* @name without the "NG_" of the kernel's own errnos named here. */
+static const char *errno_name(const char *name)
+{
+	return strncmp(name, "NG_", 3) ? name : name + 3;
+}
 
 /*
  * A value to compare a return with: -ENAME, or a decimal or 0x hex
@@ -103,7 +95,7 @@ static int parse_value(const char *v, int *value)
 
 	if (v[0] == '-' && v[1] == 'E') {
 		for (i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++)
-			if (!strcmp(v + 1, errnos[i].name)) {
+			if (!strcmp(v + 1, errno_name(errnos[i].name))) {
 				*value = -errnos[i].err;
 				return 0;
 			}
