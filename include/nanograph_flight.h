@@ -4,30 +4,41 @@
  * ("FUNC==-ENOMEM", Documentation/control-files.md) may use, for the
  * module and the collector alike, so that what the collector checks
  * before it writes the trigger file is what the module takes: the usual
- * failures (the kernel has no name-to-number table to borrow).
+ * failures (the kernel has no name-to-number table to borrow).  Include
+ * it where the table is used: it is defined here.
  *
- * NG_TRIGGER_ERRNOS(X) calls X(NAME) for each; NAME is an errno macro.
  * ENOTSUPP and ERESTARTSYS are the kernel's own (include/linux/errno.h):
  * user space gets their values here.
  */
 #ifndef NANOGRAPH_FLIGHT_H
 #define NANOGRAPH_FLIGHT_H
 
-#ifndef __KERNEL__
-#define NG_ERESTARTSYS	512
-#define NG_ENOTSUPP	524
-#else
-#define NG_ERESTARTSYS	ERESTARTSYS
+#ifdef __KERNEL__
 #define NG_ENOTSUPP	ENOTSUPP
+#define NG_ERESTARTSYS	ERESTARTSYS
+#else
+#include <errno.h>
+#define NG_ENOTSUPP	524
+#define NG_ERESTARTSYS	512
 #endif
 
-#define NG_TRIGGER_ERRNOS(X)						\
-	X(EPERM) X(ENOENT) X(ESRCH) X(EINTR) X(EIO) X(ENXIO) X(E2BIG)	\
-	X(EBADF) X(EAGAIN) X(ENOMEM) X(EACCES) X(EFAULT) X(EBUSY)	\
-	X(EEXIST) X(ENODEV) X(ENOTDIR) X(EISDIR) X(EINVAL) X(ENFILE)	\
-	X(EMFILE) X(ENOSPC) X(ESPIPE) X(EROFS) X(EPIPE) X(ERANGE)	\
-	X(EDEADLK) X(ENOTEMPTY) X(ELOOP) X(ENODATA) X(EOVERFLOW)	\
-	X(EOPNOTSUPP) X(ECONNREFUSED) X(ETIMEDOUT) X(NG_ENOTSUPP)	\
-	X(NG_ERESTARTSYS)
+static const struct {
+	const char *name;
+	int err;
+} ng_trigger_errnos[] = {
+	{ "EPERM", EPERM }, { "ENOENT", ENOENT }, { "ESRCH", ESRCH },
+	{ "EINTR", EINTR }, { "EIO", EIO }, { "ENXIO", ENXIO },
+	{ "E2BIG", E2BIG }, { "EBADF", EBADF }, { "EAGAIN", EAGAIN },
+	{ "ENOMEM", ENOMEM }, { "EACCES", EACCES }, { "EFAULT", EFAULT },
+	{ "EBUSY", EBUSY }, { "EEXIST", EEXIST }, { "ENODEV", ENODEV },
+	{ "ENOTDIR", ENOTDIR }, { "EISDIR", EISDIR }, { "EINVAL", EINVAL },
+	{ "ENFILE", ENFILE }, { "EMFILE", EMFILE }, { "ENOSPC", ENOSPC },
+	{ "ESPIPE", ESPIPE }, { "EROFS", EROFS }, { "EPIPE", EPIPE },
+	{ "ERANGE", ERANGE }, { "EDEADLK", EDEADLK },
+	{ "ENOTEMPTY", ENOTEMPTY }, { "ELOOP", ELOOP }, { "ENODATA", ENODATA },
+	{ "EOVERFLOW", EOVERFLOW }, { "EOPNOTSUPP", EOPNOTSUPP },
+	{ "ECONNREFUSED", ECONNREFUSED }, { "ETIMEDOUT", ETIMEDOUT },
+	{ "ENOTSUPP", NG_ENOTSUPP }, { "ERESTARTSYS", NG_ERESTARTSYS },
+};
 
 #endif /* NANOGRAPH_FLIGHT_H */

@@ -64,21 +64,6 @@ static int parse_duration(const char *d, uint64_t *ns)
 	return -EINVAL;
 }
 
-/* The errno names a return-value trigger may use: the module's list. */
-#define ERRNO_ENTRY(e)	{ #e, e },
-static const struct {
-	const char *name;
-	int err;
-} errnos[] = {
-	NG_TRIGGER_ERRNOS(ERRNO_ENTRY)
-};
-
-/* @name without the "NG_" of the kernel's own errnos named here. */
-static const char *errno_name(const char *name)
-{
-	return strncmp(name, "NG_", 3) ? name : name + 3;
-}
-
 /*
  * A value to compare a return with: -ENAME, or a decimal or 0x hex
  * number with an optional '-', within a C int.  No leading 0 (the
@@ -94,9 +79,11 @@ static int parse_value(const char *v, int *value)
 	char *end;
 
 	if (v[0] == '-' && v[1] == 'E') {
-		for (i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++)
-			if (!strcmp(v + 1, errno_name(errnos[i].name))) {
-				*value = -errnos[i].err;
+		/* the module's list (nanograph_flight.h) */
+		for (i = 0; i < sizeof(ng_trigger_errnos) /
+			     sizeof(ng_trigger_errnos[0]); i++)
+			if (!strcmp(v + 1, ng_trigger_errnos[i].name)) {
+				*value = -ng_trigger_errnos[i].err;
 				return 0;
 			}
 		return -EINVAL;
