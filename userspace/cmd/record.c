@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -52,6 +54,26 @@ const char ng_record_help[] =
 "                  recording (info.json's overhead, for --compensate)\n"
 "  -q, --quiet     no progress line and no summary\n"
 "\n"
+"Flight recording (keep the last records in memory, write them only when\n"
+"a call is too slow):\n"
+"  --flight        record into the raw buffers, overwriting the oldest\n"
+"                  records, until a trigger fires; then write the buffers'\n"
+"                  window as DIR/flight-<ns>/, a recording of its own\n"
+"  --trigger FUNC>DURATION\n"
+"                  fire when a call of FUNC lasts DURATION or more (unit\n"
+"                  ns, us, ms or s; up to 8 triggers), or with\n"
+"                  FUNC=OPVALUE when its return value compares so (OP\n"
+"                  one of < <= > >= = !=, VALUE a number or -ENAME:\n"
+"                  'vfs_read=<0'); FUNC is added to --hook and -F when\n"
+"                  they are given and do not match it\n"
+"  --window S      keep only the last S seconds before the trigger's\n"
+"                  return (always the whole triggering call)\n"
+"  --size MB       raw buffers of MB MiB in all (default: --buffer-kb\n"
+"                  per CPU)\n"
+"  --tail S        go on recording S seconds after the hit (default 0.1)\n"
+"  --count N       stop after N snapshots (default 1); a command is then\n"
+"                  waited for, untraced\n"
+"\n"
 "A command is started and recorded with its threads and children until it\n"
 "exits; with -p, the process, its threads and the children it forks from\n"
 "then on, until it exits; with -a, every task of the system (those started\n"
@@ -69,12 +91,17 @@ const char ng_record_help[] =
 "info.json (how it was recorded, what was lost: 'nanograph info DIR').\n"
 "It is written as a new directory next to DIR and swapped in when\n"
 "complete: an earlier recording in DIR is kept as DIR.old, and a failed\n"
-"recording leaves DIR as it was. Needs root, tracefs and the module\n"
-"loaded.";
+"recording leaves DIR as it was. With --flight, DIR holds one directory\n"
+"a snapshot, flight-<the trigger's return, CLOCK_MONOTONIC ns>, and is\n"
+"created at the first one: nothing is written before a trigger fires.\n"
+"Needs root, tracefs and the module loaded.";
 
 #define DEFAULT_DIR	"nanograph.data"
 #define DEFAULT_BUF_KB	8192
 #define POLL_MS		50
+#define FLIGHT_POLL_MS	100	/* how soon an armed wait notices an exit */
+#define DEFAULT_TAIL_MS	100
+#define MAX_RAW_KB	1048576	/* the module's raw_buffer_size_kb limit */
 
 struct opts {
 	char **graph, **notrace, **hook;
@@ -88,7 +115,17 @@ struct opts {
 	bool quiet;
 	bool raw;
 	bool no_calibrate;
+	bool buffer_given;	/* --buffer-kb */
 	char **argv;		/* the command, or NULL */
+	/* --flight and its options */
+	bool flight;
+	bool flight_opts;	/* one of the options below was given */
+	struct ng_trigger triggers[NG_TRIGGER_MAX];
+	int nr_triggers;
+	uint64_t window_ns;	/* 0: the whole buffer */
+	uint64_t size_mb;	/* 0: --buffer-kb per CPU */
+	uint64_t tail_ns;
+	uint64_t count;		/* snapshots to take */
 };
 
 struct run {
@@ -118,6 +155,20 @@ struct run {
 	struct ng_overhead overhead;	/* the cost per call, if calibrated */
 	char overhead_fn[128];		/* the function calibrated on */
 	bool calibrated;
+	const struct ng_cmd *self;
+	const char *out_name;		/* the directory being written, for messages */
+	double start_s;			/* CLOCK_MONOTONIC at tracing_on=1 */
+	/* --flight */
+	struct ng_ctl_saved *flight_saved;	/* the trigger file as found */
+	int flight_fd;			/* the flight file, for poll(2) */
+	struct ng_ctl_stats stats_arm;	/* the module's counts at the last arm */
+	struct ng_flight_hit hit;	/* the snapshot's triggering call */
+	struct ng_info_trigger trigger;	/* the same for info.json */
+	uint64_t window_from;		/* ns: the snapshot's window */
+	uint64_t snap_lost;		/* records dropped since the arm */
+	uint64_t overwritten;		/* records overwritten since the arm */
+	char snap_dir[4096];		/* DIR/flight-<ns> */
+	uint64_t snapshots;		/* taken */
 };
 
 /*
@@ -180,12 +231,128 @@ static int need_value(const struct ng_cmd *self, const char *opt,
 	return ng_usage_error(self->name, "option '%s' needs a value", opt);
 }
 
+/* One --trigger, checked as the module checks it, before anything changes. */
+static int add_trigger(const struct ng_cmd *self, const char *arg,
+		       struct opts *o)
+{
+	const char *sep;
+	int ret;
+
+	if (o->nr_triggers == NG_TRIGGER_MAX)
+		return ng_usage_error(self->name, "at most %d --trigger (the module's limit)",
+				      NG_TRIGGER_MAX);
+	ret = ng_trigger_parse(arg, &o->triggers[o->nr_triggers]);
+	sep = strpbrk(arg, ">=");
+	if (ret == -ERANGE)
+		return ng_usage_error(self->name, "--trigger '%s': %s", arg,
+				      *sep == '>' ? "the duration must be from 1 ns to 3600 s" :
+				      "the value must fit a C int");
+	if (ret)
+		return ng_usage_error(self->name, "--trigger '%s': not FUNC>DURATION or FUNC=OPVALUE (a function name without blanks or glob characters, then '>' and a whole number with an optional unit ns, us, ms or s, or '=', one of < <= > >= = != and a number or -ENAME: 'vfs_read>10ms', 'vfs_read=<0', 'kmalloc==-ENOMEM')",
+				      arg);
+	o->nr_triggers++;
+	return -1;
+}
+
+/*
+ * The options of --flight, @which counted from --trigger in the order
+ * of their enum: -1 to go on, else an exit code.
+ */
+static int parse_flight(const struct ng_cmd *self, int which,
+			const char *arg, struct opts *o)
+{
+	uint64_t v = 0;
+	int ret;
+
+	switch (which) {
+	case 0:
+		return add_trigger(self, arg, o);
+	case 1:
+		/* milliseconds, up to the longest trigger's duration */
+		ret = ng_opt_num(self, "--window", arg, 3, 1, 3600 * 1000,
+				 "seconds", &v);
+		o->window_ns = v * 1000000;
+		return ret;
+	case 2:
+		ret = ng_opt_num(self, "--size", arg, 0, 1, 1ULL << 30, "MiB",
+				 &v);
+		o->size_mb = v;
+		return ret;
+	case 3:
+		ret = ng_opt_num(self, "--tail", arg, 3, 0, 60 * 1000,
+				 "seconds", &v);
+		o->tail_ns = v * 1000000;
+		return ret;
+	default:
+		ret = ng_opt_num(self, "--count", arg, 0, 1, 1000000,
+				 "a number of snapshots", &v);
+		o->count = v;
+		return ret;
+	}
+}
+
+/*
+ * A trigger's function must be hooked and recorded: given --hook (or
+ * -F), a FUNC no glob of it matches is added to it, and said.
+ */
+static int add_trigger_funcs(struct opts *o, char ***list, int *n,
+			     const char *opt)
+{
+	int i, j, nr = *n;
+
+	if (!nr)
+		return 0;	/* every function hooked, every call recorded */
+	for (i = 0; i < o->nr_triggers; i++) {
+		const char *func = o->triggers[i].func;
+
+		for (j = 0; j < nr && fnmatch((*list)[j], func, 0); j++)
+			;
+		if (j < nr)
+			continue;
+		if (push_arg(list, n, o->triggers[i].func))
+			return fail("out of memory");
+		if (!o->quiet)
+			fprintf(stderr, "nanograph record: %s %s added: --trigger's function must be %s\n",
+				opt, func, !strcmp(opt, "--hook") ? "hooked" :
+				"recorded (a root of its own)");
+	}
+	return 0;
+}
+
+/* --flight's options together, and the buffer size; -1 to go on. */
+static int check_flight(const struct ng_cmd *self, struct opts *o)
+{
+	if (!o->flight)
+		return o->flight_opts ?
+			ng_usage_error(self->name, "--trigger, --window, --size, --tail and --count go with --flight") :
+			-1;
+	if (!o->nr_triggers)
+		return ng_usage_error(self->name, "--flight needs at least one --trigger 'FUNC>DURATION'");
+	if (o->window_ns && o->size_mb)
+		return ng_usage_error(self->name, "give either --window or --size, not both");
+	if (o->size_mb && o->buffer_given)
+		return ng_usage_error(self->name, "give either --size (MiB in all) or --buffer-kb (KiB per CPU), not both");
+	if (!o->raw)
+		return ng_usage_error(self->name, "--flight records in the raw buffers: not with --events");
+	if (o->size_mb)
+		o->buffer_kb = ng_flight_buffer_kb(o->size_mb,
+						   sysconf(_SC_NPROCESSORS_CONF));
+	if (o->size_mb && o->buffer_kb > MAX_RAW_KB)
+		return ng_usage_error(self->name, "--size %" PRIu64 " is %lu KiB per CPU, above the module's %d",
+				      o->size_mb, o->buffer_kb, MAX_RAW_KB);
+	if (add_trigger_funcs(o, &o->hook, &o->nr_hook, "--hook") ||
+	    add_trigger_funcs(o, &o->graph, &o->nr_graph, "-F"))
+		return NG_EXIT_FAIL;
+	return -1;
+}
+
 /* Parse the command line into @o; -1 to go on, else an exit code. */
 static int parse(const struct ng_cmd *self, int argc, char **argv,
 		 struct opts *o)
 {
 	enum { OPT_HOOK = 256, OPT_DURATION, OPT_BUFFER, OPT_RAW, OPT_EVENTS,
-	       OPT_NO_CALIBRATE };
+	       OPT_NO_CALIBRATE, OPT_FLIGHT, OPT_TRIGGER, OPT_WINDOW, OPT_SIZE,
+	       OPT_TAIL, OPT_COUNT };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -195,6 +362,12 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 		{ "raw", no_argument, NULL, OPT_RAW },
 		{ "events", no_argument, NULL, OPT_EVENTS },
 		{ "no-calibrate", no_argument, NULL, OPT_NO_CALIBRATE },
+		{ "flight", no_argument, NULL, OPT_FLIGHT },
+		{ "trigger", required_argument, NULL, OPT_TRIGGER },
+		{ "window", required_argument, NULL, OPT_WINDOW },
+		{ "size", required_argument, NULL, OPT_SIZE },
+		{ "tail", required_argument, NULL, OPT_TAIL },
+		{ "count", required_argument, NULL, OPT_COUNT },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v = 0;
@@ -205,6 +378,8 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 	/* The cheaper mode, lossless as well at the rates measured: performance.md. */
 	o->raw = true;
 	o->depth = -1;
+	o->tail_ns = DEFAULT_TAIL_MS * 1000000ULL;
+	o->count = 1;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:hqaF:N:D:p:o:", longopts,
@@ -260,6 +435,7 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 			ret = ng_opt_num(self, "--buffer-kb", optarg, 0, 4,
 					 1UL << 22, "KiB per CPU", &v);
 			o->buffer_kb = v;
+			o->buffer_given = true;
 			break;
 		case OPT_RAW:
 		case OPT_EVENTS:
@@ -268,6 +444,17 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 			break;
 		case OPT_NO_CALIBRATE:
 			o->no_calibrate = true;
+			break;
+		case OPT_FLIGHT:
+			o->flight = true;
+			break;
+		case OPT_TRIGGER:
+		case OPT_WINDOW:
+		case OPT_SIZE:
+		case OPT_TAIL:
+		case OPT_COUNT:
+			o->flight_opts = true;
+			ret = parse_flight(self, c - OPT_TRIGGER, optarg, o);
 			break;
 		default:
 			return ng_option_error(self, c, argv, longopts);
@@ -289,11 +476,44 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 	if (!o->argv && !o->pid && !o->all)
 		return ng_usage_error(self->name,
 				      "what to record? give -a, -p PID or a command");
+	return check_flight(self, o);
+}
+
+/*
+ * --flight's conditions: a module with the flight recorder, not in use,
+ * and a DIR that can hold snapshot directories (created at the first).
+ */
+static int flight_preflight(struct run *r, const struct opts *o)
+{
+	struct ng_flight_state st;
+	struct stat sb;
+	char *val = NULL;
+	int ret;
+
+	ret = ng_ctl_read(&r->ctl, "flight", &val, NULL);
+	if (ret == -ENOENT)
+		return fail("this nanograph module has no flight recorder (%s/flight is missing): load one built from a newer tree",
+			    ng_ctl_root(&r->ctl));
+	if (ret)
+		return fail("cannot read %s/flight: %s", ng_ctl_root(&r->ctl),
+			    strerror(-ret));
+	ret = ng_flight_parse(val, &st);
+	if (ret || st.state != NG_FLIGHT_OFF) {
+		val[strcspn(val, "\n")] = '\0';
+		ret = fail("the flight recorder is in use (flight reads '%s'): another session; stop it with 'echo off > %s/flight'",
+			   val, ng_ctl_root(&r->ctl));
+		free(val);
+		return ret;
+	}
+	free(val);
+	if (!stat(o->dir, &sb) && !S_ISDIR(sb.st_mode))
+		return fail("%s is not a directory: --flight writes its snapshots into a directory (-o DIR)",
+			    o->dir);
 	return -1;
 }
 
 /* The conditions record needs, each with the line that says how to get it. */
-static int preflight(struct run *r)
+static int preflight(struct run *r, const struct opts *o)
 {
 	const char *dir;
 	char *val = NULL;
@@ -319,7 +539,7 @@ static int preflight(struct run *r)
 			    ng_ctl_root(&r->ctl));
 	}
 	free(val);
-	return -1;
+	return o->flight ? flight_preflight(r, o) : -1;
 }
 
 /* Write one control file; on failure, say which and why. */
@@ -509,6 +729,18 @@ static int drain(struct run *r)
 	return 0;
 }
 
+/* --duration is over: a started command gets SIGTERM. */
+static bool duration_over(struct run *r, const struct opts *o, double start)
+{
+	if (!o->duration || now_s() - start < o->duration)
+		return false;
+	if (r->child > 0 && !r->child_done) {
+		kill(r->child, SIGTERM);
+		r->duration_stop = true;
+	}
+	return true;
+}
+
 /* Stream until the workload ends, a signal, or the duration. */
 static int stream(struct run *r, const struct opts *o)
 {
@@ -520,15 +752,9 @@ static int stream(struct run *r, const struct opts *o)
 	for (;;) {
 		if (drain(r))
 			return NG_EXIT_FAIL;
-		if (stop_signal || !workload_alive(r, o))
+		if (stop_signal || !workload_alive(r, o) ||
+		    duration_over(r, o, start))
 			break;
-		if (o->duration && now_s() - start >= o->duration) {
-			if (r->child > 0 && !r->child_done) {
-				kill(r->child, SIGTERM);
-				r->duration_stop = true;
-			}
-			break;
-		}
 		if (tty && now_s() - last >= 1.0) {
 			uint64_t ev = module_events(r, NULL), lost = 0;
 
@@ -616,10 +842,10 @@ static void raise_nofile(struct run *r)
 }
 
 /* Abandoned by a signal: say so; the exit status of the signal. */
-static int interrupted(const struct opts *o)
+static int interrupted(const char *dir)
 {
 	fprintf(stderr, "nanograph record: interrupted while writing the recording: nothing was kept, %s is as it was\n",
-		o->dir);
+		dir);
 	return 128 + abort_signal;
 }
 
@@ -636,7 +862,9 @@ static int write_info(const struct run *r, const struct opts *o)
 		.this_host = true,
 		.start = &r->start_rt,
 		.duration_ns = r->duration_ns,
-		.mode = o->raw ? "raw" : "events",
+		.mode = o->flight ? "flight" : o->raw ? "raw" : "events",
+		.trigger = o->flight ? &r->trigger : NULL,
+		.overwritten = r->overwritten,
 		.counter = r->clock.name[0] ? r->clock.name : NULL,
 		.settings = r->settings,
 		.sum = &r->sum,
@@ -655,20 +883,23 @@ static int write_output(struct run *r, const struct opts *o)
 	struct ng_cancel cancel = { cancelled, NULL };
 	struct ng_conv_summary *sum = &r->sum;
 	struct ng_conv *conv;
-	uint64_t lost = 0;
+	uint64_t lost = r->snap_lost;
 	int ret;
 
-	ng_rec_lost(r->rec, &lost);
+	/* a flight snapshot's: since its arm (flight_snapshot()) */
+	if (!o->flight)
+		ng_rec_lost(r->rec, &lost);
 	ret = ng_conv_new(&conv, ng_outdir_path(r->out), r->syms);
 	if (ret)
 		return fail("out of memory");
 	ng_conv_set_clock(conv, &r->clock);
+	ng_conv_set_window(conv, r->window_from);
 	ng_conv_set_thread_info(conv, ng_rec_thread_info, r->rec);
 	ng_conv_set_cancel(conv, &cancel);
 	ret = ng_rec_replay(r->rec, conv);
 	if (ret == -ECANCELED) {
 		ng_conv_abort(conv);
-		return interrupted(o);
+		return interrupted(r->out_name);
 	}
 	if (ret) {
 		ng_conv_abort(conv);
@@ -679,15 +910,17 @@ static int write_output(struct run *r, const struct opts *o)
 	if (!ret)
 		ret = write_info(r, o);
 	if (ret == -ECANCELED)
-		return interrupted(o);
+		return interrupted(r->out_name);
 	if (ret == -ENOSPC || ret == -EDQUOT)
 		return fail("writing %s: %s: free some space or choose another -o DIR; nothing was kept",
-			    o->dir, strerror(-ret));
+			    r->out_name, strerror(-ret));
 	if (ret)
-		return fail("writing %s: %s; nothing was kept", o->dir,
+		return fail("writing %s: %s; nothing was kept", r->out_name,
 			    strerror(-ret));
 	return NG_EXIT_OK;
 }
+
+static void say_command_end(const struct run *r, const struct opts *o);
 
 /* The summary, once the recording is in place. */
 static void summary(const struct run *r, const struct opts *o, double secs)
@@ -728,6 +961,12 @@ static void summary(const struct run *r, const struct opts *o, double secs)
 			"nanograph: the module skipped %" PRIu64
 			" calls of the traced tasks, which are not in the files: deeper than %s64 frames of a shadow stack, or in a task without one (stats: skipped)\n",
 			r->skipped, o->depth > 0 ? "-D or the " : "the ");
+	say_command_end(r, o);
+}
+
+/* How the command ended, when not as expected. */
+static void say_command_end(const struct run *r, const struct opts *o)
+{
 	if (r->child > 0 && r->child_done && WIFEXITED(r->status) &&
 	    WEXITSTATUS(r->status))
 		fprintf(stderr, "nanograph: %s exited with status %d\n",
@@ -759,6 +998,26 @@ static int exit_status(const struct run *r)
 	return NG_EXIT_FAIL;
 }
 
+/* The trigger file: saved to be put back, then one line a --trigger. */
+static int set_triggers(struct run *r, const struct opts *o)
+{
+	static const char *const files[] = { "trigger", NULL };
+	char text[NG_TRIGGER_MAX * (NG_TRIGGER_FUNC_MAX + 24)];
+	size_t len = 0;
+	int i, ret;
+
+	ret = ng_ctl_save(&r->ctl, files, &r->flight_saved);
+	if (ret)
+		return fail("cannot read %s/trigger: %s", ng_ctl_root(&r->ctl),
+			    strerror(-ret));
+	for (i = 0; i < o->nr_triggers; i++) {
+		len += ng_trigger_format(&o->triggers[i], text + len,
+					 sizeof(text) - len);
+		len += snprintf(text + len, sizeof(text) - len, "\n");
+	}
+	return set(r, "trigger", text);
+}
+
 /* Configure the module from the options; the saved state is put back later. */
 static int configure(struct run *r, const struct opts *o)
 {
@@ -779,7 +1038,8 @@ static int configure(struct run *r, const struct opts *o)
 	/* The raw buffers are sized and allocated here, before recording. */
 	snprintf(num, sizeof(num), "%lu", o->buffer_kb);
 	if ((o->raw && set(r, "raw_buffer_size_kb", num)) ||
-	    set(r, "buffer_mode", o->raw ? "raw" : "events"))
+	    set(r, "buffer_mode", o->raw ? "raw" : "events") ||
+	    (o->flight && set_triggers(r, o)))
 		return NG_EXIT_FAIL;
 	if (o->argv && spawn(r, o->argv))
 		return NG_EXIT_FAIL;
@@ -828,6 +1088,33 @@ static int admit(struct run *r, const struct opts *o)
 	return tasks_failed(r, o->pid, ret, file);
 }
 
+/*
+ * Stop recording and put the module's settings back; once.  The flight
+ * recorder goes off first: the buffer mode cannot change while it is on.
+ */
+static void restore_module(struct run *r)
+{
+	int i;
+
+	if (!r->saved)
+		return;
+	ng_ctl_write(&r->ctl, "tracing_on", "0");
+	if (r->flight_saved) {
+		ng_ctl_write(&r->ctl, "flight", "off");
+		ng_ctl_restore(&r->ctl, r->flight_saved);
+		ng_ctl_saved_free(r->flight_saved);
+		r->flight_saved = NULL;
+	}
+	/*
+	 * The buffer mode changes back only once the module has let go of
+	 * the last hooked frame (EBUSY until then).
+	 */
+	for (i = 0; i < 100 && ng_ctl_restore(&r->ctl, r->saved) == -EBUSY; i++)
+		usleep(50000);
+	ng_ctl_saved_free(r->saved);
+	r->saved = NULL;
+}
+
 /* Put back everything changed, whatever happened. */
 static void cleanup(struct run *r)
 {
@@ -838,18 +1125,9 @@ static void cleanup(struct run *r)
 	}
 	if (r->err_fd >= 0)
 		close(r->err_fd);
-	if (r->saved) {
-		int i;
-
-		ng_ctl_write(&r->ctl, "tracing_on", "0");
-		/*
-		 * The buffer mode changes back only once the module has let
-		 * go of the last hooked frame (EBUSY until then).
-		 */
-		for (i = 0; i < 100 && ng_ctl_restore(&r->ctl, r->saved) == -EBUSY; i++)
-			usleep(50000);
-		ng_ctl_saved_free(r->saved);
-	}
+	restore_module(r);
+	if (r->flight_fd >= 0)
+		close(r->flight_fd);
 	ng_rec_close(r->rec);
 	if (r->raw_dir[0])
 		rmdir(r->raw_dir);
@@ -857,23 +1135,339 @@ static void cleanup(struct run *r)
 	ng_info_settings_free(r->settings);
 }
 
-int cmd_record(const struct ng_cmd *self, int argc, char **argv)
+/* DIR/.raw (or the snapshot's): the spill files, removed at the end. */
+static int make_raw_dir(struct run *r)
 {
-	struct ng_rec_opts ro = { 0 };
-	struct opts o = { 0 };
-	struct run r = { .go_fd = -1, .err_fd = -1 };
-	struct sigaction sa = { 0 };
-	char *clock = NULL;
-	double start, secs = 0;
+	snprintf(r->raw_dir, sizeof(r->raw_dir), "%s/.raw", ng_outdir_path(r->out));
+	if (!mkdir(r->raw_dir, 0700))
+		return 0;
+	fail("cannot create %s: %s", r->raw_dir, strerror(errno));
+	r->raw_dir[0] = '\0';
+	return NG_EXIT_FAIL;
+}
+
+/* The kernel's symbols, to name the recorded addresses; a warning if not. */
+static void load_symbols(struct run *r, const struct opts *o)
+{
+	int ret = ng_syms_load(&r->syms, NULL);
+
+	if (ret && !o->quiet)
+		fprintf(stderr, "nanograph record: warning: cannot read /proc/kallsyms (%s): functions are written as addresses\n",
+			strerror(-ret));
+	/* Each module's end: code past it is no module's (one unloaded since). */
+	if (!ret)
+		ng_syms_load_modules(r->syms, NULL);
+}
+
+/* SIGTERM and SIGHUP are passed on; Ctrl-C reaches it from the tty. */
+static void pass_signal(struct run *r)
+{
+	if ((stop_signal == SIGTERM || stop_signal == SIGHUP) &&
+	    r->child > 0 && !r->child_done)
+		kill(r->child, stop_signal);
+}
+
+/* The recording from tracing_on=1 to its files: stream, stop, write. */
+static int record_whole(struct run *r, const struct opts *o)
+{
+	double secs;
+
+	if (stream(r, o) || stop_recording(r))
+		return NG_EXIT_FAIL;
+	pass_signal(r);
+	secs = now_s() - r->start_s;
+	r->duration_ns = (uint64_t)(secs * 1e9 + 0.5);
+	calibrate(r, o);
+	converting = 1;
+	if (abort_signal)
+		return interrupted(o->dir);
+	/* Symbols after the run: reading kallsyms takes a while; not at the start. */
+	load_symbols(r, o);
+	return write_output(r, o);
+}
+
+/* Put the recording in place, then the summary and record's exit status. */
+static int finish(struct run *r, const struct opts *o, int ret)
+{
+	if (ret) {
+		if (r->out)
+			ng_outdir_abort(r->out);
+		return ret;
+	}
+	ret = ng_outdir_commit(r->out);
+	if (ret)
+		return fail("cannot put the recording in place as %s: %s; nothing was kept",
+			    o->dir, strerror(-ret));
+	/* a command that ended while the files were written */
+	if (r->child > 0 && !r->child_done &&
+	    waitpid(r->child, &r->status, WNOHANG) == r->child)
+		r->child_done = true;
+	summary(r, o, r->duration_ns / 1e9);
+	return exit_status(r);
+}
+
+/* ---- --flight: wait for a trigger, freeze, write the window ---- */
+
+/* Read the flight file from its start (as after a poll wakeup); say why not. */
+static int flight_state(struct run *r, struct ng_flight_state *st)
+{
+	char buf[512];
+	ssize_t n = pread(r->flight_fd, buf, sizeof(buf) - 1, 0);
+
+	if (n < 0)
+		return fail("cannot read %s/flight: %s", ng_ctl_root(&r->ctl),
+			    strerror(errno));
+	buf[n] = '\0';
+	if (!ng_flight_parse(buf, st))
+		return 0;
+	buf[strcspn(buf, "\n")] = '\0';
+	return fail("%s/flight reads '%s': not a state this collector knows",
+		    ng_ctl_root(&r->ctl), buf);
+}
+
+/* Arm: the buffers overwrite, the triggers fire; a snapshot's counts start here. */
+static int flight_arm(struct run *r)
+{
+	if (set(r, "flight", "arm"))
+		return NG_EXIT_FAIL;
+	ng_ctl_stats(&r->ctl, &r->stats_arm);	/* all 0 if unreadable */
+	return 0;
+}
+
+/*
+ * Wait for a trigger (1), or the workload's end, a signal or --duration
+ * (0); -1 after saying what failed.  poll(2) wakes at a trigger; its
+ * timeout notices the rest.  The end is looked at before the state, so
+ * a trigger that fired just before it is still taken.
+ */
+static int flight_wait(struct run *r, const struct opts *o)
+{
+	struct pollfd pfd = { .fd = r->flight_fd, .events = POLLPRI };
+	struct ng_flight_state st;
+	bool end;
+
+	for (;;) {
+		end = stop_signal || !workload_alive(r, o) ||
+		      duration_over(r, o, r->start_s);
+		if (flight_state(r, &st))
+			return -1;
+		if (st.state == NG_FLIGHT_TRIGGERED)
+			return 1;
+		if (st.state != NG_FLIGHT_ARMED) {
+			fail("the flight recorder is no longer armed (someone wrote %s/flight): stopping",
+			     ng_ctl_root(&r->ctl));
+			return -1;
+		}
+		if (end)
+			return 0;
+		if (poll(&pfd, 1, FLIGHT_POLL_MS) < 0 && errno != EINTR) {
+			fail("poll %s/flight: %s", ng_ctl_root(&r->ctl),
+			     strerror(errno));
+			return -1;
+		}
+	}
+}
+
+/* --tail: what follows the hit, cut short by a signal that stops. */
+static void flight_tail(const struct opts *o)
+{
+	struct timespec ts = { o->tail_ns / 1000000000, o->tail_ns % 1000000000 };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR && !stop_signal)
+		;
+}
+
+/*
+ * The snapshot of hit @h: named by its return, DIR/flight-<ns>, opened
+ * whole-or-nothing, its spill files created; DIR itself at the first.
+ */
+static int flight_open(struct run *r, const struct opts *o,
+		       const struct ng_flight_hit *h)
+{
 	int ret;
 
-	ret = parse(self, argc, argv, &o);
-	if (ret >= 0)
-		goto out_opts;
-	ret = preflight(&r);
-	if (ret >= 0)
-		goto out_opts;
-	/* From here on, every way out puts back what was changed. */
+	r->hit = *h;
+	r->trigger = (struct ng_info_trigger){
+		.function = r->hit.func,
+		.duration_ns = h->duration_ns,
+		.cpu = h->cpu,
+		.tid = h->tid,
+		.exit_ns = ng_clock_ns(&r->clock, h->exit_counter),
+		.has_value = h->has_value,
+		.value = h->value,
+	};
+	r->window_from = ng_flight_window_from(r->trigger.exit_ns,
+					       h->duration_ns, o->window_ns);
+	snprintf(r->snap_dir, sizeof(r->snap_dir), "%s/flight-%" PRIu64,
+		 o->dir, r->trigger.exit_ns);
+	r->out_name = r->snap_dir;
+	if (mkdir(o->dir, 0777) && errno != EEXIST)
+		return fail("cannot create %s: %s", o->dir, strerror(errno));
+	if (ng_cmd_open_outdir(r->self, r->snap_dir, &r->out) || make_raw_dir(r))
+		return NG_EXIT_FAIL;
+	ret = ng_rec_spill_to(r->rec, r->raw_dir);
+	if (ret)
+		return fail("cannot create the spill files in %s: %s", r->raw_dir,
+			    strerror(-ret));
+	return 0;
+}
+
+/* What a snapshot holds, in one line. */
+static void snapshot_summary(const struct run *r, const struct opts *o)
+{
+	const struct ng_conv_summary *sum = &r->sum;
+	char dur[32], value[48] = "";
+
+	if (o->quiet)
+		return;
+	if (r->hit.has_value)
+		snprintf(value, sizeof(value), " returned %d and", r->hit.value);
+	fprintf(stderr,
+		"nanograph: %s/: %s%s lasted %s (tid %d, cpu %d); %" PRIu64
+		" threads, %" PRIu64 " calls, %" PRIu64
+		" records overwritten before the window, %" PRIu64
+		" lost, %.1f KiB\n",
+		r->snap_dir, r->hit.func, value,
+		ng_fmt_time(dur, sizeof(dur), r->hit.duration_ns, false),
+		r->hit.tid, r->hit.cpu, sum->threads, sum->pushes,
+		r->overwritten, sum->lost, sum->bytes / 1024.0);
+	if (o->window_ns)
+		fprintf(stderr, "nanograph: %" PRIu64 " events before --window left out\n",
+			sum->outside_window);
+	ng_cmd_say_left_out(sum);
+}
+
+static int finish_snapshot(struct run *r, const struct opts *o);
+
+/*
+ * Freeze, read the window out of the buffers and write it as a
+ * recording of its own.  A signal while it is written abandons it (as
+ * record's own recording).
+ */
+static int flight_snapshot(struct run *r, const struct opts *o)
+{
+	struct ng_flight_state st;
+	struct ng_ctl_stats now;
+	int ret;
+
+	if (set(r, "flight", "freeze") || flight_state(r, &st))
+		return NG_EXIT_FAIL;
+	if (!st.has_hit)
+		return fail("%s/flight names no call after freeze",
+			    ng_ctl_root(&r->ctl));
+	ret = flight_open(r, o, &st.hit);
+	if (!ret && drain(r))
+		ret = NG_EXIT_FAIL;
+	if (!ret) {
+		ng_ctl_stats(&r->ctl, &now);
+		r->snap_lost = now.dropped - r->stats_arm.dropped;
+		r->overwritten = now.overwritten - r->stats_arm.overwritten;
+		r->skipped = now.skipped - r->stats_arm.skipped;
+		r->skipped_known = true;
+		r->duration_ns = (uint64_t)((now_s() - r->start_s) * 1e9 + 0.5);
+		converting = 1;
+		ret = write_output(r, o);
+		converting = 0;
+	}
+	ng_rec_spill_to(r->rec, NULL);
+	if (r->raw_dir[0])
+		rmdir(r->raw_dir);
+	r->raw_dir[0] = '\0';
+	if (!ret)
+		ret = finish_snapshot(r, o);
+	else if (r->out)
+		ng_outdir_abort(r->out);
+	r->out = NULL;
+	return ret;
+}
+
+/* Put the snapshot in place, and say what it holds. */
+static int finish_snapshot(struct run *r, const struct opts *o)
+{
+	int ret = ng_outdir_commit(r->out);
+
+	r->out = NULL;
+	if (ret)
+		return fail("cannot put the snapshot in place as %s: %s",
+			    r->snap_dir, strerror(-ret));
+	r->snapshots++;
+	snapshot_summary(r, o);
+	return 0;
+}
+
+/*
+ * --count reached with a command: it runs on untraced, and record waits
+ * for it as it would have (its exit status is record's); Ctrl-C or
+ * --duration stops waiting.
+ */
+static void wait_command(struct run *r, const struct opts *o)
+{
+	struct timespec poll = { 0, POLL_MS * 1000000L };
+
+	if (r->child <= 0 || !workload_alive(r, o))
+		return;
+	if (!o->quiet)
+		fprintf(stderr, "nanograph: %" PRIu64 " snapshot%s taken (--count %" PRIu64
+			"): recording stopped; waiting for %s to end\n",
+			r->snapshots, r->snapshots == 1 ? "" : "s", o->count,
+			o->argv[0]);
+	while (!stop_signal && workload_alive(r, o) &&
+	       !duration_over(r, o, r->start_s))
+		nanosleep(&poll, NULL);
+}
+
+/* --flight: snapshots until --count, the workload's end, a signal or --duration. */
+static int fly(struct run *r, const struct opts *o)
+{
+	int ret = 0;
+
+	if (!o->quiet)
+		fprintf(stderr, "nanograph: armed: waiting for a trigger (Ctrl-C stops)\n");
+	while (r->snapshots < o->count) {
+		ret = flight_wait(r, o);
+		if (ret <= 0)
+			break;
+		flight_tail(o);
+		ret = flight_snapshot(r, o);
+		if (ret)
+			return ret;
+		if (r->snapshots < o->count && flight_arm(r))
+			return NG_EXIT_FAIL;
+	}
+	if (ret < 0)
+		return NG_EXIT_FAIL;
+	restore_module(r);
+	if (r->snapshots == o->count)
+		wait_command(r, o);
+	pass_signal(r);
+	return 0;
+}
+
+/* After --flight: what was written, and record's exit status. */
+static int flight_finish(struct run *r, const struct opts *o, int ret)
+{
+	if (r->out)
+		ng_outdir_abort(r->out);
+	if (ret)
+		return ret;
+	if (r->child > 0 && !r->child_done &&
+	    waitpid(r->child, &r->status, WNOHANG) == r->child)
+		r->child_done = true;
+	if (!o->quiet && !r->snapshots)
+		fprintf(stderr, "nanograph: no trigger fired: nothing was written\n");
+	else if (!o->quiet)
+		fprintf(stderr, "nanograph: %" PRIu64 " snapshot%s in %s/\n",
+			r->snapshots, r->snapshots == 1 ? "" : "s", o->dir);
+	if (!o->quiet)
+		say_command_end(r, o);
+	return exit_status(r);
+}
+
+/* Signals: the first stops, the next abandons; SIGPIPE ignored. */
+static void catch_signals(void)
+{
+	struct sigaction sa = { 0 };
+
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -883,39 +1477,95 @@ int cmd_record(const struct ng_cmd *self, int argc, char **argv)
 	/* A closed stderr must not kill record before it puts things back. */
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
-	/* A new directory next to DIR, swapped in once the recording is whole. */
-	ret = ng_cmd_open_outdir(self, o.dir, &r.out);
-	if (ret)
-		goto out_opts;
-	raise_nofile(&r);
-	if (ng_ctl_read(&r.ctl, "clock", &clock, NULL) ||
-	    ng_clock_parse(clock, &r.clock)) {
-		free(clock);
-		ret = fail("cannot read the counter's frequency from %s/clock",
-			   ng_ctl_root(&r.ctl));
-		goto out;
-	}
-	free(clock);
+}
 
+/* The module's counter clock, for the timestamps (and the snapshots' names). */
+static int read_clock(struct run *r)
+{
+	char *clock = NULL;
+	int ret = 0;
+
+	if (ng_ctl_read(&r->ctl, "clock", &clock, NULL) ||
+	    ng_clock_parse(clock, &r->clock))
+		ret = fail("cannot read the counter's frequency from %s/clock",
+			   ng_ctl_root(&r->ctl));
+	free(clock);
+	return ret;
+}
+
+/* The buffers' reader: spill files now, or (--flight) at each snapshot. */
+static int open_recorder(struct run *r, const struct opts *o)
+{
+	struct ng_rec_opts ro = {
+		.buffer_kb = o->buffer_kb,
+		.raw_dir = o->flight ? NULL : r->raw_dir,
+		.raw = o->raw,
+		.ctl_root = ng_ctl_root(&r->ctl),
+	};
+	int ret;
+
+	if (!o->flight && make_raw_dir(r))
+		return NG_EXIT_FAIL;
+	ret = ng_rec_open(&r->rec, &ro);
+	if (!ret)
+		return 0;
+	if (o->raw)
+		return fail("cannot open the raw buffers in %s/per_cpu: %s",
+			    ng_ctl_root(&r->ctl), strerror(-ret));
+	return fail("cannot set up the tracefs instance 'nanograph': %s",
+		    strerror(-ret));
+}
+
+/*
+ * --flight, before tracing_on=1: the symbols (a snapshot is written at
+ * once), the flight file open for poll(2), and armed, after the
+ * recorder has emptied the buffers (an armed buffer refuses reads).
+ */
+static int flight_start(struct run *r, const struct opts *o)
+{
+	char path[4200];
+
+	if (!o->flight)
+		return 0;
+	load_symbols(r, o);
+	snprintf(path, sizeof(path), "%s/flight", ng_ctl_root(&r->ctl));
+	r->flight_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->flight_fd < 0)
+		return fail("cannot open %s: %s", path, strerror(errno));
+	return flight_arm(r);
+}
+
+int cmd_record(const struct ng_cmd *self, int argc, char **argv)
+{
+	struct opts o = { 0 };
+	struct run r = { .go_fd = -1, .err_fd = -1, .flight_fd = -1,
+			 .self = self };
+	int ret;
+
+	ret = parse(self, argc, argv, &o);
+	if (ret >= 0)
+		goto out_opts;
+	ret = preflight(&r, &o);
+	if (ret >= 0)
+		goto out_opts;
+	/* From here on, every way out puts back what was changed. */
+	catch_signals();
+	r.out_name = o.dir;
+	/* A new directory next to DIR, swapped in once the recording is whole. */
+	if (!o.flight && ng_cmd_open_outdir(self, o.dir, &r.out)) {
+		ret = NG_EXIT_FAIL;
+		goto out_opts;
+	}
+	raise_nofile(&r);
+	ret = read_clock(&r);
+	if (ret)
+		goto out;
 	ret = configure(&r, &o);
 	if (ret >= 0)
 		goto out;
-	snprintf(r.raw_dir, sizeof(r.raw_dir), "%s/.raw", ng_outdir_path(r.out));
-	if (mkdir(r.raw_dir, 0700)) {
-		ret = fail("cannot create %s: %s", r.raw_dir, strerror(errno));
-		r.raw_dir[0] = '\0';
-		goto out;
-	}
-	ro.buffer_kb = o.buffer_kb;
-	ro.raw_dir = r.raw_dir;
-	ro.raw = o.raw;
-	ro.ctl_root = ng_ctl_root(&r.ctl);
-	ret = ng_rec_open(&r.rec, &ro);
+	ret = open_recorder(&r, &o) || flight_start(&r, &o);
 	if (ret) {
-		ret = o.raw ? fail("cannot open the raw buffers in %s/per_cpu: %s",
-				   ng_ctl_root(&r.ctl), strerror(-ret)) :
-			fail("cannot set up the tracefs instance 'nanograph': %s",
-			     strerror(-ret));
+		ret = NG_EXIT_FAIL;
 		goto out;
 	}
 	/* all 0 if it cannot be read; info.json then says null */
@@ -930,59 +1580,16 @@ int cmd_record(const struct ng_cmd *self, int argc, char **argv)
 	/* What is in effect, for info.json; unknown (null) if unreadable. */
 	if (ng_info_read_settings(&r.ctl, &r.settings))
 		r.settings = NULL;
-	start = now_s();
+	r.start_s = now_s();
 	clock_gettime(CLOCK_REALTIME, &r.start_rt);
 	if (o.argv && release(&r, o.argv)) {
 		ret = NG_EXIT_FAIL;
 		goto out;
 	}
-	if (stream(&r, &o)) {
-		ret = NG_EXIT_FAIL;
-		goto out;
-	}
-	if (stop_recording(&r)) {
-		ret = NG_EXIT_FAIL;
-		goto out;
-	}
-	/* SIGTERM and SIGHUP are passed on; Ctrl-C reaches it from the tty. */
-	if ((stop_signal == SIGTERM || stop_signal == SIGHUP) &&
-	    r.child > 0 && !r.child_done)
-		kill(r.child, stop_signal);
-	secs = now_s() - start;
-	r.duration_ns = (uint64_t)(secs * 1e9 + 0.5);
-	calibrate(&r, &o);
-	converting = 1;
-	if (abort_signal) {
-		ret = interrupted(&o);
-		goto out;
-	}
-	/* Symbols after the run: reading kallsyms takes a while; not at the start. */
-	ret = ng_syms_load(&r.syms, NULL);
-	if (ret && !o.quiet)
-		fprintf(stderr, "nanograph record: warning: cannot read /proc/kallsyms (%s): functions are written as addresses\n",
-			strerror(-ret));
-	/* Each module's end: code past it is no module's (one unloaded since). */
-	if (!ret)
-		ng_syms_load_modules(r.syms, NULL);
-	ret = write_output(&r, &o);
+	ret = o.flight ? fly(&r, &o) : record_whole(&r, &o);
 out:
 	cleanup(&r);
-	if (!ret) {
-		ret = ng_outdir_commit(r.out);
-		if (ret) {
-			ret = fail("cannot put the recording in place as %s: %s; nothing was kept",
-				   o.dir, strerror(-ret));
-		} else {
-			/* a command that ended while the files were written */
-			if (r.child > 0 && !r.child_done &&
-			    waitpid(r.child, &r.status, WNOHANG) == r.child)
-				r.child_done = true;
-			summary(&r, &o, secs);
-			ret = exit_status(&r);
-		}
-	} else if (r.out) {
-		ng_outdir_abort(r.out);
-	}
+	ret = o.flight ? flight_finish(&r, &o, ret) : finish(&r, &o, ret);
 out_opts:
 	free(o.graph);
 	free(o.notrace);

@@ -29,7 +29,9 @@ NG_FILTER_HELP("-t, ")
 "a leaf 'f();' and on the closing '}' of a call that shows calls of its\n"
 "own), then two spaces a level of depth. Past depth 50 the indentation\n"
 "stops growing and the line shows its depth: '[N] f();'. Standard output\n"
-"is written only once every file was checked.\n"
+"is written only once every file was checked. In a flight snapshot\n"
+"(record --flight) the call that fired the trigger ends its duration\n"
+"line with '<== trigger'.\n"
 "A recording whose info.json says calls are missing (events lost, calls\n"
 "skipped) gets one warning line on stderr: see 'nanograph info DIR'.\n"
 "See Documentation/report-export.md.";

@@ -82,6 +82,8 @@ void ng_ctl_list_free(char **names, int count);
 struct ng_ctl_stats {
 	uint64_t entries, exits, dropped, skipped;
 	uint64_t live_frames;
+	/* the flight recorder's: records overwritten, and left out when frozen */
+	uint64_t overwritten, frozen_dropped;
 };
 
 /* Read and parse the stats file; -EBADMSG when it has no totals line. */
@@ -126,6 +128,86 @@ int ng_ctl_select_tasks(const struct ng_ctl *ctl, int pid, const char **file);
  * no such process); *@file as for ng_ctl_select_tasks().
  */
 int ng_ctl_admit_process(const struct ng_ctl *ctl, int pid, const char **file);
+
+/* ---- the flight recorder's texts (flight.c) ---------------------------- */
+
+/* A trigger's function name, and the module's limits. */
+#define NG_TRIGGER_FUNC_MAX	128
+#define NG_TRIGGER_MAX_NS	(3600ULL * 1000000000ULL)
+#define NG_TRIGGER_MAX		8
+
+/*
+ * One line of the module's trigger file: a call of @func lasting @ns or
+ * more, or (@on_value) returning a value that compares with @value by
+ * @op ("<", "<=", ">", ">=", "=", "!=") as a C int.
+ */
+struct ng_trigger {
+	char func[NG_TRIGGER_FUNC_MAX];
+	uint64_t ns;
+	bool on_value;
+	char op[3];
+	int value;
+};
+
+/*
+ * Parse a trigger as the module's trigger file takes it: FUNC a name
+ * without blanks or glob characters (*?[]!), then ">DURATION", digits
+ * with an optional unit ns, us, ms or s (nanoseconds without one), from
+ * 1 ns to 3600 s; or "=OPVALUE", VALUE a decimal or 0x hex number with
+ * an optional '-' (no leading 0) or -ENAME, one of the errno names the
+ * module knows ("vfs_read=<0", "kmalloc==-ENOMEM"). 0, -EINVAL for bad
+ * syntax or an unknown name, -ERANGE for a duration out of range or a
+ * value outside a C int; *@t is set only on success.
+ */
+int ng_trigger_parse(const char *s, struct ng_trigger *t);
+/* The line to write to the trigger file (values as decimal numbers). */
+int ng_trigger_format(const struct ng_trigger *t, char *buf, size_t size);
+
+enum ng_flight_state_kind {
+	NG_FLIGHT_OFF,
+	NG_FLIGHT_ARMED,
+	NG_FLIGHT_TRIGGERED,
+	NG_FLIGHT_FROZEN,
+};
+
+/* The call that fired a trigger, as the flight file gives it. */
+struct ng_flight_hit {
+	char func[NG_TRIGGER_FUNC_MAX];
+	uint64_t duration_ns;
+	int cpu;
+	int tid;
+	uint64_t exit_counter;	/* its exit record's counter value */
+	bool has_value;		/* a return-value trigger fired: */
+	int value;		/* what the call returned */
+};
+
+struct ng_flight_state {
+	enum ng_flight_state_kind state;
+	bool has_hit;		/* triggered, or frozen after a hit */
+	struct ng_flight_hit hit;
+};
+
+/*
+ * Parse the flight file: "off", "armed", "frozen", or "triggered" or
+ * "frozen" followed by "FUNC DURATION_NS CPU PID EXIT_COUNTER", and the
+ * value returned when a return-value trigger fired. 0 or -EINVAL.
+ */
+int ng_flight_parse(const char *text, struct ng_flight_state *st);
+/*
+ * Where a snapshot's window starts (CLOCK_MONOTONIC ns): @window_ns
+ * before the triggering call's exit at @exit_ns, but never after its
+ * entry (@duration_ns before the exit, and a microsecond for rounding),
+ * so that the call is whole.
+ * 0 (everything) for no window (@window_ns 0).
+ */
+uint64_t ng_flight_window_from(uint64_t exit_ns, uint64_t duration_ns,
+			       uint64_t window_ns);
+/*
+ * The raw buffer per CPU, in KiB, that makes @total_mb MiB over @nr_cpus
+ * CPUs: the share rounded up to a power of two (the module rounds so
+ * too), at least 4. @total_mb at most 2^40 (no overflow).
+ */
+uint64_t ng_flight_buffer_kb(uint64_t total_mb, unsigned int nr_cpus);
 
 /* ---- tracefs (tracefs.c) ----------------------------------------------- */
 
@@ -422,6 +504,7 @@ struct ng_conv_summary {
 	uint64_t clamped;	/* timestamps raised to keep a file nondecreasing */
 	uint64_t lost;		/* events the ring buffer reported lost */
 	uint64_t unattributed;	/* raw records before their CPU named a task */
+	uint64_t outside_window; /* function events before the window (flight) */
 	uint64_t unresolved;	/* distinct addresses with no symbol */
 	uint64_t bytes;		/* bytes of push/pop text written */
 	uint64_t first_ns, last_ns;
@@ -459,6 +542,13 @@ void ng_conv_set_clock(struct ng_conv *c, const struct ng_clock *clock);
 #define NG_CONV_MAX_HELD	65536
 void ng_conv_set_thread_info(struct ng_conv *c, ng_thread_info_fn fn,
 			     void *priv);
+/*
+ * Leave out the function events before @from_ns (CLOCK_MONOTONIC, as
+ * converted), counting them in outside_window: a flight snapshot's
+ * window. Exits of calls entered before it count as unmatched_exits.
+ * 0: keep everything (the default).
+ */
+void ng_conv_set_window(struct ng_conv *c, uint64_t from_ns);
 void ng_conv_set_resolver(struct ng_conv *c, ng_sym_resolver_fn fn,
 			  void *priv);
 
@@ -524,7 +614,8 @@ int ng_tdat_convert(const char *path, const char *dir,
 struct ng_rec_opts {
 	const char *instance;	/* tracefs instance; NULL: "nanograph" */
 	unsigned int buffer_kb;	/* per-CPU buffer size; 0: the instance's */
-	const char *raw_dir;	/* existing directory for the spill files */
+	const char *raw_dir;	/* existing directory for the spill files;
+				 * raw mode: NULL for none yet (ng_rec_spill_to()) */
 	/*
 	 * Read the module's raw buffers (buffer_mode "raw", set by the
 	 * caller) from @ctl_root's per_cpu/cpuN/raw instead of trace events
@@ -548,6 +639,14 @@ int ng_rec_open(struct ng_recorder **rp, const struct ng_rec_opts *o);
  * all: ng_rec_bytes() counts them.
  */
 int ng_rec_drain(struct ng_recorder *r);
+/*
+ * Raw mode: spill to new files in @raw_dir from now on (NULL: none,
+ * drains throw away what they read), removing the earlier ones and
+ * counting bytes from 0: each flight snapshot gets files of its own,
+ * created only once its trigger fired.  0, -EOPNOTSUPP in the events
+ * mode, or -errno.
+ */
+int ng_rec_spill_to(struct ng_recorder *r, const char *raw_dir);
 /* Bytes moved to the spill files so far. */
 uint64_t ng_rec_bytes(const struct ng_recorder *r);
 /* Events the ring buffer dropped or overwrote, from its per-CPU stats. */
@@ -622,6 +721,17 @@ int ng_info_read_settings(const struct ng_ctl *ctl,
 			  struct ng_info_settings **sp);
 void ng_info_settings_free(struct ng_info_settings *s);
 
+/* The call that fired a flight snapshot: info.json's "trigger". */
+struct ng_info_trigger {
+	const char *function;
+	uint64_t duration_ns;
+	int cpu;
+	int tid;
+	uint64_t exit_ns;	/* its return, CLOCK_MONOTONIC as in the files */
+	bool has_value;		/* a return-value trigger fired: */
+	int value;		/* what the call returned (else null) */
+};
+
 /* What ng_info_write() puts in info.json; NULL or NG_INFO_UNKNOWN: null. */
 struct ng_info {
 	const char *source;		/* "record" or "convert" */
@@ -644,7 +754,11 @@ struct ng_info {
 	bool this_host;
 	const struct timespec *start;	/* wall clock at tracing_on=1 */
 	uint64_t duration_ns;		/* from tracing_on=1 to its stop */
-	const char *mode;		/* "events" or "raw" */
+	const char *mode;		/* "events", "raw" or "flight" */
+	/* flight: the call that fired the snapshot; NULL: null */
+	const struct ng_info_trigger *trigger;
+	/* raw records the flight recorder overwrote before the window */
+	uint64_t overwritten;
 	const char *counter;		/* NULL: the name in sum->clock, if any */
 	const struct ng_info_settings *settings;	/* NULL: filters null */
 	const struct ng_conv_summary *sum;	/* required */
@@ -718,6 +832,13 @@ int ng_info_u64(const struct ng_info_file *f, const char *key, uint64_t *v);
  */
 int ng_info_incomplete(const struct ng_info_file *f, char *buf, size_t len);
 void ng_info_file_free(struct ng_info_file *f);
+/*
+ * The "trigger" of a flight snapshot in @f, @t->function pointing into
+ * @f. 0; -ENOENT when absent or null (not a snapshot); -EINVAL when it
+ * lacks a function, tid or exit_ns (cpu and duration_ns are then 0 when
+ * absent).
+ */
+int ng_info_trigger(const struct ng_info_file *f, struct ng_info_trigger *t);
 /*
  * The tracer's cost per call in @f ("overhead": per_call_ns and
  * inside_ns, calls and function optional), @o->function pointing into

@@ -316,10 +316,13 @@ int ng_recording_walk(const struct ng_recording *rec,
  * follows the depth of the stack. Lines are written as files are read,
  * so a caller writing to a stream checks the recording first
  * (ng_recording_check()). 0, or -errno with *@bad naming the file and
- * line that failed, if one did.
+ * line that failed, if one did. In a flight snapshot the call that fired
+ * the trigger (info.json's "trigger": its tid, function and return time)
+ * gets NG_REPLAY_TRIGGER_MARK after its duration line ("f();" or "}").
  */
 int ng_replay(const struct ng_recording *rec, FILE *fp, bool abstime,
 	      struct ng_pp_bad *bad);
+#define NG_REPLAY_TRIGGER_MARK	"<== trigger"
 /* Depths past this keep its indentation and show their depth: "[N] func();". */
 #define NG_REPLAY_MAX_INDENT	50
 

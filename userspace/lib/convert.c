@@ -88,6 +88,7 @@ struct ng_conv {
 	char *dir;
 	const struct ng_syms *syms;
 	struct ng_clock clock;		/* valid when clock.freq != 0 */
+	uint64_t window_from;		/* ns: events before it left out */
 	ng_thread_info_fn info;
 	void *info_priv;
 	ng_sym_resolver_fn resolver;
@@ -174,6 +175,11 @@ void ng_conv_set_thread_info(struct ng_conv *c, ng_thread_info_fn fn,
 {
 	c->info = fn;
 	c->info_priv = priv;
+}
+
+void ng_conv_set_window(struct ng_conv *c, uint64_t from_ns)
+{
+	c->window_from = from_ns;
 }
 
 void ng_conv_set_resolver(struct ng_conv *c, ng_sym_resolver_fn fn,
@@ -515,12 +521,28 @@ static int replay_rebuilt(void *priv, const struct ng_event *ev)
 	return replay(r->c, r->t, ev);
 }
 
+/* Whether @ev came before the window: left out, and counted. */
+static bool outside_window(struct ng_conv *c, const struct ng_event *ev)
+{
+	if (!c->window_from ||
+	    ng_clock_ns(&c->clock, ev->counter) >= c->window_from)
+		return false;
+	c->sum.outside_window++;
+	return true;
+}
+
 /* One function event, with the clock known. */
 static int process(struct ng_conv *c, const struct ng_event *ev)
 {
-	struct thread *t = thread_get(c, ev);
-	struct rebuilt r = { c, t };
+	struct thread *t;
+	struct rebuilt r = { c, NULL };
 
+	/* before thread_get(): a thread only seen before it gets no file */
+	if (outside_window(c, ev))
+		return 0;
+	c->sum.events++;
+	t = thread_get(c, ev);
+	r.t = t;
 	if (!t)
 		return c->err;
 	if (ev->type == NG_EV_CALL)
@@ -616,7 +638,6 @@ int ng_conv_event(struct ng_conv *c, const struct ng_event *ev)
 		}
 		if (!kind_converted(c, ev))
 			return 0;
-		c->sum.events++;
 		c->err = c->clock.freq ? process(c, ev) : hold(c, ev);
 		return c->err;
 	default:

@@ -264,6 +264,14 @@ int ng_ctl_list(const struct ng_ctl *ctl, char ***namesp)
 
 /* ---- the stats file ---------------------------------------------------- */
 
+/* The number of a "KEY N" line of @text; 0 when there is none. */
+static uint64_t line_num(const char *text, const char *key)
+{
+	uint64_t v;
+
+	return ng_parse_line_nums(text, key, 0, UINT64_MAX, &v, 1) ? 0 : v;
+}
+
 int ng_ctl_stats(const struct ng_ctl *ctl, struct ng_ctl_stats *st)
 {
 	uint64_t v[4];
@@ -282,9 +290,10 @@ int ng_ctl_stats(const struct ng_ctl *ctl, struct ng_ctl_stats *st)
 		st->skipped = v[3];
 		ret = 0;
 	}
-	if (ng_parse_line_nums(text, "live_frames", 0, UINT64_MAX,
-			       &st->live_frames, 1))
-		st->live_frames = 0;
+	st->live_frames = line_num(text, "live_frames");
+	/* a module without the flight recorder has neither line: 0 */
+	st->overwritten = line_num(text, "overwritten");
+	st->frozen_dropped = line_num(text, "frozen_dropped");
 	free(text);
 	return ret;
 }

@@ -275,15 +275,23 @@ static void jw_ns(struct jw *w, double v)
 	ng_outfile_printf(&w->of, "%.1f", v);
 }
 
+/* Open object @key for what @p points to; false (and null written) if none. */
+static bool jw_open_or_null(struct jw *w, const char *key, const void *p)
+{
+	if (p) {
+		jw_open(w, key);
+		return true;
+	}
+	jw_key(w, key);
+	jw_null(w);
+	return false;
+}
+
 /* The tracer's cost per call as record calibrated it; none is null. */
 static void jw_overhead(struct jw *w, const struct ng_overhead *o)
 {
-	if (!o) {
-		jw_key(w, "overhead");
-		jw_null(w);
+	if (!jw_open_or_null(w, "overhead", o))
 		return;
-	}
-	jw_open(w, "overhead");
 	jw_key(w, "per_call_ns");
 	jw_ns(w, o->per_call_ns);
 	jw_key(w, "inside_ns");
@@ -292,6 +300,29 @@ static void jw_overhead(struct jw *w, const struct ng_overhead *o)
 	jw_u64(w, o->calls);
 	jw_key(w, "function");
 	jw_str(w, o->function);
+	jw_close(w);
+}
+
+/* A flight snapshot's triggering call; other recordings have null. */
+static void jw_trigger(struct jw *w, const struct ng_info_trigger *t)
+{
+	if (!jw_open_or_null(w, "trigger", t))
+		return;
+	jw_key(w, "function");
+	jw_str(w, t->function);
+	jw_key(w, "duration_ns");
+	jw_u64(w, t->duration_ns);
+	jw_key(w, "cpu");
+	jw_u64(w, t->cpu);
+	jw_key(w, "tid");
+	jw_u64(w, t->tid);
+	jw_key(w, "exit_ns");
+	jw_u64(w, t->exit_ns);
+	jw_key(w, "return_value");
+	if (t->has_value)
+		ng_outfile_printf(&w->of, "%d", t->value);
+	else
+		jw_null(w);
 	jw_close(w);
 }
 
@@ -344,6 +375,7 @@ int ng_info_write(const char *dir, const struct ng_info *in)
 	jw_u64(&w, in->duration_ns);
 	jw_key(&w, "mode");
 	jw_str(&w, in->mode);
+	jw_trigger(&w, in->trigger);
 
 	jw_open(&w, "clock");
 	jw_key(&w, "timestamps");
@@ -381,6 +413,10 @@ int ng_info_write(const char *dir, const struct ng_info *in)
 	jw_u64(&w, sum->ignored);
 	jw_key(&w, "lost");
 	jw_u64(&w, sum->lost);
+	jw_key(&w, "overwritten");
+	jw_u64(&w, in->overwritten);
+	jw_key(&w, "outside_window");
+	jw_u64(&w, sum->outside_window);
 	jw_key(&w, "unattributed");
 	jw_u64(&w, sum->unattributed);
 	jw_key(&w, "skipped");
@@ -993,6 +1029,30 @@ int ng_info_read_overhead(const char *dir, struct ng_overhead *o,
 		o->function = size ? function : NULL;
 	ng_info_file_free(f);
 	return ret;
+}
+
+int ng_info_trigger(const struct ng_info_file *f, struct ng_info_trigger *t)
+{
+	const struct ng_info_field *fn = ng_info_find(f, "trigger.function");
+	uint64_t tid, v;
+
+	memset(t, 0, sizeof(*t));
+	if (!fn) {
+		fn = ng_info_find(f, "trigger");
+		return fn && fn->type != NG_JSON_NULL ? -EINVAL : -ENOENT;
+	}
+	if (fn->type != NG_JSON_STRING || !*fn->value ||
+	    ng_info_u64(f, "trigger.tid", &tid) || tid > INT_MAX ||
+	    ng_info_u64(f, "trigger.exit_ns", &t->exit_ns))
+		return -EINVAL;
+	t->function = fn->value;
+	t->tid = (int)tid;
+	if (!ng_info_u64(f, "trigger.cpu", &v) && v <= INT_MAX)
+		t->cpu = (int)v;
+	if (ng_info_u64(f, "trigger.duration_ns", &v))
+		v = 0;
+	t->duration_ns = v;
+	return 0;
 }
 
 void ng_info_file_free(struct ng_info_file *f)

@@ -89,7 +89,7 @@ static int drain_cpu(struct ng_rawrec *r, struct raw_cpu *c, bool keep)
 			zeros++;
 			continue;
 		}
-		if (!keep)
+		if (!keep || c->fd < 0)
 			continue;
 		ret = ng_spill_write(c->fd, r->buf, n);
 		if (ret)
@@ -146,18 +146,44 @@ int ng_rawrec_open(struct ng_rawrec **rp, const char *ctl_root,
 		ret = drain_cpu(r, c, false);
 		if (ret)
 			goto err;
-		snprintf(c->path, sizeof(c->path), "%s/cpu%d.raw", spill_dir, cpu);
-		c->fd = open(c->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		if (c->fd < 0) {
-			ret = -errno;
-			goto err;
-		}
 	}
+	ret = ng_rawrec_spill_to(r, spill_dir);
+	if (ret)
+		goto err;
 	*rp = r;
 	return 0;
 err:
 	ng_rawrec_close(r);
 	return ret;
+}
+
+/* Close and remove one CPU's spill file, if it has one. */
+static void drop_spill(struct raw_cpu *c)
+{
+	if (c->fd < 0)
+		return;
+	close(c->fd);
+	unlink(c->path);
+	c->fd = -1;
+}
+
+int ng_rawrec_spill_to(struct ng_rawrec *r, const char *spill_dir)
+{
+	int cpu;
+
+	r->bytes = 0;
+	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
+		struct raw_cpu *c = &r->cpus[cpu];
+
+		drop_spill(c);
+		if (c->in < 0 || !spill_dir)
+			continue;
+		snprintf(c->path, sizeof(c->path), "%s/cpu%d.raw", spill_dir, cpu);
+		c->fd = open(c->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (c->fd < 0)
+			return -errno;
+	}
+	return 0;
 }
 
 int ng_rawrec_drain(struct ng_rawrec *r)
@@ -405,10 +431,7 @@ void ng_rawrec_close(struct ng_rawrec *r)
 	for (cpu = 0; r->cpus && cpu < r->nr_cpus; cpu++) {
 		if (r->cpus[cpu].in >= 0)
 			close(r->cpus[cpu].in);
-		if (r->cpus[cpu].fd >= 0) {
-			close(r->cpus[cpu].fd);
-			unlink(r->cpus[cpu].path);
-		}
+		drop_spill(&r->cpus[cpu]);
 	}
 	free(r->cpus);
 	free(r->buf);

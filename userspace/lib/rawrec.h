@@ -14,7 +14,8 @@ struct ng_tasks;
 
 /*
  * Open the module's per_cpu/cpuN/raw files under @ctl_root (NULL: the
- * default control directory) and a spill file per CPU in @spill_dir.
+ * default control directory) and a spill file per CPU in @spill_dir
+ * (NULL: none yet, see ng_rawrec_spill_to()).
  * Task records seen while draining are noted in @tasks, and given the names of the comm records when the
  * recording is replayed. What the buffers hold already (an earlier session's
  * records) is read and discarded: open with the module idle.
@@ -28,6 +29,13 @@ int ng_rawrec_open(struct ng_rawrec **rp, const char *ctl_root,
  * ng_rawrec_bytes() counts what was moved.
  */
 int ng_rawrec_drain(struct ng_rawrec *r);
+/*
+ * Spill from now on to new files in @spill_dir (NULL: none, what is
+ * drained is thrown away), removing the earlier ones: a flight
+ * snapshot's own files, written only once a trigger fired.  Counts
+ * bytes from 0 again.  0 or -errno.
+ */
+int ng_rawrec_spill_to(struct ng_rawrec *r, const char *spill_dir);
 uint64_t ng_rawrec_bytes(const struct ng_rawrec *r);
 int ng_rawrec_lost(const struct ng_rawrec *r, uint64_t *lost);
 int ng_rawrec_replay(struct ng_rawrec *r, struct ng_conv *conv);

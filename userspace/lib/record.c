@@ -259,6 +259,13 @@ int ng_rec_drain(struct ng_recorder *r)
 	return 0;
 }
 
+int ng_rec_spill_to(struct ng_recorder *r, const char *raw_dir)
+{
+	if (!r->raw)
+		return -EOPNOTSUPP;
+	return ng_rawrec_spill_to(r->raw, raw_dir);
+}
+
 uint64_t ng_rec_bytes(const struct ng_recorder *r)
 {
 	if (r->raw)

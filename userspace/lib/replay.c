@@ -37,6 +37,10 @@ struct rp {
 	size_t p_depth;
 	char *p_label;
 	size_t p_cap;
+	/* a flight snapshot's triggering call (info.json), marked */
+	bool has_trigger;
+	struct ng_info_trigger trig;
+	char trig_func[NG_TRIGGER_FUNC_MAX];
 };
 
 /* What follows the indentation of a line. */
@@ -70,8 +74,11 @@ static void rp_header(struct rp *r)
  * line never grows with depth and the output stays linear in the input.
  */
 static void rp_line(struct rp *r, uint64_t ts, const uint64_t *dur,
-		    size_t depth, const char *label, enum rp_kind kind)
+		    size_t depth, const char *label, enum rp_kind kind,
+		    bool trigger)
 {
+	const char *mark = trigger ? "  " NG_REPLAY_TRIGGER_MARK : "";
+
 	FILE *fp = r->fp;
 
 	if (r->abstime)
@@ -90,10 +97,10 @@ static void rp_line(struct rp *r, uint64_t ts, const uint64_t *dur,
 		fprintf(fp, "%s() {\n", label);
 		break;
 	case RP_LEAF:
-		fprintf(fp, "%s();\n", label);
+		fprintf(fp, "%s();%s\n", label, mark);
 		break;
 	case RP_CLOSE:
-		fprintf(fp, "} /* %s */\n", label);
+		fprintf(fp, "} /* %s */%s\n", label, mark);
 		break;
 	}
 }
@@ -107,7 +114,8 @@ static int rp_enter(void *priv, const char *label, uint64_t ns, size_t depth)
 	if (!r->header)
 		rp_header(r);
 	if (r->pending)
-		rp_line(r, r->p_ns, NULL, r->p_depth, r->p_label, RP_OPEN);
+		rp_line(r, r->p_ns, NULL, r->p_depth, r->p_label, RP_OPEN,
+			false);
 	if (len > r->p_cap) {
 		char *l = realloc(r->p_label, len);
 
@@ -124,6 +132,37 @@ static int rp_enter(void *priv, const char *label, uint64_t ns, size_t depth)
 }
 
 /*
+ * Whether @c is the call that fired the snapshot: its thread, its
+ * function (a label "func" or "func [module]"), and its return at the
+ * very nanosecond of the exit record the flight file named.
+ */
+static bool is_trigger(const struct rp *r, const struct ng_call *c)
+{
+	size_t len = strlen(r->trig_func);
+
+	return r->has_trigger && !r->t->idle && r->t->id == r->trig.tid &&
+	       c->end_ns == r->trig.exit_ns &&
+	       !strncmp(c->label, r->trig_func, len) &&
+	       (!c->label[len] || c->label[len] == ' ');
+}
+
+/* The trigger of @rec's info.json, if it is a flight snapshot. */
+static void load_trigger(struct rp *r, const struct ng_recording *rec)
+{
+	struct ng_info_file *f;
+
+	if (ng_info_load(&f, rec->dir, NULL))
+		return;
+	if (!ng_info_trigger(f, &r->trig)) {
+		snprintf(r->trig_func, sizeof(r->trig_func), "%s",
+			 r->trig.function);
+		r->trig.function = r->trig_func;
+		r->has_trigger = true;
+	}
+	ng_info_file_free(f);
+}
+
+/*
  * A POP: the waiting line is this call's, which showed no call of its
  * own (a leaf); otherwise this closes a block. Either way with its
  * duration, as function_graph writes it.
@@ -132,11 +171,14 @@ static int rp_leave(void *priv, const struct ng_call *c)
 {
 	struct rp *r = priv;
 	uint64_t dur = c->dur_ns;
+	bool trigger = is_trigger(r, c);
 
 	if (r->pending)
-		rp_line(r, c->start_ns, &dur, c->depth, c->label, RP_LEAF);
+		rp_line(r, c->start_ns, &dur, c->depth, c->label, RP_LEAF,
+			trigger);
 	else
-		rp_line(r, c->end_ns, &dur, c->depth, c->label, RP_CLOSE);
+		rp_line(r, c->end_ns, &dur, c->depth, c->label, RP_CLOSE,
+			trigger);
 	r->pending = false;
 	return 0;
 }
@@ -154,6 +196,7 @@ int ng_replay(const struct ng_recording *rec, FILE *fp, bool abstime,
 	if (!bad)
 		bad = &ignored;
 	memset(bad, 0, sizeof(*bad));
+	load_trigger(&r, rec);
 	for (i = 0; !ret && i < rec->nr_threads; i++) {
 		r.t = &rec->threads[i];
 		r.header = r.pending = false;
