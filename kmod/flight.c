@@ -41,6 +41,7 @@
 #include "compat.h"
 #include "nanograph.h"
 #include "nanograph_event.h"
+#include "nanograph_flight.h"
 #include "ng_arch.h"
 #include "rawbuf.h"
 
@@ -408,34 +409,17 @@ static int ng_parse_duration(char *s, u64 *ns)
 }
 
 /*
- * The errno names a return-value trigger may use, as -ENAME: the usual
- * failures (the kernel has no name-to-number table to borrow).
+ * A return value to compare with: a number (0x for hex) or -ENAME, one of
+ * the usual errno names (include/nanograph_flight.h, the collector's too).
  */
-static const struct { const char *name; int err; } ng_errnos[] = {
-	{ "EPERM", EPERM }, { "ENOENT", ENOENT }, { "ESRCH", ESRCH },
-	{ "EINTR", EINTR }, { "EIO", EIO }, { "ENXIO", ENXIO },
-	{ "E2BIG", E2BIG }, { "EBADF", EBADF }, { "EAGAIN", EAGAIN },
-	{ "ENOMEM", ENOMEM }, { "EACCES", EACCES }, { "EFAULT", EFAULT },
-	{ "EBUSY", EBUSY }, { "EEXIST", EEXIST }, { "ENODEV", ENODEV },
-	{ "ENOTDIR", ENOTDIR }, { "EISDIR", EISDIR }, { "EINVAL", EINVAL },
-	{ "ENFILE", ENFILE }, { "EMFILE", EMFILE }, { "ENOSPC", ENOSPC },
-	{ "ESPIPE", ESPIPE }, { "EROFS", EROFS }, { "EPIPE", EPIPE },
-	{ "ERANGE", ERANGE }, { "EDEADLK", EDEADLK },
-	{ "ENOTEMPTY", ENOTEMPTY }, { "ELOOP", ELOOP }, { "ENODATA", ENODATA },
-	{ "EOVERFLOW", EOVERFLOW }, { "EOPNOTSUPP", EOPNOTSUPP },
-	{ "ECONNREFUSED", ECONNREFUSED }, { "ETIMEDOUT", ETIMEDOUT },
-	{ "ENOTSUPP", ENOTSUPP }, { "ERESTARTSYS", ERESTARTSYS },
-};
-
-/* A return value to compare with: a number (0x for hex) or -ENAME. */
 static int ng_parse_retval(const char *s, int *value)
 {
 	int i;
 
 	if (s[0] == '-' && s[1] == 'E') {
-		for (i = 0; i < ARRAY_SIZE(ng_errnos); i++) {
-			if (!strcmp(s + 1, ng_errnos[i].name)) {
-				*value = -ng_errnos[i].err;
+		for (i = 0; i < ARRAY_SIZE(ng_trigger_errnos); i++) {
+			if (!strcmp(s + 1, ng_trigger_errnos[i].name)) {
+				*value = -ng_trigger_errnos[i].err;
 				return 0;
 			}
 		}
