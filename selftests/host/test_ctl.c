@@ -310,6 +310,7 @@ static int fake_record_ctl(struct ng_ctl *ctl)
 		"max_graph_depth", "5\n",
 		"set_event_pid", "7\n",
 		"set_event_notrace_pid", "8\n9\n",
+		"set_event_comm", "app-*\n",
 		"buffer_mode", "[events] raw\n",
 		"raw_buffer_size_kb", "4096\n",
 		NULL,

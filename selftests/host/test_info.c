@@ -228,6 +228,7 @@ static void test_record_fields(void)
 	T_EQ_INT(t_write_file(t_path("sys/set_event_pid"), "412\n413\n"), 0);
 	/* set_event_notrace_pid missing: null */
 	T_EQ_INT(t_write_file(t_path("sys/options/event-fork"), "1\n"), 0);
+	T_EQ_INT(t_write_file(t_path("sys/set_event_comm"), "app-*\n"), 0);
 	T_EQ_INT(ng_ctl_init(&ctl, t_path("sys")), 0);
 	T_EQ_INT(ng_info_read_settings(&ctl, &set), 0);
 	info.settings = set;
@@ -261,7 +262,8 @@ static void test_record_fields(void)
 		   "    \"max_graph_depth\": 7,\n"
 		   "    \"set_event_pid\": [412, 413],\n"
 		   "    \"set_event_notrace_pid\": null,\n"
-		   "    \"event_fork\": 1\n"
+		   "    \"event_fork\": 1,\n"
+		   "    \"set_event_comm\": [\"app-*\"]\n"
 		   "  },\n"
 		   "  \"counts\": {\n"
 		   "    \"threads\": 2,\n"
@@ -334,7 +336,7 @@ static void test_record_all_fields(void)
 		    "  \"traced_command\": null,\n"
 		    "  \"traced_pid\": null,\n") &&
 	     strstr(text, "    \"set_event_pid\": [],\n") &&
-	     strstr(text, "    \"event_fork\": 0\n");
+	     strstr(text, "    \"event_fork\": 0,\n");
 	if (!ok)
 		t_diag("info.json: %s", t_escape(text, strlen(text)));
 	free(text);

@@ -43,6 +43,12 @@ const char ng_record_help[] =
 "  -p PID          attach to process PID and its threads and children\n"
 "  -a              every task but nanograph itself, until --duration or\n"
 "                  Ctrl-C (set_event_notrace_pid)\n"
+"  --when-comm GLOB  record the threads whose name (comm) matches GLOB, while\n"
+"                  it does: a thread starts and stops its own recording by\n"
+"                  renaming itself, prctl(PR_SET_NAME) (set_event_comm;\n"
+"                  may repeat)\n"
+"  --trace-self    record the threads that ask: a thread writes 1 to\n"
+"                  /sys/kernel/nanograph/trace_self to start, 0 to stop\n"
 "  -o DIR          output directory (default: nanograph.data)\n"
 "  --duration S    stop after S seconds (a started command gets SIGTERM)\n"
 "  --buffer-kb N   buffer per CPU in KiB (default: 8192)\n"
@@ -78,7 +84,9 @@ const char ng_record_help[] =
 "exits; with -p, the process, its threads and the children it forks from\n"
 "then on, until it exits; with -a, every task of the system (those started\n"
 "meanwhile too) but record's own threads, until --duration or a signal.\n"
-"Give one of the three. Ctrl-C, SIGTERM, SIGHUP (the last two passed on\n"
+"Give one of the three. --when-comm and --trace-self let the threads of the\n"
+"whole system decide, with a command (then only the workload) or with\n"
+"--duration. Ctrl-C, SIGTERM, SIGHUP (the last two passed on\n"
 "to a started command) and --duration stop the recording, which is then\n"
 "written; a second signal, or one while it is written, abandons it.\n"
 "\n"
@@ -117,6 +125,10 @@ struct opts {
 	bool no_calibrate;
 	bool buffer_given;	/* --buffer-kb */
 	char **argv;		/* the command, or NULL */
+	/* who decides who is recorded: threads by their names, or by asking */
+	char **when_comm;	/* --when-comm globs */
+	int nr_when_comm;
+	bool trace_self;	/* --trace-self */
 	/* --flight and its options */
 	bool flight;
 	bool flight_opts;	/* one of the options below was given */
@@ -346,13 +358,23 @@ static int check_flight(const struct ng_cmd *self, struct opts *o)
 	return -1;
 }
 
+/*
+ * --when-comm, --trace-self: the threads decide whether they are
+ * recorded, by their names (set_event_comm) or by writing trace_self;
+ * anywhere in the system, the command (if any) being the workload.
+ */
+static bool by_program(const struct opts *o)
+{
+	return o->nr_when_comm || o->trace_self;
+}
+
 /* Parse the command line into @o; -1 to go on, else an exit code. */
 static int parse(const struct ng_cmd *self, int argc, char **argv,
 		 struct opts *o)
 {
 	enum { OPT_HOOK = 256, OPT_DURATION, OPT_BUFFER, OPT_RAW, OPT_EVENTS,
 	       OPT_NO_CALIBRATE, OPT_FLIGHT, OPT_TRIGGER, OPT_WINDOW, OPT_SIZE,
-	       OPT_TAIL, OPT_COUNT };
+	       OPT_TAIL, OPT_COUNT, OPT_WHEN_COMM, OPT_TRACE_SELF };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -368,6 +390,8 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 		{ "size", required_argument, NULL, OPT_SIZE },
 		{ "tail", required_argument, NULL, OPT_TAIL },
 		{ "count", required_argument, NULL, OPT_COUNT },
+		{ "when-comm", required_argument, NULL, OPT_WHEN_COMM },
+		{ "trace-self", no_argument, NULL, OPT_TRACE_SELF },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v = 0;
@@ -448,6 +472,14 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 		case OPT_FLIGHT:
 			o->flight = true;
 			break;
+		case OPT_WHEN_COMM:
+			ret = need_value(self, "--when-comm", optarg);
+			if (ret < 0 && push_arg(&o->when_comm, &o->nr_when_comm, optarg))
+				return fail("out of memory");
+			break;
+		case OPT_TRACE_SELF:
+			o->trace_self = true;
+			break;
 		case OPT_TRIGGER:
 		case OPT_WINDOW:
 		case OPT_SIZE:
@@ -473,9 +505,15 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 	if (o->argv && o->pid)
 		return ng_usage_error(self->name,
 				      "give either -p PID or a command, not both");
-	if (!o->argv && !o->pid && !o->all)
+	if (!o->argv && !o->pid && !o->all && !by_program(o))
 		return ng_usage_error(self->name,
 				      "what to record? give -a, -p PID or a command");
+	if (by_program(o) && (o->all || o->pid))
+		return ng_usage_error(self->name,
+				      "--when-comm and --trace-self choose the threads themselves: not with -a or -p");
+	if (by_program(o) && !o->argv && !o->duration)
+		return ng_usage_error(self->name,
+				      "--when-comm and --trace-self record until a command ends or --duration S");
 	return check_flight(self, o);
 }
 
@@ -706,8 +744,10 @@ static bool process_alive(pid_t pid)
 /* Is the workload still there? */
 static bool workload_alive(struct run *r, const struct opts *o)
 {
-	if (r->child > 0 && !r->child_done) {
-		if (waitpid(r->child, &r->status, WNOHANG) == r->child)
+	/* A command that ended stays ended (flight asks again after a hit). */
+	if (r->child > 0) {
+		if (!r->child_done &&
+		    waitpid(r->child, &r->status, WNOHANG) == r->child)
 			r->child_done = true;
 		return !r->child_done;
 	}
@@ -1044,10 +1084,11 @@ static int configure(struct run *r, const struct opts *o)
 	if (o->argv && spawn(r, o->argv))
 		return NG_EXIT_FAIL;
 	/* A started command waits on a pipe until every function is hooked. */
-	if (o->argv)
+	if (o->argv && !by_program(o))
 		return select_tasks(r, r->child) ? NG_EXIT_FAIL : -1;
 	/*
-	 * -a and -p: no task until every function is hooked (see admit()).
+	 * -a, -p, --when-comm, --trace-self: no task until every function is
+	 * hooked (see admit()).
 	 * The collector is in set_event_notrace_pid, which wins: a
 	 * set_event_pid of its own pid admits nobody.  -p follows the
 	 * process's children (event-fork) once admitted.
@@ -1082,6 +1123,14 @@ static int admit(struct run *r, const struct opts *o)
 
 	if (o->all)
 		return set(r, "set_event_pid", "\n");
+	/*
+	 * The names decide from here: set_event_pid becomes the threads
+	 * named so now, and then follows renames.  --trace-self alone
+	 * leaves it at record's pid: only the threads that ask join it.
+	 */
+	if (o->nr_when_comm)
+		return set_list(r, "set_event_comm", "--when-comm", o->when_comm,
+				o->nr_when_comm);
 	if (!o->pid)
 		return 0;
 	ret = ng_ctl_admit_process(&r->ctl, o->pid, &file);
@@ -1594,5 +1643,6 @@ out_opts:
 	free(o.graph);
 	free(o.notrace);
 	free(o.hook);
+	free(o.when_comm);
 	return ret;
 }

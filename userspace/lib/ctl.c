@@ -398,7 +398,7 @@ void ng_ctl_saved_free(struct ng_ctl_saved *s)
 
 const char *const ng_ctl_record_files[] = {
 	"set_ftrace_filter", "set_graph_function", "set_graph_notrace",
-	"max_graph_depth", "set_event_pid", "set_event_notrace_pid",
+	"max_graph_depth", "set_event_comm", "set_event_pid", "set_event_notrace_pid",
 	"options/event-fork", "buffer_mode", "raw_buffer_size_kb", NULL,
 };
 
