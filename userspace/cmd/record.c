@@ -1362,6 +1362,25 @@ static int flight_open(struct run *r, const struct opts *o,
 }
 
 /* What a snapshot holds, in one line. */
+/*
+ * How long after the triggering call returned its snapshot was in place
+ * (both CLOCK_MONOTONIC): --tail, the freeze, the drain and the writing.
+ */
+static void say_latency(const struct run *r, const struct opts *o)
+{
+	char took[32], tail[32];
+	struct timespec now;
+	uint64_t ns;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ns = (uint64_t)now.tv_sec * 1000000000ULL + now.tv_nsec;
+	if (ns < r->trigger.exit_ns)
+		return;
+	fprintf(stderr, "nanograph: in place %s after the call returned (--tail %s)\n",
+		ng_fmt_time(took, sizeof(took), ns - r->trigger.exit_ns, false),
+		ng_fmt_time(tail, sizeof(tail), o->tail_ns, false));
+}
+
 static void snapshot_summary(const struct run *r, const struct opts *o)
 {
 	const struct ng_conv_summary *sum = &r->sum;
@@ -1384,6 +1403,7 @@ static void snapshot_summary(const struct run *r, const struct opts *o)
 		fprintf(stderr, "nanograph: %" PRIu64 " events before --window left out\n",
 			sum->outside_window);
 	ng_cmd_say_left_out(sum);
+	say_latency(r, o);
 }
 
 static int finish_snapshot(struct run *r, const struct opts *o);
