@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The flight recorder: the raw buffers overwrite their oldest records
- * instead of dropping new ones, and a call that lasts too long freezes
+ * instead of dropping new ones, and a call that lasts too long (or
+ * returns a given value) marks the point for the collector to freeze
  * what they hold, so that the seconds before a rare slow call can be
  * saved without streaming everything (Documentation/control-files.md,
  * "Flight recording").
@@ -14,8 +15,9 @@
  *	any  --off-->  off
  *
  * The triggers are checked at a call's exit (tracer.c), where its
- * duration is known; only calls at least as long as the shortest
- * trigger's duration come here.  A trigger names a function; the module
+ * duration and return value are known; only calls at least as long as
+ * the shortest duration trigger's come here (every call, while a
+ * return-value trigger is set).  A trigger names a function; the module
  * cannot look a name up (kallsyms_lookup_name() is not exported), so a
  * long call's address is named with sprint_symbol_no_offset() and the
  * answer kept: per trigger the address that matched, and a small cache
