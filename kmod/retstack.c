@@ -340,6 +340,11 @@ void ng_stack_give(struct task_struct *task)
 	if (!READ_ONCE(ng_assigning))
 		return;
 	raw_spin_lock_irqsave(&ng_table_lock, flags);
+	/* A renamed thread may have one: then nothing is taken or counted. */
+	if (ng_stack_of(task)) {
+		raw_spin_unlock_irqrestore(&ng_table_lock, flags);
+		return;
+	}
 	s = ng_assigning ? ng_pool_take() : NULL;
 	if (s && !ng_stack_insert(task, s))
 		ng_pool_put(s);		/* the task-list walk was first */
