@@ -19,6 +19,7 @@
 #include <linux/percpu.h>
 #include <linux/seq_buf.h>
 #include <linux/types.h>
+#include <asm/local64.h>
 
 struct task_struct;
 
@@ -93,16 +94,27 @@ extern struct mutex ng_control_lock;
 
 /* Per-CPU event counts, summed by the stats file. */
 struct ng_cpu_stats {
-	u64 entries;	/* function entries recorded */
-	u64 exits;	/* function exits recorded */
-	u64 dropped;	/* events lost because the buffer was full */
-	u64 skipped;	/* entries not hooked: depth, stack full, no stack */
-	u64 nested;	/* entries not hooked: inside a tracer callback */
-	u64 overwritten;	/* raw records overwritten in flight mode */
-	u64 frozen_dropped;	/* raw records left out, flight frozen */
+	local64_t entries;	/* function entries recorded */
+	local64_t exits;	/* function exits recorded */
+	local64_t dropped;	/* events lost because the buffer was full */
+	local64_t skipped;	/* entries not hooked: depth, stack full, no stack */
+	local64_t nested;	/* entries not hooked: inside a tracer callback */
+	local64_t overwritten;	/* raw records overwritten in flight mode */
+	local64_t frozen_dropped;	/* raw records left out, flight frozen */
 };
 
 DECLARE_PER_CPU(struct ng_cpu_stats, ng_cpu_stats);
+
+/*
+ * Count on this CPU, preemption off (the hook, the trampoline, a raw
+ * writer).  local64 and not this_cpu_inc(): 32-bit arm has no per-CPU
+ * operations of its own, so this_cpu_inc() masks interrupts around the
+ * 64-bit add, two CPSR writes per count, each a translation-block exit
+ * under QEMU; local64 is one LDREXD/STREXD loop there, still safe from
+ * an interrupt nesting on this CPU, and one non-locked add on x86.
+ */
+#define ng_stat_add(field, n)	local64_add((n), this_cpu_ptr(&ng_cpu_stats.field))
+#define ng_stat_inc(field)	ng_stat_add(field, 1)
 
 /* Renders one control file's text; used for listings of any length. */
 typedef void (*ng_render_t)(struct seq_buf *s);

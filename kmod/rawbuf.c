@@ -128,7 +128,7 @@ noinline bool ng_raw_overwrite(struct ng_raw_cpu *c, unsigned long end)
 		if ((long)(tail - want) >= 0)
 			return true;
 	} while (cmpxchg_local(&c->tail, tail, want) != tail);
-	this_cpu_add(ng_cpu_stats.overwritten, want - tail);
+	ng_stat_add(overwritten, want - tail);
 	return true;
 }
 
@@ -136,9 +136,9 @@ noinline bool ng_raw_overwrite(struct ng_raw_cpu *c, unsigned long end)
 noinline void ng_raw_dropped(void)
 {
 	if (READ_ONCE(ng_flight_state) == NG_FLIGHT_FROZEN)
-		this_cpu_inc(ng_cpu_stats.frozen_dropped);
+		ng_stat_inc(frozen_dropped);
 	else
-		this_cpu_inc(ng_cpu_stats.dropped);
+		ng_stat_inc(dropped);
 }
 
 /*

@@ -13,8 +13,11 @@
  *     every record below head is complete (nested writers are done), as
  *     perf's ring buffer does (kernel/events/ring_buffer.c);
  *   - the reader, on any CPU, pairs an acquire of commit with a release
- *     of tail; the writer's acquire of tail keeps it from overwriting a
- *     record that is still being copied out.
+ *     of tail; the writer stores into a record only once its space check
+ *     of tail has passed, a control dependency that orders the load of
+ *     tail before those stores (as perf_output_begin() does), so a
+ *     record still being copied out is never overwritten.  No barrier:
+ *     on 32-bit arm an acquire is a DMB per record.
  * The flight recorder (flight.c) lets a writer that finds its buffer full
  * move tail itself, overwriting the oldest records, instead of dropping
  * its own; reading is refused meanwhile.  ng_raw_overwrite() says how
@@ -113,8 +116,12 @@ static __always_inline bool ng_raw_reserve(struct ng_raw_cpu *c,
 
 	do {
 		head = READ_ONCE(c->head);
-		/* Pairs with ng_raw_read(): never overwrite what is being read. */
-		if (unlikely(head + n - smp_load_acquire(&c->tail) > c->mask + 1) &&
+		/*
+		 * Pairs with the release of tail in ng_raw_read(): the records
+		 * are stored only if this branch lets them, so the load of tail
+		 * is ordered before them (a control dependency, see the top).
+		 */
+		if (unlikely(head + n - READ_ONCE(c->tail) > c->mask + 1) &&
 		    !ng_raw_overwrite(c, head + n)) {
 			WRITE_ONCE(c->last_pid, -1);
 			return false;
@@ -140,13 +147,15 @@ static __always_inline void ng_raw_emit(u64 tsd, unsigned long ip)
 	struct ng_raw_cpu *c = this_cpu_ptr(&ng_raw_cpus);
 	int pid = current->pid;
 	unsigned long pos;
-	u64 comm[2];
+	/* Two words, not an array: an array on the stack costs a canary. */
+	u64 comm0, comm1;
 	bool task;
 
-	BUILD_BUG_ON(sizeof(current->comm) != sizeof(comm));
-	memcpy(comm, current->comm, sizeof(comm));
-	task = READ_ONCE(c->last_pid) != pid || c->last_comm[0] != comm[0] ||
-	       c->last_comm[1] != comm[1] ||
+	BUILD_BUG_ON(sizeof(current->comm) != 2 * sizeof(u64));
+	memcpy(&comm0, current->comm, sizeof(comm0));
+	memcpy(&comm1, current->comm + sizeof(comm0), sizeof(comm1));
+	task = READ_ONCE(c->last_pid) != pid || c->last_comm[0] != comm0 ||
+	       c->last_comm[1] != comm1 ||
 	       (static_branch_unlikely(&ng_flight_on) &&
 		READ_ONCE(c->head) - c->task_pos >= NG_FLIGHT_RESTATE);
 	BUILD_BUG_ON(NG_STACK_DEPTH > NG_RAW_DEPTH_MAX);
@@ -159,9 +168,9 @@ static __always_inline void ng_raw_emit(u64 tsd, unsigned long ip)
 				   (u64)current->tgid << 32 | (u32)pid);
 			ng_raw_put(c, pos++, NG_RAW_META | NG_RAW_COMM,
 				   NG_TSD_COUNTER(tsd));
-			ng_raw_put(c, pos++, comm[0], comm[1]);
-			c->last_comm[0] = comm[0];
-			c->last_comm[1] = comm[1];
+			ng_raw_put(c, pos++, comm0, comm1);
+			c->last_comm[0] = comm0;
+			c->last_comm[1] = comm1;
 			WRITE_ONCE(c->last_pid, pid);
 		}
 		ng_raw_put(c, pos, tsd, ip);

@@ -2,8 +2,8 @@
 /*
  * Per-CPU event counts.
  *
- * The hot path bumps its own CPU's counters with this_cpu_inc(), no
- * atomics; the stats file sums them when read.  Nothing is ever lost
+ * The hot path bumps its own CPU's counters (ng_stat_inc(): local64,
+ * no lock, no barrier); the stats file sums them when read.  Nothing is ever lost
  * silently: every event that is not recorded is counted here.
  */
 #include <linux/cpumask.h>
@@ -13,6 +13,11 @@
 
 DEFINE_PER_CPU(struct ng_cpu_stats, ng_cpu_stats);
 
+/* The per-CPU columns of the table, as read. */
+struct ng_stats_line {
+	u64 entries, exits, dropped, skipped;
+};
+
 /*
  * One line per possible CPU that has counted anything or is online, then
  * the totals: "cpu entries exits dropped skipped", as in ftrace's
@@ -20,7 +25,7 @@ DEFINE_PER_CPU(struct ng_cpu_stats, ng_cpu_stats);
  */
 void ng_stats_render(struct seq_buf *s)
 {
-	struct ng_cpu_stats sum = {};
+	struct ng_stats_line sum = {};
 	u64 nested = 0, overwritten = ng_raw_flight_cut(), frozen_dropped = 0;
 	unsigned long frames;
 	unsigned int tasks, owners;
@@ -29,16 +34,16 @@ void ng_stats_render(struct seq_buf *s)
 	seq_buf_printf(s, "# cpu entries exits dropped skipped\n");
 	for_each_possible_cpu(cpu) {
 		const struct ng_cpu_stats *st = per_cpu_ptr(&ng_cpu_stats, cpu);
-		struct ng_cpu_stats c = {
-			.entries = READ_ONCE(st->entries),
-			.exits = READ_ONCE(st->exits),
-			.dropped = READ_ONCE(st->dropped),
-			.skipped = READ_ONCE(st->skipped),
+		struct ng_stats_line c = {
+			.entries = local64_read(&st->entries),
+			.exits = local64_read(&st->exits),
+			.dropped = local64_read(&st->dropped),
+			.skipped = local64_read(&st->skipped),
 		};
 
-		nested += READ_ONCE(st->nested);
-		overwritten += READ_ONCE(st->overwritten);
-		frozen_dropped += READ_ONCE(st->frozen_dropped);
+		nested += local64_read(&st->nested);
+		overwritten += local64_read(&st->overwritten);
+		frozen_dropped += local64_read(&st->frozen_dropped);
 		if (!cpu_online(cpu) && !(c.entries | c.exits | c.dropped | c.skipped))
 			continue;
 		seq_buf_printf(s, "cpu%d %llu %llu %llu %llu\n", cpu,

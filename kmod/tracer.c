@@ -177,13 +177,13 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	 * callback makes: neither can be recorded.
 	 */
 	if (unlikely(!ng_arch_hook_ok())) {
-		this_cpu_inc(ng_cpu_stats.nested);
+		ng_stat_inc(nested);
 		return;
 	}
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0) {
 		/* Inside a tracer callback: as for fgraph, not hooked. */
-		this_cpu_inc(ng_cpu_stats.nested);
+		ng_stat_inc(nested);
 		return;
 	}
 	/*
@@ -194,7 +194,7 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	now = ng_counter_read();
 	/* Suspend and hibernation pause graph tracing, as for fgraph. */
 	if (unlikely(atomic_read(&current->tracing_graph_pause))) {
-		this_cpu_inc(ng_cpu_stats.skipped);
+		ng_stat_inc(skipped);
 		goto out;
 	}
 	if (!ng_pid_wanted())
@@ -210,7 +210,7 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 		 */
 		if (mode != NG_HOOK_NOTRACE &&
 		    (mode == NG_HOOK_ROOT || !READ_ONCE(ng_graph_listed)))
-			this_cpu_inc(ng_cpu_stats.skipped);
+			ng_stat_inc(skipped);
 		ng_stack_missing();
 		goto out;
 	}
@@ -225,7 +225,7 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	depth = READ_ONCE(t->depth);
 	if (unlikely(depth >= NG_STACK_DEPTH || (max && depth >= max) ||
 		     !ng_arch_hook_site(fregs, ip, &slot, &key))) {
-		this_cpu_inc(ng_cpu_stats.skipped);
+		ng_stat_inc(skipped);
 		goto out;
 	}
 	/* Another of our ops hooked this very call already. */
@@ -252,7 +252,7 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	if (mode == NG_HOOK_ROOT)
 		WRITE_ONCE(t->graph_depth, t->graph_depth + 1);
 	ng_emit_entry(ip, ng_tsd(now, depth));
-	this_cpu_inc(ng_cpu_stats.entries);
+	ng_stat_inc(entries);
 out:
 	ftrace_test_recursion_unlock(bit);
 }
@@ -304,8 +304,8 @@ static __always_inline unsigned long ng_pop(struct ng_stack *t, u64 now, int bit
 		if (likely(bit >= 0))
 			ng_emit_exit(ip, top, f->entry, now, retval, returned);
 		else
-			this_cpu_inc(ng_cpu_stats.dropped);
-		this_cpu_inc(ng_cpu_stats.exits);
+			ng_stat_inc(dropped);
+		ng_stat_inc(exits);
 	}
 	barrier();
 	WRITE_ONCE(t->depth, top);

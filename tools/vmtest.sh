@@ -86,6 +86,8 @@ Environment:
                        where test 34 runs ftracetest)
   NANOGRAPH_VM_MEM     guest memory in MiB (default: $VM_MEM)
   NANOGRAPH_VM_SMP     guest CPUs (default: $VM_SMP)
+  NANOGRAPH_QEMU_EXTRA more QEMU arguments, split at spaces (a monitor
+                       socket for tools/profile.sh, say)
   NANOGRAPH_SEED       seed of the randomised selftests (28-fuzz), to replay
                        a run; each run prints the seed it used
   NANOGRAPH_SCOPE=kernel  skip the tests marked "# scope: arch" (make check
@@ -946,6 +948,8 @@ boot() {
 	local cmd=("$QEMU" "${QEMU_ARGS[@]}" -m "$VM_MEM" -smp "$VM_SMP"
 		-nographic -no-reboot -kernel "$vmlinuz" "${dtb[@]}"
 		-initrd "$out/initramfs.cpio" -append "$append")
+	# shellcheck disable=SC2206 # extra QEMU words, split as given
+	[ -z "${NANOGRAPH_QEMU_EXTRA:-}" ] || cmd+=(${NANOGRAPH_QEMU_EXTRA})
 	if [ "$mode" = shell ]; then
 		"${cmd[@]}"
 		return

@@ -12,8 +12,8 @@
  * the exit will present.  When the unwinder cannot step (frameless leaf
  * functions), the call is not hooked: it is counted as skipped, so that
  * no push is ever left without its pop.  The answer is the same for every
- * call of a function: site_cache.c keeps it, and the unwinder runs on the
- * first call only.
+ * call of a function: site_cache.c keeps it, either way, and the unwinder
+ * runs on the first call only.
  */
 #include <linux/ftrace.h>
 #include <linux/sched.h>
@@ -37,8 +37,17 @@ static NG_WALK_CB(ng_unwind_cb)
 	return NG_WALK_GO_ON(++u->calls < 2);
 }
 
-bool ng_arm_hook_site(struct ftrace_regs *fregs, unsigned long ip,
-		      unsigned long **slot, unsigned long *key)
+/*
+ * The slow half of ng_arch_hook_site() (ng_arch.h): a function's first
+ * call, or every call under site_check.  @cached is the table's answer,
+ * if any, to compare with the unwinder's.  Returns the unwinder's answer
+ * as a table word (the hook decodes it as it does a cached one; no
+ * out-parameters, whose addresses would cost the hook a stack canary):
+ * NG_SITE_NONE when the unwinder cannot step, 0 when nothing can be said
+ * this time (the recursion lock was taken).
+ */
+unsigned long ng_arm_hook_unwind(struct pt_regs *regs, unsigned long ip,
+				 unsigned long cached)
 {
 	/*
 	 * The saved pt_regs itself, not the ftrace_regs accessors: the
@@ -46,9 +55,6 @@ bool ng_arm_hook_site(struct ftrace_regs *fregs, unsigned long ip,
 	 * no accessor gives (as on arm64), and the kernel's own
 	 * prepare_ftrace_return() starts its unwind from these fields too.
 	 */
-	struct pt_regs *regs = &ng_arch_fregs(fregs)->regs;
-	unsigned long *cached_slot, cached_key;
-	bool cached;
 	struct ng_unwind u = {
 		.frame = {
 			.fp = regs->ARM_fp,
@@ -60,15 +66,8 @@ bool ng_arm_hook_site(struct ftrace_regs *fregs, unsigned long ip,
 #endif
 		},
 	};
+	unsigned long where = NG_SITE_NONE;
 	int bit;
-
-	/* The function's first call unwound already (site_cache.c). */
-	cached = ng_site_lookup(ip, regs, &cached_slot, &cached_key);
-	if (cached && !ng_site_checking()) {
-		*slot = cached_slot;
-		*key = cached_key;
-		return true;
-	}
 
 	/*
 	 * The unwinder takes a (traceable) spinlock for module addresses.
@@ -78,21 +77,23 @@ bool ng_arm_hook_site(struct ftrace_regs *fregs, unsigned long ip,
 	 */
 	bit = ftrace_test_recursion_trylock(ip, 0);
 	if (bit < 0)
-		return false;
+		return 0;
 	walk_stackframe(&u.frame, ng_unwind_cb, &u);
 	ftrace_test_recursion_unlock(bit);
-	if (u.calls < 2) {
-		if (cached)
-			ng_site_mismatch();
-		return false;
-	}
-	*slot = u.frame.lr != ip ? u.frame.lr_addr : &regs->ARM_lr;
-	*key = u.frame.sp;
-	if (!cached)
-		ng_site_store(ip, regs, *slot, *key);
-	else if (cached_slot != *slot || cached_key != *key)
+	/*
+	 * Found: the slot LR was saved to, or the saved regs' LR; the key
+	 * is the caller's SP.  A frame too big to encode (none is: stacks
+	 * are 8 KiB) is not hooked.
+	 */
+	if (u.calls >= 2)
+		where = ng_site_encode(regs, u.frame.lr != ip ? u.frame.lr_addr :
+					     &regs->ARM_lr, u.frame.sp) ?:
+			NG_SITE_NONE;
+	if (!(cached & NG_SITE_FILLED))
+		ng_site_store(ip, where);
+	else if (cached != where)
 		ng_site_mismatch();
-	return true;
+	return where;
 }
 
 /*

@@ -14,7 +14,9 @@
 
 #include <linux/types.h>
 
+#include <linux/bits.h>
 #include <linux/ftrace.h>
+#include <linux/hash.h>
 #include <linux/jump_label.h>
 #include <linux/rcupdate.h>
 #include <linux/time64.h>
@@ -28,21 +30,70 @@
  */
 #define NG_ARCH_OPS_FLAGS	FTRACE_OPS_FL_SAVE_REGS
 
-bool ng_arm_hook_site(struct ftrace_regs *fregs, unsigned long ip,
-		      unsigned long **slot, unsigned long *key);
+/*
+ * Where each function keeps its return address, remembered
+ * (site_cache.c); its hot half is inline here, in the hook.  An answer is
+ * one word: bit 0 set once filled; bit 1 when LR was not saved (the slot
+ * is the saved regs' ARM_lr); then the slot's and the key's offsets from
+ * the saved SP, in words, 15 bits each.  NG_SITE_NONE (bit 1 with a slot
+ * offset, which no hookable function has) says the unwinder cannot step
+ * out of the function: it is never hooked.
+ */
+#define NG_SITE_BITS		13
+#define NG_SITES		(1U << NG_SITE_BITS)
+/* A lookup or a claim looks at this many slots from the hashed one. */
+#define NG_SITE_PROBES		8
+#define NG_SITE_FILLED		BIT(0)
+#define NG_SITE_IN_LR		BIT(1)
+#define NG_SITE_SLOT_SHIFT	2
+#define NG_SITE_KEY_SHIFT	17
+#define NG_SITE_OFF_MAX		((1UL << 15) - 1)
+#define NG_SITE_NONE		(NG_SITE_FILLED | NG_SITE_IN_LR | \
+				 BIT(NG_SITE_SLOT_SHIFT))
 
-/* Where each function keeps its return address, remembered (site_cache.c). */
-struct seq_buf;
-bool ng_site_lookup(unsigned long ip, struct pt_regs *regs,
-		    unsigned long **slot, unsigned long *key);
-void ng_site_store(unsigned long ip, struct pt_regs *regs,
-		   unsigned long *slot, unsigned long key);
-bool ng_site_checking(void);
+struct ng_site {
+	unsigned long ip;	/* 0: free */
+	unsigned long where;	/* the answer; 0: claimed, not yet filled */
+};
+
+extern struct ng_site ng_sites[NG_SITES];
+extern bool ng_sites_stale;
+extern bool ng_site_check;
+
+/*
+ * The answer for @ip, or 0.  No barrier: the answer is the one word,
+ * written once while its slot's owner cannot change (site_cache.c).
+ */
+static __always_inline unsigned long ng_site_answer(unsigned long ip)
+{
+	unsigned int h = hash_32(ip, NG_SITE_BITS), i;
+
+	if (READ_ONCE(ng_sites_stale))
+		return 0;
+	for (i = 0; i < NG_SITE_PROBES; i++) {
+		const struct ng_site *s = &ng_sites[(h + i) & (NG_SITES - 1)];
+		unsigned long owner = READ_ONCE(s->ip);
+
+		if (owner == ip)
+			return READ_ONCE(s->where);
+		if (!owner)
+			break;
+	}
+	return 0;
+}
+
+unsigned long ng_site_encode(struct pt_regs *regs, unsigned long *slot,
+			     unsigned long key);
+void ng_site_store(unsigned long ip, unsigned long where);
 void ng_site_mismatch(void);
 int ng_site_cache_init(void);
 void ng_site_cache_exit(void);
 void ng_site_cache_reset(void);
+struct seq_buf;
 void ng_site_cache_render(struct seq_buf *s);
+unsigned long ng_arm_hook_unwind(struct pt_regs *regs, unsigned long ip,
+				 unsigned long cached);
+
 /* The hooks of kmod/arch_hooks.h arm has. */
 #define ng_arch_init		ng_site_cache_init
 #define ng_arch_exit		ng_site_cache_exit
@@ -60,13 +111,28 @@ static __always_inline bool ng_arch_hook_ok(void)
 	return rcu_is_watching();
 }
 
-/* See hook.c: the unwinder finds where the return address is. */
+/*
+ * Where the return address of the call being entered is, and the key its
+ * return will present: from the function's remembered answer, or from
+ * the unwinder (hook.c) on its first call and under site_check.
+ */
 static __always_inline bool ng_arch_hook_site(struct ftrace_regs *fregs,
 					      unsigned long ip,
 					      unsigned long **slot,
 					      unsigned long *key)
 {
-	return ng_arm_hook_site(fregs, ip, slot, key);
+	struct pt_regs *regs = &ng_arch_fregs(fregs)->regs;
+	unsigned long w = ng_site_answer(ip);
+
+	if (unlikely(!(w & NG_SITE_FILLED) || READ_ONCE(ng_site_check)))
+		w = ng_arm_hook_unwind(regs, ip, w);
+	if (unlikely(!(w & NG_SITE_FILLED) || w == NG_SITE_NONE))
+		return false;
+	*slot = w & NG_SITE_IN_LR ? &regs->ARM_lr :
+		(unsigned long *)(regs->ARM_sp + 4 *
+				  ((w >> NG_SITE_SLOT_SHIFT) & NG_SITE_OFF_MAX));
+	*key = regs->ARM_sp + 4 * ((w >> NG_SITE_KEY_SHIFT) & NG_SITE_OFF_MAX);
+	return true;
 }
 
 /* The trampoline is entered with the SP the function was called with. */
