@@ -15,9 +15,12 @@
 #include <linux/jump_label.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rculist.h>
 #include <linux/rcupdate.h>
 #include <linux/percpu.h>
+#include <linux/sched.h>
 #include <linux/seq_buf.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <asm/local64.h>
 
@@ -54,7 +57,44 @@ struct ng_stack {
 	struct ng_frame frames[NG_STACK_DEPTH];
 };
 
-struct ng_stack *ng_stack_of(struct task_struct *task);
+/*
+ * The task table (retstack.c): a stack per traced task, by pid.  16384
+ * buckets: with pids below pid_max's default, one task per bucket.
+ */
+#define NG_BUCKET_BITS	14
+#define NG_BUCKETS	BIT(NG_BUCKET_BITS)
+extern struct hlist_head *ng_buckets;
+extern raw_spinlock_t ng_table_lock;
+DECLARE_PER_CPU(struct ng_stack *, ng_idle_stacks);
+
+static inline struct hlist_head *ng_bucket(pid_t pid)
+{
+	return &ng_buckets[(unsigned int)pid & (NG_BUCKETS - 1)];
+}
+
+/*
+ * The stack of @task, or NULL.  Preemption must be off (an RCU-sched
+ * read side), or the table lock held.  Inline: the hook and the
+ * trampoline look up current's on every call.
+ */
+static __always_inline struct ng_stack *ng_stack_of(struct task_struct *task)
+{
+	struct ng_stack *s;
+
+	if (unlikely(!task->pid)) {
+		/* An idle task: the lookups for it are its own CPU's. */
+		s = this_cpu_read(ng_idle_stacks);
+		if (s && unlikely(!s->task))
+			s->task = task;
+		return s;
+	}
+	hlist_for_each_entry_rcu(s, ng_bucket(task->pid), node,
+				 lockdep_is_held(&ng_table_lock))
+		if (s->task == task)
+			return s;
+	return NULL;
+}
+
 unsigned long ng_live_frames(unsigned int *tasks, unsigned int *owners);
 unsigned long ng_abandoned_frames(void);
 size_t ng_retstack_bytes(void);

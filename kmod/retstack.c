@@ -65,16 +65,12 @@
 #include "nanograph_event.h"
 #include "nanograph_trace.h"
 
-/* 16384 buckets: with pids below pid_max's default, one task per bucket. */
-#define NG_BUCKET_BITS	14
-#define NG_BUCKETS	BIT(NG_BUCKET_BITS)
-
-static struct hlist_head *ng_buckets;
+struct hlist_head *ng_buckets;
 /* Insertions and removals; never taken by the hook or the trampoline. */
-static DEFINE_RAW_SPINLOCK(ng_table_lock);
+DEFINE_RAW_SPINLOCK(ng_table_lock);
 /* New tasks get a stack: recording, from start to stop (table lock). */
 static bool ng_assigning;
-static DEFINE_PER_CPU(struct ng_stack *, ng_idle_stacks);
+DEFINE_PER_CPU(struct ng_stack *, ng_idle_stacks);
 static enum cpuhp_state ng_cpuhp_state;
 static struct kmem_cache *ng_stack_cache;
 
@@ -218,33 +214,6 @@ static void ng_pool_empty(void)
 			return;
 		ng_stack_free(s);
 	}
-}
-
-static inline struct hlist_head *ng_bucket(pid_t pid)
-{
-	return &ng_buckets[(unsigned int)pid & (NG_BUCKETS - 1)];
-}
-
-/*
- * The stack of @task, or NULL.  Preemption must be off (an RCU-sched
- * read side), or the table lock held.
- */
-struct ng_stack *ng_stack_of(struct task_struct *task)
-{
-	struct ng_stack *s;
-
-	if (unlikely(!task->pid)) {
-		/* An idle task: the lookups for it are its own CPU's. */
-		s = this_cpu_read(ng_idle_stacks);
-		if (s && unlikely(!s->task))
-			s->task = task;
-		return s;
-	}
-	hlist_for_each_entry_rcu(s, ng_bucket(task->pid), node,
-				 lockdep_is_held(&ng_table_lock))
-		if (s->task == task)
-			return s;
-	return NULL;
 }
 
 /* Frames not yet returned and not abandoned. */

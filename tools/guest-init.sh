@@ -6,6 +6,7 @@
 #   test   run the selftests, print KTAP between markers
 #   demo   run the demo script, print its output as a base64 tar
 #   bench  run the benchmark script, print its lines between markers
+#   profile  run the profile script (tools/profile.sh watches its markers)
 #   soak   run the soak test (selftests/vm/soak), KTAP between the markers
 #   shell  an interactive shell on the console
 # and prints the kernel log between markers before powering off.
@@ -64,6 +65,11 @@ bench)
 	# shellcheck disable=SC2046 # ITER:ROUNDS:FORKS, one argument each
 	/nanograph/bench-guest.sh $(echo "$b" | tr : ' ') 2>&1
 	echo NANOGRAPH-BENCH-END
+	;;
+profile)
+	echo NANOGRAPH-PROFILE-BEGIN
+	/nanograph/profile-guest.sh "$(arg profile)" 2>&1
+	echo NANOGRAPH-PROFILE-END
 	;;
 demo)
 	mkdir -p /tmp/demo

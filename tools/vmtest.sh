@@ -56,6 +56,8 @@ Commands:
   shell      build and boot into an interactive shell in the VM
   demo       build and boot, run tools/demo-guest.sh, copy its output out
   bench      build and boot, run tools/bench-guest.sh (NANOGRAPH_BENCH=ITER:ROUNDS)
+  profile    build and boot, run tools/profile-guest.sh (NANOGRAPH_PROFILE=
+             READS); tools/profile.sh drives it
   soak       build and boot, run the soak test selftests/vm/soak (for
              NANOGRAPH_SOAK_MINUTES, default 10), check the console
   resolve    print the resolved kernel package version and exit
@@ -890,7 +892,8 @@ initramfs_pack() {
 	cp -r "$ROOT/selftests/vm" "$r/nanograph/selftests"
 	rm -rf "$r/nanograph/selftests/"*.c "$r/nanograph/selftests/Makefile" \
 		"$r/nanograph/selftests/testmod"
-	cp "$ROOT/tools/demo-guest.sh" "$ROOT/tools/bench-guest.sh" "$r/nanograph/"
+	cp "$ROOT/tools/demo-guest.sh" "$ROOT/tools/bench-guest.sh" \
+		"$ROOT/tools/profile-guest.sh" "$r/nanograph/"
 	# The kernel's ftrace selftests, for test 34; without logs of
 	# earlier runs.  The baseline goes in when the host has it.
 	if [ -n "$src" ]; then
@@ -925,7 +928,7 @@ ftracetest_wanted() {
 	return 1
 }
 
-# Boot the VM.  MODE is "test", "shell", "demo", "bench" or "soak"; /init reads it
+# Boot the VM.  MODE is "test", "shell", "demo", "bench", "profile" or "soak"; /init reads it
 # from the kernel command line.  In test and demo mode the console goes to
 # console.log (and to stdout with -v).
 boot() {
@@ -935,6 +938,7 @@ boot() {
 	append="console=$CONSOLE panic=-1 loglevel=5 ngvm.mode=$mode"
 	[ -z "$TESTS" ] || append="$append ngvm.tests=$TESTS"
 	[ -z "${NANOGRAPH_BENCH:-}" ] || append="$append ngvm.bench=$NANOGRAPH_BENCH"
+	[ -z "${NANOGRAPH_PROFILE:-}" ] || append="$append ngvm.profile=$NANOGRAPH_PROFILE"
 	[ -z "${NANOGRAPH_SEED:-}" ] || append="$append ngvm.seed=$NANOGRAPH_SEED"
 	[ -z "${NANOGRAPH_SCOPE:-}" ] || append="$append ngvm.scope=$NANOGRAPH_SCOPE"
 	local p
@@ -1077,7 +1081,7 @@ main() {
 	headers) kernel_fetch; echo "$KDIR_ROOT/usr/src/linux-headers-$KREL" ;;
 	fetch) kernel_fetch; userland_fetch ;;
 	build) kernel_fetch; userland_fetch; build_all ;;
-	run | shell | demo | bench | soak)
+	run | shell | demo | bench | profile | soak)
 		kernel_fetch; userland_fetch; build_all
 		exec 9>&-
 		case "$cmd" in

@@ -40,7 +40,7 @@
  * out of the function: it is never hooked.
  */
 #define NG_SITE_BITS		13
-#define NG_SITES		(1U << NG_SITE_BITS)
+#define NG_SITES		BIT(NG_SITE_BITS)
 /* A lookup or a claim looks at this many slots from the hashed one. */
 #define NG_SITE_PROBES		8
 #define NG_SITE_FILLED		BIT(0)

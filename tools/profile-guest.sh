@@ -1,0 +1,81 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest half of tools/profile.sh: the benchmark's read loop under each
+# tracer, between markers the host watches for (it resets and dumps the
+# QEMU plugin's instruction counts there).  Arguments: READS.
+N=${1:-20000}
+T=/sys/kernel/tracing
+NG=/sys/kernel/nanograph
+NGTEST=/nanograph/ngtest
+
+insmod /nanograph/nanograph.ko || exit 1
+# The read path bench-guest.sh times, as this kernel names it.
+FUNCS=
+for f in __x64_sys_read __arm64_sys_read sys_read ksys_read vfs_read \
+	rw_verify_area security_file_permission apparmor_file_permission \
+	read_iter_zero read_zero iov_iter_zero __fsnotify_parent fsnotify_perm \
+	__fdget_pos fdget_pos __f_unlock_pos; do
+	grep -qx "$f" $T/available_filter_functions && FUNCS="$FUNCS $f"
+done
+echo "NG-PROFILE-FUNCS$FUNCS"
+echo 32768 >$T/buffer_size_kb
+echo 32768 >$NG/raw_buffer_size_kb
+echo "$FUNCS" >$NG/set_ftrace_filter
+
+# Text symbols, the module's included, for the host to name addresses.
+echo NG-PROFILE-SYMS-BEGIN
+awk '$2 ~ /^[tT]$/ { print $1, $3 }' /proc/kallsyms
+echo NG-PROFILE-SYMS-END
+
+ng_entries() { awk '$1 == "total" { print $2 }' $NG/stats; }
+ft_entries() { cat $T/per_cpu/cpu*/stats | awk 'index($0, "entries:") == 1 { s += $NF } END { print s + 0 }'; }
+
+# phase NAME CALLS-COMMAND: the loop alone between the markers; the host
+# needs a moment at each (it polls the console).
+phase() {
+	echo "NG-PROFILE-RESET $1"
+	sleep 1
+	$NGTEST loop-read /dev/zero "$N" >/dev/null
+	echo "NG-PROFILE-DUMP $1"
+	sleep 1
+}
+
+phase none
+c0=0
+
+echo "$FUNCS" >$T/set_ftrace_filter
+for t in function function_graph; do
+	echo >$T/trace
+	echo $t >$T/current_tracer
+	phase $t
+	c=$(ft_entries)		# before nop, which empties the buffer
+	echo nop >$T/current_tracer
+	[ $t = function ] || c=$((c / 2))
+	echo "NG-PROFILE-CALLS $t $c"
+done
+echo >$T/set_ftrace_filter
+echo >$T/trace
+
+# Until the module has let go of the last recording's frames (buffer_mode
+# is refused meanwhile).
+ng_idle() {
+	i=0
+	while [ "$(cat /sys/module/nanograph/refcnt)" != 0 ] && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+
+for m in ng_hook_only ng_raw; do
+	ng_idle
+	c0=$(ng_entries)
+	b=events
+	[ $m != ng_raw ] || b=raw
+	echo $b >$NG/buffer_mode || { echo "NG-PROFILE-CALLS $m 0"; continue; }
+	echo 1 >$NG/tracing_on
+	[ $m != ng_hook_only ] || echo 0 >$T/events/nanograph/enable
+	phase $m
+	echo 0 >$NG/tracing_on
+	echo "NG-PROFILE-CALLS $m $(($(ng_entries) - c0))"
+	echo >$T/trace
+done
