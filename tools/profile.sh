@@ -27,7 +27,6 @@ while getopts a:k:n:t:h o; do
 	esac
 done
 
-OUT=${NANOGRAPH_OUT:-$ROOT/build/vm}
 P=$ROOT/build/profile/$ARCH-$LINE
 rm -rf "$P"
 mkdir -p "$P/ctl"
