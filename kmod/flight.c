@@ -413,9 +413,11 @@ static int ng_parse_duration(char *s, u64 *ns)
 /*
  * A return value to compare with: a number (0x for hex) or -ENAME, one of
  * the usual errno names (include/nanograph_flight.h, the collector's too).
+ * Decimal unless 0x: a leading 0 is not octal ("010" is ten).
  */
 static int ng_parse_retval(const char *s, int *value)
 {
+	const char *digits = s + (s[0] == '-');
 	int i;
 
 	if (s[0] == '-' && s[1] == 'E') {
@@ -427,7 +429,8 @@ static int ng_parse_retval(const char *s, int *value)
 		}
 		return -EINVAL;
 	}
-	return kstrtoint(s, 0, value);
+	return kstrtoint(s, digits[0] == '0' && tolower(digits[1]) == 'x' ?
+			 16 : 10, value);
 }
 
 /* After FUNC=: an operator, then the value. */
