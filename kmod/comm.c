@@ -148,16 +148,12 @@ int ng_comms_apply(char **tokens, unsigned int n, bool reset)
 static ssize_t trace_self_store(struct kobject *kobj, struct kobj_attribute *attr,
 				const char *buf, size_t count)
 {
-	unsigned int on;
+	unsigned long on;
 	int ret;
 
-	if (count >= PAGE_SIZE)
-		return -E2BIG;
-	ret = kstrtouint(buf, 10, &on);
+	ret = ng_parse_number(buf, count, 1, EINVAL, &on);
 	if (ret)
 		return ret;
-	if (on > 1)
-		return -EINVAL;
 	mutex_lock(&ng_control_lock);
 	ret = ng_pids_self(current, on);
 	mutex_unlock(&ng_control_lock);

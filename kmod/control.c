@@ -259,10 +259,24 @@ static ssize_t ng_value_show(struct kobject *kobj, struct kobj_attribute *attr,
 }
 
 /*
- * Parse the whole input before changing anything.  kernfs hands a store
- * method at most one page of a write; input that fills the page is not a
- * number but too much data, and gets -E2BIG rather than a parse error.
+ * The one decimal number of a control-file write, parsed whole before
+ * anything changes.  kernfs hands a store method at most one page of a
+ * write; input that fills the page is not a number but too much data,
+ * and gets -E2BIG rather than a parse error.  Above @max: -@over_max.
  */
+int ng_parse_number(const char *buf, size_t count, unsigned long max,
+		    int over_max, unsigned long *val)
+{
+	int ret;
+
+	if (count >= PAGE_SIZE)
+		return -E2BIG;
+	ret = kstrtoul(buf, 10, val);
+	if (ret)
+		return ret;
+	return *val > max ? -over_max : 0;
+}
+
 static ssize_t ng_value_store(struct kobject *kobj, struct kobj_attribute *attr,
 			      const char *buf, size_t count)
 {
@@ -270,13 +284,9 @@ static ssize_t ng_value_store(struct kobject *kobj, struct kobj_attribute *attr,
 	unsigned long val;
 	int ret;
 
-	if (count >= PAGE_SIZE)
-		return -E2BIG;
-	ret = kstrtoul(buf, 10, &val);
+	ret = ng_parse_number(buf, count, va->max, va->over_max, &val);
 	if (ret)
 		return ret;
-	if (val > va->max)
-		return -va->over_max;
 	mutex_lock(&ng_control_lock);
 	ret = va->apply ? va->apply(&val) : 0;
 	if (!ret)

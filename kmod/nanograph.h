@@ -132,6 +132,9 @@ void ng_retstack_exit(void);
 /* Serialises every change of tracer state (control files, drain work). */
 extern struct mutex ng_control_lock;
 
+int ng_parse_number(const char *buf, size_t count, unsigned long max,
+		    int over_max, unsigned long *val);
+
 /* Per-CPU event counts, summed by the stats file. */
 struct ng_cpu_stats {
 	local64_t entries;	/* function entries recorded */

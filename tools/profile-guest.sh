@@ -4,9 +4,10 @@
 # tracer, between markers the host watches for (it resets and dumps the
 # QEMU plugin's instruction counts there).  Arguments: READS.
 N=${1:-20000}
+# NG, NGTEST, ng_stop_and_drain
+# shellcheck source=selftests/vm/lib.sh
+. /nanograph/selftests/lib.sh
 T=/sys/kernel/tracing
-NG=/sys/kernel/nanograph
-NGTEST=/nanograph/ngtest
 
 insmod /nanograph/nanograph.ko || exit 1
 # The read path bench-guest.sh times, as this kernel names it.
@@ -56,18 +57,7 @@ done
 echo >$T/set_ftrace_filter
 echo >$T/trace
 
-# Until the module has let go of the last recording's frames (buffer_mode
-# is refused meanwhile).
-ng_idle() {
-	i=0
-	while [ "$(cat /sys/module/nanograph/refcnt)" != 0 ] && [ $i -lt 200 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
-}
-
 for m in ng_hook_only ng_raw; do
-	ng_idle
 	c0=$(ng_entries)
 	b=events
 	[ $m != ng_raw ] || b=raw
@@ -75,7 +65,7 @@ for m in ng_hook_only ng_raw; do
 	echo 1 >$NG/tracing_on
 	[ $m != ng_hook_only ] || echo 0 >$T/events/nanograph/enable
 	phase $m
-	echo 0 >$NG/tracing_on
+	ng_stop_and_drain	# buffer_mode is refused until then
 	echo "NG-PROFILE-CALLS $m $(($(ng_entries) - c0))"
 	echo >$T/trace
 done
