@@ -149,10 +149,11 @@ static int compensate_recording(const struct ng_cmd *self,
 				const struct ng_filter *f)
 {
 	struct ng_overhead o = { 0 };
-	int how = ng_filter_compensation(f, &o.per_call_ns, &o.inside_ns);
+	enum ng_compensation how = ng_filter_compensation(f, &o.per_call_ns,
+							  &o.inside_ns);
 	int ret = 0;
 
-	if (how == 1)
+	if (how == NG_COMPENSATE_RECORDED)
 		ret = ng_info_read_overhead(rec->dir, &o, NULL, 0);
 	if (ret == -ENOENT) {
 		fprintf(stderr, "nanograph %s: --compensate: %s/%s has no overhead (a recording by convert, by record --no-calibrate or from before calibration, or no info.json): give the cost with --overhead PER_CALL_NS[,INSIDE_NS]\n",
@@ -164,7 +165,7 @@ static int compensate_recording(const struct ng_cmd *self,
 			self->name, rec->dir, NG_INFO_FILE, rec->dir);
 		return NG_EXIT_FAIL;
 	}
-	if (!ret && how)
+	if (!ret && how != NG_COMPENSATE_NONE)
 		ret = ng_recording_compensate(rec, o.per_call_ns, o.inside_ns);
 	if (ret)
 		fprintf(stderr, "nanograph %s: %s/%s: %s\n", self->name,

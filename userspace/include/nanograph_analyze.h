@@ -195,17 +195,24 @@ int ng_filter_add_comms(struct ng_filter *f, const char *list);
  * ng_glob_match() says what matches.
  */
 int ng_filter_add_func(struct ng_filter *f, const char *glob, bool hide);
+/* Where the cost that --compensate takes off comes from. */
+enum ng_compensation {
+	NG_COMPENSATE_NONE,
+	NG_COMPENSATE_RECORDED,	/* each recording's own, from its info.json */
+	NG_COMPENSATE_BY_HAND,	/* --overhead PER_CALL_NS[,INSIDE_NS] */
+};
 /*
  * --compensate: views of a recording take off the tracer's cost per
  * call, given by hand (@by_hand: @per_call_ns, @inside_ns) or each
- * recording's own (info.json). ng_filter_compensation() says which:
- * 0 (none), 1 (info.json) or 2 (by hand, the costs in *@per_call_ns,
- * *@inside_ns). The command applies it (ng_recording_compensate()).
+ * recording's own (info.json). ng_filter_compensation() says which, the
+ * costs given by hand in *@per_call_ns, *@inside_ns. The command applies
+ * it (ng_recording_compensate()).
  */
 void ng_filter_set_compensate(struct ng_filter *f, bool by_hand,
 			      double per_call_ns, double inside_ns);
-int ng_filter_compensation(const struct ng_filter *f, double *per_call_ns,
-			   double *inside_ns);
+enum ng_compensation ng_filter_compensation(const struct ng_filter *f,
+					    double *per_call_ns,
+					    double *inside_ns);
 /* Whether @f chooses threads or calls at all; NULL is empty. */
 bool ng_filter_empty(const struct ng_filter *f);
 

@@ -36,7 +36,7 @@ struct ng_filter {
 	size_t nr_comms;
 	char **show, **hide;		/* -F and -N globs */
 	size_t nr_show, nr_hide;
-	int compensate;			/* ng_filter_compensation() */
+	enum ng_compensation compensate;
 	double per_call_ns, inside_ns;	/* by hand */
 };
 
@@ -179,21 +179,22 @@ void ng_filter_set_compensate(struct ng_filter *f, bool by_hand,
 			      double per_call_ns, double inside_ns)
 {
 	if (!by_hand) {
-		if (!f->compensate)
-			f->compensate = 1;
+		if (f->compensate == NG_COMPENSATE_NONE)
+			f->compensate = NG_COMPENSATE_RECORDED;
 		return;
 	}
-	f->compensate = 2;
+	f->compensate = NG_COMPENSATE_BY_HAND;
 	f->per_call_ns = per_call_ns;
 	f->inside_ns = inside_ns;
 }
 
 /* The command, not the filter, applies it: each recording has its own. */
-int ng_filter_compensation(const struct ng_filter *f, double *per_call_ns,
-			   double *inside_ns)
+enum ng_compensation ng_filter_compensation(const struct ng_filter *f,
+					    double *per_call_ns,
+					    double *inside_ns)
 {
 	if (!f)
-		return 0;
+		return NG_COMPENSATE_NONE;
 	*per_call_ns = f->per_call_ns;
 	*inside_ns = f->inside_ns;
 	return f->compensate;
