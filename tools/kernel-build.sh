@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the kernel that carries kernel-patches/ (issue 12: nanograph as an
+# ftrace tracer): Debian's linux-source of the 6.12 line, the same version
+# the rig boots stock, with the series applied, Debian's config of that
+# build minus every module (the rig's guests load none but nanograph's) and
+# minus debug info, so that one build takes minutes, not hours.
+#
+#   tools/kernel-build.sh [-a ARCH] [-j JOBS]
+#
+# The result is cached under $NANOGRAPH_CACHE/patched/ARCH-KEY, KEY a hash of
+# the source package, the patches, Debian's config and this script: built
+# once, reused while none of them changes.  The directory holds the boot
+# image (vmlinuz), a kbuild tree to build modules against (build/, as
+# /lib/modules/*/build) and build-time (seconds).  Prints the directory.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${NANOGRAPH_CACHE:-$HOME/.cache/nanograph}
+ARCH=x86_64
+JOBS=$(nproc)
+while getopts a:j:h o; do
+	case $o in
+	a) ARCH=$OPTARG ;;
+	j) JOBS=$OPTARG ;;
+	*) sed -n '3,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	esac
+done
+case $ARCH in
+x86_64) KARCH=x86 CROSS=x86_64-linux-gnu- IMAGE=arch/x86/boot/bzImage ;;
+arm64) KARCH=arm64 CROSS=aarch64-linux-gnu- IMAGE=arch/arm64/boot/Image.gz ;;
+*) echo "kernel-build: $ARCH: only x86_64 and arm64 are built" >&2; exit 2 ;;
+esac
+log() { echo "kernel-build: $*" >&2; }
+
+# The stock 6.12 line's source package and Debian's config for ARCH,
+# through the rig (downloaded once, cached).
+"$ROOT/tools/vmtest.sh" -a "$ARCH" -k 6.12 source >/dev/null
+SRCDEB=$(printf '%s\n' "$CACHE"/debs/linux-source-6.12_*_all.deb | sort -V | tail -n 1)
+HDRS=$("$ROOT/tools/vmtest.sh" -a "$ARCH" -k 6.12 headers)
+CONFIG=$HDRS/.config
+[ -s "$CONFIG" ] || { log "no Debian config at $CONFIG"; exit 1; }
+# The series without its cover letter, in order.
+PATCHES=()
+for p in "$ROOT"/kernel-patches/[0-9][0-9][0-9][0-9]-*.patch; do
+	case $p in */0000-*) ;; *) PATCHES+=("$p") ;; esac
+done
+
+KEY=$( { basename "$SRCDEB"; cat "${PATCHES[@]}" "$CONFIG" "$0"; } | sha256sum | cut -c1-16)
+OUT=$CACHE/patched/$ARCH-$KEY
+if [ -e "$OUT/.complete" ]; then
+	echo "$OUT"
+	exit 0
+fi
+rm -rf "$OUT"
+mkdir -p "$OUT"
+SRC=$OUT/src
+OBJ=$OUT/build
+mkdir -p "$SRC" "$OBJ"
+start=$(date +%s)
+
+log "unpacking $(basename "$SRCDEB")"
+dpkg-deb --fsys-tarfile "$SRCDEB" | tar -xO --wildcards './usr/src/linux-source-6.12.tar.*' |
+	tar -xJ -C "$SRC" --strip-components=1
+for p in "${PATCHES[@]}"; do
+	log "applying $(basename "$p")"
+	patch -d "$SRC" -p1 --forward --quiet <"$p"
+done
+
+# Debian's config, then: no module signing keys of Debian's, no debug
+# info (BTF needs it; the rig reads neither), every module off.
+cp "$CONFIG" "$OBJ/.config"
+mk() { make -C "$SRC" O="$OBJ" ARCH="$KARCH" CROSS_COMPILE="$CROSS" "$@"; }
+"$SRC/scripts/config" --file "$OBJ/.config" \
+	--set-str LOCALVERSION "-nanograph" \
+	--disable MODULE_SIG --set-str SYSTEM_TRUSTED_KEYS "" \
+	--set-str SYSTEM_REVOCATION_KEYS "" \
+	--disable DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT --disable DEBUG_INFO_DWARF4 \
+	--disable DEBUG_INFO_DWARF5 --disable DEBUG_INFO_BTF --enable DEBUG_INFO_NONE
+mk -s olddefconfig
+: >"$OUT/lsmod"	# no module loaded: localmodconfig turns every one off
+mk -s LSMOD="$OUT/lsmod" localmodconfig </dev/null
+mk -s olddefconfig
+log "building $(make -s -C "$SRC" kernelversion)-nanograph for $ARCH, -j$JOBS"
+mk -s -j"$JOBS" all >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log" >&2; exit 1; }
+cp "$OBJ/$IMAGE" "$OUT/vmlinuz"
+echo $(($(date +%s) - start)) >"$OUT/build-time"
+touch "$OUT/.complete"
+log "built in $(cat "$OUT/build-time") s: $OUT"
+echo "$OUT"
