@@ -3,8 +3,8 @@
  * Per-CPU event counts.
  *
  * The hot path bumps its own CPU's counters (ng_stat_inc(): local64,
- * no lock, no barrier); the stats file sums them when read.  Nothing is ever lost
- * silently: every event that is not recorded is counted here.
+ * no lock, no barrier); the stats file sums them when read.  Nothing is
+ * ever lost silently: every event that is not recorded is counted here.
  */
 #include <linux/cpumask.h>
 
