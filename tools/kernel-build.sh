@@ -7,24 +7,28 @@
 # build minus every module (the rig's guests load none but nanograph's) and
 # minus debug info, so that one build takes minutes, not hours.
 #
-#   tools/kernel-build.sh [-a ARCH] [-j JOBS]
+#   tools/kernel-build.sh [-a ARCH] [-j JOBS] [-p]
 #
+# -p prints the directory the build goes to and stops, built or not.
 # The result is cached under $NANOGRAPH_CACHE/patched/ARCH-KEY, KEY a hash of
-# the source package, the patches, Debian's config and this script: built
-# once, reused while none of them changes.  The directory holds the boot
+# the source package, the patches, Debian's config and RECIPE: built once,
+# reused while none of them changes.  The directory holds the boot
 # image (vmlinuz), a kbuild tree to build modules against (build/, as
 # /lib/modules/*/build) and build-time (seconds).  Prints the directory.
+# One build per architecture at a time (a lock in the cache).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${NANOGRAPH_CACHE:-$HOME/.cache/nanograph}
 ARCH=x86_64
 JOBS=$(nproc)
-while getopts a:j:h o; do
+PRINT=0
+while getopts a:j:ph o; do
 	case $o in
 	a) ARCH=$OPTARG ;;
 	j) JOBS=$OPTARG ;;
-	*) sed -n '3,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	p) PRINT=1 ;;
+	*) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 	esac
 done
 case $ARCH in
@@ -47,9 +51,20 @@ for p in "$ROOT"/kernel-patches/[0-9][0-9][0-9][0-9]-*.patch; do
 	case $p in */0000-*) ;; *) PATCHES+=("$p") ;; esac
 done
 
-KEY=$( { basename "$SRCDEB"; cat "${PATCHES[@]}" "$CONFIG" "$0"; } | sha256sum | cut -c1-16)
+# Bump when the steps below change what is built (config edits, targets).
+RECIPE=1
+KEY=$( { basename "$SRCDEB"; cat "${PATCHES[@]}" "$CONFIG"; echo "$RECIPE"; } |
+	sha256sum | cut -c1-16)
 OUT=$CACHE/patched/$ARCH-$KEY
+if [ "$PRINT" = 1 ] || [ -e "$OUT/.complete" ]; then
+	echo "$OUT"
+	exit 0
+fi
+mkdir -p "$CACHE/patched"
+exec 8>"$CACHE/patched/.$ARCH.lock"
+flock 8
 if [ -e "$OUT/.complete" ]; then
+	# Built by another run while this one waited.
 	echo "$OUT"
 	exit 0
 fi

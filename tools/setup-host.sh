@@ -18,6 +18,9 @@ pkgs=(
 	qemu-system-x86 qemu-system-arm cpio zstd xz-utils
 	# the build roots of kernels built by a newer gcc than the host's
 	debootstrap
+	# the patched kernel (tools/kernel-build.sh): what kbuild needs beyond
+	# the module build's
+	libssl-dev
 	# code checks: sparse for make C=1, checkpatch's helpers
 	sparse codespell
 	# make check builds the module with DKMS (tools/dkms-check.sh)
