@@ -48,7 +48,7 @@ u64 notrace ng_counter_fallback_read(void)
  * counter reads; their midpoint is the counter value at the clock read,
  * within half the bracket, which is also published as the uncertainty.
  */
-static void ng_clock_sync(u64 *counter, u64 *ns, u64 *uncertainty)
+void ng_clock_sync(u64 *counter, u64 *ns, u64 *uncertainty)
 {
 	unsigned long flags;
 	u64 before, after;

@@ -310,18 +310,44 @@ static ssize_t ng_value_store(struct kobject *kobj, struct kobj_attribute *attr,
 
 /*
  * tracing_on: like ftrace's, "0" stops and any other number starts; it
- * reads back 0 or 1.
+ * reads back 0 or 1.  It is one user of the hook: a trace array whose
+ * current tracer is nanograph is another (ng_tracer_get()).  The default
+ * events are switched before and after, without the control lock
+ * (ng_events_sync()).
  */
 static int ng_tracing_apply(unsigned long *on)
 {
 	*on = !!*on;
 	if (*on)
-		return ng_tracer_start();
-	ng_tracer_stop();
+		return ng_tracer_get(true);
+	ng_tracer_put(true);
 	return 0;
 }
 
-static NG_VALUE_ATTR(tracing_on, "tracing_on", ULONG_MAX, ERANGE, ng_tracing_apply);
+static ssize_t tracing_on_store(struct kobject *kobj, struct kobj_attribute *attr,
+				const char *buf, size_t count)
+{
+	unsigned long val;
+	ssize_t ret;
+
+	ret = ng_parse_number(buf, count, ULONG_MAX, ERANGE, &val);
+	if (ret)
+		return ret;
+	if (val)
+		ng_events_sync(true);
+	ret = ng_value_store(kobj, attr, buf, count);
+	ng_events_sync(false);
+	return ret;
+}
+
+static struct ng_value_attr ng_attr_tracing_on = {
+	.kattr = __ATTR(tracing_on, 0600, ng_value_show, tracing_on_store),
+	.value = &ng_tracing_on,
+	.max = ULONG_MAX,
+	.over_max = ERANGE,
+	.apply = ng_tracing_apply,
+};
+
 /*
  * max_graph_depth: as ftrace's, 0 means unlimited; the hook reads the
  * value on every call.

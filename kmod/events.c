@@ -5,3 +5,28 @@
  */
 #define CREATE_TRACE_POINTS
 #include "nanograph_trace.h"
+
+#ifdef NG_HAVE_TRACER
+#include "ftrace_tracer.h"
+
+/*
+ * The ftrace tracer writes records of these events' types itself
+ * (ftrace_tracer.c): its layouts must be the ones TRACE_EVENT made here.
+ */
+static_assert(sizeof(struct ng_ft_func) == sizeof(struct trace_event_raw_ng_func));
+static_assert(offsetof(struct ng_ft_func, tsd) == offsetof(struct trace_event_raw_ng_func, tsd));
+static_assert(offsetof(struct ng_ft_func, ip) == offsetof(struct trace_event_raw_ng_func, ip));
+static_assert(sizeof(struct ng_ft_clock) == sizeof(struct trace_event_raw_clock_sync));
+static_assert(offsetof(struct ng_ft_clock, counter) ==
+	      offsetof(struct trace_event_raw_clock_sync, counter));
+static_assert(offsetof(struct ng_ft_clock, uncertainty) ==
+	      offsetof(struct trace_event_raw_clock_sync, uncertainty));
+
+/* Assigned when the module's events were registered, at load. */
+void ng_ft_event_types(struct ng_ft_types *types)
+{
+	types->entry = event_func_entry.event.type;
+	types->exit = event_func_exit.event.type;
+	types->clock = event_clock_sync.event.type;
+}
+#endif

@@ -16,7 +16,8 @@
 /*
  * Choose how the counter is read first: nothing may read it before (on
  * 32-bit arm the default read is an undefined instruction on some CPUs).
- * Create the control directory last: once it exists, users can act.
+ * Create the control directory, then register the ftrace tracer, last:
+ * once they exist, users can act.
  */
 static int __init nanograph_init(void)
 {
@@ -34,9 +35,14 @@ static int __init nanograph_init(void)
 	ret = ng_control_init();
 	if (ret)
 		goto out_tracer;
+	ret = ng_ft_register();
+	if (ret)
+		goto out_control;
 	pr_info("loaded; control files in /sys/kernel/nanograph\n");
 	return 0;
 
+out_control:
+	ng_control_exit();
 out_tracer:
 	ng_tracer_exit();
 out_arch:
@@ -47,11 +53,14 @@ out_counter:
 }
 
 /*
- * Remove the control directory first, so nothing new can start; then wait
+ * Unregister the ftrace tracer first (no trace array has it current: that
+ * would pin the module), then remove the control directory, so nothing
+ * new can start; then wait
  * for every hooked frame to return (tracer.c) before the text goes away.
  */
 static void __exit nanograph_exit(void)
 {
+	ng_ft_unregister();
 	ng_control_exit();
 	ng_tracer_exit();
 	ng_flight_release();

@@ -165,6 +165,7 @@ typedef void (*ng_render_t)(struct seq_buf *s);
 void ng_stats_render(struct seq_buf *s);
 void ng_clock_render(struct seq_buf *s);
 void ng_clock_emit(void);
+void ng_clock_sync(u64 *counter, u64 *ns, u64 *uncertainty);
 
 int ng_control_init(void);
 void ng_control_exit(void);
@@ -272,9 +273,44 @@ unsigned long ng_raw_flight_cut(void);
 bool ng_tracer_busy(void);
 int ng_tracer_start(void);
 void ng_tracer_stop(void);
+int ng_tracer_get(bool control);
+void ng_tracer_put(bool control);
+/* Without the control lock: see tracer.c. */
+void ng_events_sync(bool starting);
 int ng_tracer_apply_list(enum ng_list list, char **tokens, unsigned int n,
 			 bool reset);
 int ng_tracer_init(void);
+
+/*
+ * nanograph as an ftrace tracer (ftrace_tracer.c), built where the
+ * kernel exports register_tracer() (kernel-patches/, Kbuild): the hook
+ * writes into the trace arrays whose current tracer is nanograph while
+ * the key is on.  Elsewhere these compile to nothing.
+ */
+#ifdef NG_HAVE_TRACER
+DECLARE_STATIC_KEY_FALSE(ng_ft_key);
+static __always_inline bool ng_ft_on(void)
+{
+	return static_branch_unlikely(&ng_ft_key);
+}
+
+void ng_ft_emit(bool exit, unsigned long ip, u64 tsd);
+int ng_ft_register(void);
+void ng_ft_unregister(void);
+#else
+static __always_inline bool ng_ft_on(void)
+{
+	return false;
+}
+
+static inline void ng_ft_emit(bool exit, unsigned long ip, u64 tsd) { }
+static inline int ng_ft_register(void)
+{
+	return 0;
+}
+
+static inline void ng_ft_unregister(void) { }
+#endif
 
 /*
  * The return trampoline, arch/<arch>/return_hooker.S, and the one C

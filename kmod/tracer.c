@@ -83,7 +83,12 @@ static struct ftrace_ops ng_notrace_ops = {
 unsigned int ng_max_depth;		/* max_graph_depth; 0: unlimited */
 static bool ng_registered;		/* ng_ops is registered */
 static bool ng_pinned;			/* we hold a reference on ourselves */
-static bool ng_events_ours;		/* we enabled the events, we disable them */
+/*
+ * Who wants the hook on (see ng_tracer_get()): tracing_on, and each trace
+ * array whose current tracer is nanograph (ftrace_tracer.c).
+ */
+static unsigned int ng_users;
+static bool ng_control_user;
 /* Non-empty lists: the hot path reads these, the control files set them. */
 static bool ng_graph_listed, ng_notrace_listed;
 /* ng_graph_ops, ng_notrace_ops registered */
@@ -118,6 +123,8 @@ static __always_inline void ng_emit_entry(unsigned long ip, u64 tsd)
 {
 	if (static_branch_unlikely(&ng_raw_on))
 		ng_raw_emit(tsd, ip);
+	if (ng_ft_on())
+		ng_ft_emit(false, ip, tsd);
 	trace_func_entry(ip, tsd);
 }
 
@@ -134,6 +141,8 @@ static __always_inline void ng_emit_exit(unsigned long ip, unsigned int depth,
 
 	if (static_branch_unlikely(&ng_raw_on))
 		ng_raw_emit(tsd | NG_RAW_EXIT, ip);
+	if (ng_ft_on())
+		ng_ft_emit(true, ip, tsd);
 	trace_func_exit(ip, tsd);
 	trace_func_call(ip, ng_tsd(entry, depth), now & NG_TSD_COUNTER_MASK);
 	if (static_branch_unlikely(&ng_trigger_on) &&
@@ -375,28 +384,48 @@ static int ng_default_events_set(int set)
 }
 
 /*
- * Enable entry, exit and clock_sync in the top-level buffer, unless
- * someone already enabled a form of the calls somewhere (the top level,
- * an instance such as the collector's with func_call, perf): then they go
- * where that user wants them, and are that user's to turn off.  In raw
- * mode the records go to the raw buffers, and the events only to
- * whoever enabled them.
+ * The default events are switched under ng_events_lock, never under the
+ * control lock: trace_set_clr_event() takes event_mutex, which ftrace
+ * takes before trace_types_lock (instance_mkdir()), and ftrace holds
+ * trace_types_lock around the ftrace tracer's init and reset, which take
+ * the control lock (ftrace_tracer.c).  ng_events_ours: we enabled them,
+ * we disable them.
  */
-static void ng_events_on(void)
-{
-	if (ng_events_ours || ng_raw_mode() || trace_func_entry_enabled() ||
-	    trace_func_call_enabled())
-		return;
-	ng_events_ours = !ng_default_events_set(1);
-	if (!ng_events_ours)
-		ng_default_events_set(0);
-}
+static DEFINE_MUTEX(ng_events_lock);
+static bool ng_events_ours;
 
-static void ng_events_off(void)
+/*
+ * Enable entry, exit and clock_sync in the top-level buffer while
+ * tracing_on asks for recording (or is about to: @starting) and until
+ * the drain after it is over, unless someone already enabled a form of
+ * the calls somewhere (the top level, an instance such as the
+ * collector's with func_call, perf): then they go where that user wants
+ * them, and are that user's to turn off.  In raw mode the records go to
+ * the raw buffers, and the events only to whoever enabled them; for the
+ * ftrace tracer alone, into its trace arrays only.  Called after every
+ * change of those conditions; the last call decides.
+ */
+void ng_events_sync(bool starting)
 {
-	if (ng_events_ours)
+	bool want;
+
+	mutex_lock(&ng_events_lock);
+	mutex_lock(&ng_control_lock);
+	if (ng_control_user || starting)
+		want = !ng_raw_mode();
+	else
+		want = ng_events_ours && ng_pinned && !ng_users;
+	mutex_unlock(&ng_control_lock);
+	if (want && !ng_events_ours && !trace_func_entry_enabled() &&
+	    !trace_func_call_enabled()) {
+		ng_events_ours = !ng_default_events_set(1);
+		if (!ng_events_ours)
+			ng_default_events_set(0);
+	} else if (!want && ng_events_ours) {
 		ng_default_events_set(0);
-	ng_events_ours = false;
+		ng_events_ours = false;
+	}
+	mutex_unlock(&ng_events_lock);
 }
 
 /* Register or unregister one of the root ops; the flag tracks it. */
@@ -444,7 +473,6 @@ int ng_tracer_start(void)
 	if (ret)
 		goto err;
 	ng_arch_tracing_start();
-	ng_events_on();
 	ng_raw_restate_tasks();
 	ng_clock_emit();
 	ret = register_ftrace_function(&ng_ops);
@@ -462,6 +490,44 @@ err:
 	ng_tracer_stop();
 	mod_delayed_work(ng_system_wq, &ng_drain, 0);
 	return ret;
+}
+
+/*
+ * A user wants the hook on: tracing_on=1 (@control; again while it is on
+ * retries a start that failed) or a trace array that made nanograph its
+ * current tracer.  The hook runs while anyone wants it, so that
+ * tracing_on=0 does not stop an instance's tracer, nor the other way
+ * round.
+ */
+int ng_tracer_get(bool control)
+{
+	int ret;
+
+	lockdep_assert_held(&ng_control_lock);
+	if (control && ng_control_user)
+		return ng_tracer_start();
+	ng_users++;
+	ret = ng_tracer_start();
+	if (ret) {
+		ng_users--;
+		return ret;
+	}
+	if (control)
+		ng_control_user = true;
+	return 0;
+}
+
+/* That user is done; the last one stops the hook (and the drain starts). */
+void ng_tracer_put(bool control)
+{
+	lockdep_assert_held(&ng_control_lock);
+	if (control) {
+		if (!ng_control_user)
+			return;
+		ng_control_user = false;
+	}
+	if (!WARN_ON_ONCE(!ng_users) && !--ng_users)
+		ng_tracer_stop();
 }
 
 /* ng_ops is off (unregistered by the caller): the drain does the rest. */
@@ -524,7 +590,6 @@ static void ng_drain_grace(void)
 static void ng_drain_finish(void)
 {
 	lockdep_assert_held(&ng_control_lock);
-	ng_events_off();
 	ng_stacks_release();
 	ng_pinned = false;
 }
@@ -562,6 +627,7 @@ static void ng_drain_work(struct work_struct *work)
 	}
 	ng_drain_finish();
 	mutex_unlock(&ng_control_lock);
+	ng_events_sync(false);
 	module_put(THIS_MODULE);
 	return;
 again:
@@ -737,8 +803,10 @@ void ng_tracer_exit(void)
 	}
 	ng_drain_grace();
 	mutex_lock(&ng_control_lock);
-	ng_events_off();
+	ng_control_user = false;
+	ng_users = 0;
 	mutex_unlock(&ng_control_lock);
+	ng_events_sync(false);
 	ftrace_free_filter(&ng_ops);
 	ftrace_free_filter(&ng_graph_ops);
 	ftrace_free_filter(&ng_notrace_ops);

@@ -31,6 +31,11 @@ if [ -z "${NANOGRAPH_MATRIX:-}" ]; then
 		done
 	done
 	MATRIX="$MATRIX arm/vexpress-a9:6.12:00-*,03-*,09-*,10-*,21-*"
+	# The kernel with kernel-patches/ (nanograph as an ftrace tracer),
+	# built once per architecture by tools/kernel-build.sh.
+	for arch in $("$ROOT/tools/vmtest.sh" list | sed -n 's/^patched lines: patched on \(.*\) (.*/\1/p'); do
+		MATRIX="$MATRIX $arch:patched"
+	done
 else
 	MATRIX=$NANOGRAPH_MATRIX
 fi
@@ -188,7 +193,7 @@ cell_skip() {
 	v=$(cell_version)
 	if [ -z "$v" ]; then
 		# The bookworm lines must resolve: their build then fails.
-		case "${opts[3]}" in 6.1 | 6.12) return 0 ;; esac
+		case "${opts[3]}" in 6.1 | 6.12 | patched) return 0 ;; esac
 		echo "the archive has no ${opts[3]} kernel for ${opts[1]} (or its index does not verify)"
 		return 0
 	fi

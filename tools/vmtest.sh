@@ -30,7 +30,7 @@ OFFLINE=${NANOGRAPH_OFFLINE:-0}
 VM_TIMEOUT=${NANOGRAPH_VM_TIMEOUT:-}
 # Cells that run test 34, the kernel's ftracetest with and without
 # nanograph (minutes under emulation): "all", "none" or arch:line words.
-FTRACETEST_CELLS=${NANOGRAPH_FTRACETEST:-x86_64:6.1}
+FTRACETEST_CELLS=${NANOGRAPH_FTRACETEST:-x86_64:6.1 x86_64:patched}
 # 2 GiB: 33-many-tasks runs 20,000 threads (1 GiB on 32-bit arm).
 VM_MEM=${NANOGRAPH_VM_MEM:-2048}
 VM_SMP=${NANOGRAPH_VM_SMP:-2}
@@ -69,7 +69,8 @@ Options:
   -a ARCH    x86_64 (default), arm64 or arm
   -k LINE    kernel line (KERNEL_LINES, "list"): 6.1 (bookworm, the
              default), 6.12 (bookworm-backports), trixie (trixie's 6.12),
-             trixie-backports or sid (their newest)
+             trixie-backports or sid (their newest); patched (x86_64,
+             arm64: 6.12 with kernel-patches/, tools/kernel-build.sh)
   -m MACHINE the QEMU machine, if ARCH has more than one (see "list"):
              arm: virt (default; Cortex-A15) or vexpress-a9 (Cortex-A9, no
              generic timer).  Results go to build/vm/ARCH-MACHINE-LINE.
@@ -99,7 +100,8 @@ Environment:
                        tasks=5000"; see Documentation/testing.md
   NANOGRAPH_FTRACETEST cells whose boot runs test 34, the kernel's ftrace
                        selftests without and with nanograph: "all", "none"
-                       or arch:line words (default: x86_64:6.1); a -t GLOB
+                       or arch:line words (default: x86_64:6.1
+                       x86_64:patched); a -t GLOB
                        that matches 34-ftracetest runs it in any cell
 EOF
 }
@@ -194,6 +196,9 @@ machine_setup() {
 # in SUITES is the line's kernel, among versions starting with PREFIX
 # where two lines share a family and differ by version ("-": any).
 # Adding a kernel to the rig and to make check is adding a line here.
+# The line "patched" is not Debian's build but the 6.12 line's source
+# with kernel-patches/ (tools/kernel-build.sh; x86_64 and arm64 only),
+# with that line's userland; it is listed apart (PATCHED_ARCHES).
 #   LINE             FAMILY    PREFIX  SUITES
 KERNEL_LINES="
     6.1              bookworm  6.1.    bookworm bookworm-updates bookworm-security
@@ -201,8 +206,11 @@ KERNEL_LINES="
     trixie           trixie    -       trixie trixie-updates trixie-security
     trixie-backports trixie    -       trixie-backports
     sid              sid       -       sid
+    patched          bookworm  6.12.   bookworm-backports
 "
-LINES=$(echo "$KERNEL_LINES" | awk 'NF { printf "%s%s", sep, $1; sep = " " }')
+LINES=$(echo "$KERNEL_LINES" | awk 'NF && $1 != "patched" { printf "%s%s", sep, $1; sep = " " }')
+PATCHED_ARCHES="x86_64 arm64"
+PATCHED_DIR=""
 
 line_setup() {
 	local l
@@ -411,6 +419,28 @@ kernel_resolve() {
 	KDIR_ROOT=$CACHE/kernels/$DEB/$KREL
 	# The upstream line of the build (7.2 of 7.2.13-1): linux-source-*.
 	KLINE=$(echo "$KVER" | sed 's/^\([0-9]*\.[0-9]*\).*/\1/')
+	[ "$LINE" != patched ] || patched_resolve
+}
+
+# The patched line: the 6.12 line's Debian source with kernel-patches/,
+# built by tools/kernel-build.sh into PATCHED_DIR (main).  KREL is its
+# release (LOCALVERSION -nanograph), KVER the Debian version plus the
+# build's key (the ftracetest baseline is cached by both), and KDIR_ROOT
+# gets the layout of an unpacked Debian kernel (patched_fetch).
+patched_resolve() {
+	KREL=${KVER%%-*}-nanograph
+	KVER=$KVER+nanograph.${PATCHED_DIR##*-}
+	KDIR_ROOT=$PATCHED_DIR/root
+}
+
+patched_fetch() {
+	local rel
+	[ -f "$PATCHED_DIR/.complete" ] || die "the patched kernel is not built ($PATCHED_DIR)"
+	rel=$(cat "$PATCHED_DIR/build/include/config/kernel.release")
+	[ "$rel" = "$KREL" ] || die "the patched kernel is $rel, not $KREL"
+	mkdir -p "$KDIR_ROOT/boot" "$KDIR_ROOT/usr/src"
+	ln -sfn ../../vmlinuz "$KDIR_ROOT/boot/vmlinuz-$KREL"
+	ln -sfn ../../../build "$KDIR_ROOT/usr/src/linux-headers-$KREL"
 }
 
 # The headers package depends on a kbuild package (scripts and host tools);
@@ -425,6 +455,10 @@ kbuild_package() {
 
 kernel_fetch() {
 	local root=$KDIR_ROOT hdr common kbuild kbver hostarch f bin
+	if [ "$LINE" = patched ]; then
+		patched_fetch
+		return 0
+	fi
 	if [ -f "$root/.complete" ]; then
 		kernel_dtbs
 		return 0
@@ -1061,6 +1095,7 @@ main() {
 	if [ "$cmd" = list ]; then
 		echo "architectures: x86_64 arm64 arm"
 		echo "kernel lines:  $LINES"
+		echo "patched lines: patched on $PATCHED_ARCHES (tools/kernel-build.sh)"
 		echo "machines:      arm: virt (default), vexpress-a9"
 		exit 0
 	fi
@@ -1072,6 +1107,18 @@ main() {
 	# architecture's collector build: one fetches and builds at a time,
 	# while the others boot.
 	mkdir -p "$CACHE"
+	# The patched line's kernel is built (or found built) first, outside
+	# the lock: tools/kernel-build.sh fetches through this script.
+	if [ "$LINE" = patched ]; then
+		case " $PATCHED_ARCHES " in
+		*" $ARCH "*) ;;
+		*) die "the patched line is built for $PATCHED_ARCHES only" ;;
+		esac
+		local flag=()
+		case "$cmd" in resolve | source) flag=(-p) ;; esac
+		PATCHED_DIR=$("$ROOT/tools/kernel-build.sh" -a "$ARCH" "${flag[@]}") ||
+			die "tools/kernel-build.sh -a $ARCH failed"
+	fi
 	exec 9>"$CACHE/.build.lock"
 	flock 9
 	kernel_resolve

@@ -341,6 +341,12 @@ ng_count_entries_done() {
 ng_reset() {
 	echo 0 >"$TRACING/tracing_on"
 	echo nop >"$TRACING/current_tracer"
+	# Instances a test left, with their tracers (nanograph's pins it).
+	for r_inst in "$TRACING"/instances/*; do
+		[ -d "$r_inst" ] || continue
+		echo nop >"$r_inst/current_tracer" 2>/dev/null
+		rmdir "$r_inst" 2>/dev/null
+	done
 	echo >"$TRACING/set_ftrace_filter"
 	echo >"$TRACING/set_graph_function"
 	echo 1 >"$TRACING/tracing_on"

@@ -1,0 +1,685 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nanograph as an ftrace tracer, on a kernel that lets a module register
+ * one (kernel-patches/, Documentation/current-tracer.md).
+ *
+ * "echo nanograph > current_tracer", in the top level or in an instance,
+ * keeps the hook on with the module's own filters (ng_tracer_get()), and
+ * the hook writes each hooked call's nanograph:func_entry and
+ * nanograph:func_exit into that trace array's buffer: records of the
+ * trace events' own types and layouts (ftrace_tracer.h), so that
+ * trace-cmd reads them through the events' format files and the
+ * collector converts a trace.dat of them to push/pop files, as it does
+ * for the events.  A nanograph:clock_sync at init and at each
+ * tracing_on=1 gives the counter's frequency and a sync pair.
+ *
+ * "trace" and "trace_pipe" print the records as function_graph prints
+ * its own: a leaf is "func();" with its duration, a call with children
+ * "func() {" ... "}", the duration on the closing line, from nanograph's
+ * counter.  The options/ files nanograph-{cpu,proc,duration,abstime,
+ * irqs,tail} do what function_graph's funcgraph-* of those names do.
+ *
+ * Built only where Module.symvers exports register_tracer (Kbuild).
+ */
+#define pr_fmt(fmt) "nanograph: " fmt
+
+#include <linux/delay.h>
+#include <linux/hash.h>
+#include <linux/log2.h>
+#include <linux/math64.h>
+#include <linux/rcupdate.h>
+#include <linux/ring_buffer.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/trace_seq.h>
+
+/* kernel/trace/trace.h of the kernel's own source (Kbuild: NG_KSRC). */
+#include "trace.h"
+
+#include "compat.h"
+#include "counter.h"
+#include "ftrace_tracer.h"
+#include "nanograph.h"
+#include "nanograph_event.h"
+#include "ng_arch.h"
+
+/* The trace arrays whose current tracer is nanograph, for the hook. */
+struct ng_ft_arrays {
+	struct rcu_head rcu;
+	unsigned int n;
+	struct trace_array *tr[] __counted_by(n);
+};
+
+static struct ng_ft_arrays __rcu *ng_ft_arrays;
+DEFINE_STATIC_KEY_FALSE(ng_ft_key);
+static struct ng_ft_types ng_ft_types;
+
+/*
+ * set_ftrace_pid and set_ftrace_notrace_pid of @tr, as the function
+ * tracers obey them: ftrace keeps the verdict for the task on this CPU
+ * in ftrace_ignore_pid while either list is set.
+ */
+static __always_inline bool ng_ft_pid_wanted(struct trace_array *tr)
+{
+	int pid;
+
+	if (likely(!rcu_access_pointer(tr->function_pids) &&
+		   !rcu_access_pointer(tr->function_no_pids)))
+		return true;
+	pid = this_cpu_read(tr->array_buffer.data->ftrace_ignore_pid);
+	if (pid == FTRACE_PID_IGNORE)
+		return false;
+	return pid == FTRACE_PID_TRACE || pid == current->pid;
+}
+
+/*
+ * From the hook (tracer.c), preemption off, under ftrace's recursion
+ * lock: one record into each trace array that has nanograph current.
+ * The context word is taken as the function tracer takes it, one
+ * preemption level (the recursion lock's) subtracted.
+ */
+void notrace ng_ft_emit(bool exit, unsigned long ip, u64 tsd)
+{
+	struct ng_ft_arrays *arrays = rcu_dereference_sched(ng_ft_arrays);
+	unsigned short type = exit ? ng_ft_types.exit : ng_ft_types.entry;
+	struct ring_buffer_event *event;
+	struct trace_buffer *buffer;
+	unsigned int trace_ctx, i;
+	struct ng_ft_func *rec;
+
+	if (unlikely(!arrays))
+		return;
+	trace_ctx = tracing_gen_ctx_dec();
+	for (i = 0; i < arrays->n; i++) {
+		if (!ng_ft_pid_wanted(arrays->tr[i]))
+			continue;
+		buffer = arrays->tr[i]->array_buffer.buffer;
+		event = trace_buffer_lock_reserve(buffer, type, sizeof(*rec),
+						  trace_ctx);
+		if (!event)
+			continue;
+		rec = ring_buffer_event_data(event);
+		rec->tsd = tsd;
+		rec->ip = ip;
+		trace_buffer_unlock_commit_nostack(buffer, event);
+	}
+}
+
+/* A clock_sync record into @tr: what converts its counter values. */
+static void ng_ft_clock(struct trace_array *tr)
+{
+	struct trace_buffer *buffer = tr->array_buffer.buffer;
+	struct ring_buffer_event *event;
+	struct ng_ft_clock *rec;
+	u64 counter, ns, unc;
+
+	ng_clock_sync(&counter, &ns, &unc);
+	event = trace_buffer_lock_reserve(buffer, ng_ft_types.clock, sizeof(*rec),
+					  tracing_gen_ctx());
+	if (!event)
+		return;
+	rec = ring_buffer_event_data(event);
+	rec->counter = counter;
+	rec->mono_ns = ns;
+	rec->freq = ng_counter_freq();
+	rec->uncertainty = unc;
+	trace_buffer_unlock_commit_nostack(buffer, event);
+}
+
+/*
+ * Add @tr to the arrays the hook writes to, or remove it; the key is on
+ * while there is one.  A removed array may be freed as soon as reset
+ * returns (rmdir of an instance): wait for every hook that may still
+ * hold it, RCU readers, and, as the drain does, hooks running where RCU
+ * is not watching.
+ */
+static int ng_ft_arrays_change(struct trace_array *tr, bool add)
+{
+	struct ng_ft_arrays *old, *new = NULL;
+	unsigned int n, i, j = 0;
+
+	lockdep_assert_held(&ng_control_lock);
+	old = rcu_dereference_protected(ng_ft_arrays, lockdep_is_held(&ng_control_lock));
+	n = old ? old->n : 0;
+	if (add || n > 1) {
+		/* Removal must not fail: it is a few bytes. */
+		new = kmalloc(struct_size(new, tr, n + 1),
+			      add ? GFP_KERNEL : GFP_KERNEL | __GFP_NOFAIL);
+		if (!new)
+			return -ENOMEM;
+		new->n = n + 1;
+		for (i = 0; i < n; i++)
+			if (old->tr[i] != tr)
+				new->tr[j++] = old->tr[i];
+		if (add)
+			new->tr[j++] = tr;
+		new->n = j;
+	}
+	rcu_assign_pointer(ng_ft_arrays, new);
+	if (new && !old)
+		static_branch_enable(&ng_ft_key);
+	else if (!new)
+		static_branch_disable(&ng_ft_key);
+	if (!add) {
+		synchronize_rcu();
+		ng_synchronize_rcu_tasks_rude();
+	}
+	kfree(old);
+	return 0;
+}
+
+/*
+ * echo nanograph > current_tracer: ftrace calls this with
+ * trace_types_lock held, and the hook is started (or joined) with the
+ * control lock; nothing under the control lock takes event_mutex, which
+ * ftrace takes before trace_types_lock (tracer.c, ng_events_sync()).
+ */
+static int ng_ft_init(struct trace_array *tr)
+{
+	int ret;
+
+	mutex_lock(&ng_control_lock);
+	ret = ng_ft_arrays_change(tr, true);
+	if (!ret) {
+		ret = ng_tracer_get(false);
+		if (ret)
+			ng_ft_arrays_change(tr, false);
+	}
+	mutex_unlock(&ng_control_lock);
+	if (ret)
+		return ret;
+	tracing_start_cmdline_record();
+	ng_ft_clock(tr);
+	return 0;
+}
+
+/*
+ * Another tracer (nop) replaces nanograph in @tr, or the instance goes:
+ * no record goes there from now on; the last user stops the hook, and
+ * the drain lets its frames go.
+ */
+static void ng_ft_reset(struct trace_array *tr)
+{
+	mutex_lock(&ng_control_lock);
+	ng_tracer_put(false);
+	ng_ft_arrays_change(tr, false);
+	mutex_unlock(&ng_control_lock);
+	tracing_stop_cmdline_record();
+}
+
+/* tracing_on=1 in @tr: a sync pair for what follows. */
+static void ng_ft_start(struct trace_array *tr)
+{
+	ng_ft_clock(tr);
+}
+
+/*
+ * The function_graph-style view of "trace" and "trace_pipe", from here
+ * to the end.
+ */
+
+#define NG_FT_OPT_CPU		BIT(0)
+#define NG_FT_OPT_PROC		BIT(1)
+#define NG_FT_OPT_DURATION	BIT(2)
+#define NG_FT_OPT_ABSTIME	BIT(3)
+#define NG_FT_OPT_IRQS		BIT(4)
+#define NG_FT_OPT_TAIL		BIT(5)
+
+static struct tracer_opt ng_ft_opts[] = {
+	{ .name = "nanograph-cpu", .bit = NG_FT_OPT_CPU },
+	{ .name = "nanograph-proc", .bit = NG_FT_OPT_PROC },
+	{ .name = "nanograph-duration", .bit = NG_FT_OPT_DURATION },
+	{ .name = "nanograph-abstime", .bit = NG_FT_OPT_ABSTIME },
+	{ .name = "nanograph-irqs", .bit = NG_FT_OPT_IRQS },
+	{ .name = "nanograph-tail", .bit = NG_FT_OPT_TAIL },
+	{ }
+};
+
+/* function_graph's defaults: cpu, duration and irqs on. */
+static struct tracer_flags ng_ft_flags = {
+	.val = NG_FT_OPT_CPU | NG_FT_OPT_DURATION | NG_FT_OPT_IRQS,
+	.opts = ng_ft_opts,
+};
+
+/* Width of the CPU column: the digits of the largest CPU number. */
+static int ng_ft_cpu_width;
+
+#define NG_FT_INDENT		2
+#define NG_FT_PROC_WIDTH	14
+/* Calls whose "{" line was printed and whose "}" was not, per reader. */
+#define NG_FT_OPEN_SLOTS	1024
+#define NG_FT_OPEN_PROBES	8
+
+struct ng_ft_open {
+	pid_t pid;		/* 0: a free slot (idle tasks: pid 0, never opened) */
+	unsigned int depth;
+	u64 counter;		/* the entry's */
+};
+
+/*
+ * A reader's state (iter->private), as function_graph keeps: the task
+ * last printed per CPU (for the context-switch lines), the entry last
+ * printed and what followed it, kept when its line did not fit (a
+ * consuming read has already taken the entry from the buffer), the CPUs
+ * whose next record, a leaf's exit, was printed with its entry already,
+ * and the entries of calls still open.
+ */
+struct ng_ft_iter {
+	struct ng_ft_func ent, next;
+	u64 ts;
+	int cpu;
+	bool failed;
+	pid_t *last_pid;
+	bool *ignore;
+	struct ng_ft_open open[NG_FT_OPEN_SLOTS];
+};
+
+static struct ng_ft_open *ng_ft_open_find(struct ng_ft_iter *data, pid_t pid,
+					  unsigned int depth, bool empty)
+{
+	unsigned int h = hash_32(pid ^ (depth << 22), ilog2(NG_FT_OPEN_SLOTS)), i;
+	struct ng_ft_open *o;
+
+	for (i = 0; i < NG_FT_OPEN_PROBES; i++) {
+		o = &data->open[(h + i) % NG_FT_OPEN_SLOTS];
+		if ((o->pid == pid && o->depth == depth) || (empty && !o->pid))
+			return o;
+	}
+	return NULL;
+}
+
+/* The counter as nanoseconds: nanograph's counter runs at its own rate. */
+static u64 ng_ft_ns(u64 ticks)
+{
+	u64 freq = ng_counter_freq();
+
+	return freq == NSEC_PER_SEC ? ticks : mul_u64_u64_div_u64(ticks, NSEC_PER_SEC, freq);
+}
+
+static void ng_ft_print_proc(struct trace_seq *s, pid_t pid)
+{
+	char comm[TASK_COMM_LEN], pid_str[12];
+	int len, spaces;
+
+	trace_find_cmdline(pid, comm);
+	comm[7] = '\0';
+	snprintf(pid_str, sizeof(pid_str), "%d", pid);
+	len = strlen(comm) + strlen(pid_str) + 1;
+	spaces = len < NG_FT_PROC_WIDTH ? NG_FT_PROC_WIDTH - len : 0;
+	trace_seq_printf(s, "%*s%s-%s%*s", spaces / 2, "", comm, pid_str,
+			 spaces - spaces / 2, "");
+}
+
+/* A task other than the last one on this CPU: say so, as function_graph. */
+static void ng_ft_print_switch(struct trace_iterator *iter, pid_t pid, int cpu)
+{
+	struct ng_ft_iter *data = iter->private;
+	struct trace_seq *s = &iter->seq;
+	pid_t prev;
+
+	if (!data || data->last_pid[cpu] == pid)
+		return;
+	prev = data->last_pid[cpu];
+	data->last_pid[cpu] = pid;
+	if (prev == -1)
+		return;
+	trace_seq_puts(s, " ------------------------------------------\n");
+	trace_seq_printf(s, " %*d) ", ng_ft_cpu_width, cpu);
+	ng_ft_print_proc(s, prev);
+	trace_seq_puts(s, " => ");
+	ng_ft_print_proc(s, pid);
+	trace_seq_puts(s, "\n ------------------------------------------\n\n");
+}
+
+/* The columns before the function: time, CPU, task. */
+static void ng_ft_print_prologue(struct trace_iterator *iter, pid_t pid, u64 ts,
+				 int cpu, u32 flags)
+{
+	struct trace_seq *s = &iter->seq;
+
+	ng_ft_print_switch(iter, pid, cpu);
+	if (!(iter->tr->trace_flags & TRACE_ITER_CONTEXT_INFO))
+		return;
+	if (flags & NG_FT_OPT_ABSTIME) {
+		u32 rem_ns;
+		u64 sec = div_u64_rem(ts, NSEC_PER_SEC, &rem_ns);
+
+		trace_seq_printf(s, "%5llu.%06u |  ", sec, rem_ns / 1000);
+	}
+	if (flags & NG_FT_OPT_CPU)
+		trace_seq_printf(s, " %*d) ", ng_ft_cpu_width, cpu);
+	if (flags & NG_FT_OPT_PROC) {
+		ng_ft_print_proc(s, pid);
+		trace_seq_puts(s, " | ");
+	}
+}
+
+/*
+ * The duration column, as function_graph's: microseconds with up to
+ * seven digits in all, or blank (@known false).
+ */
+static void ng_ft_print_duration(struct trace_iterator *iter, bool known, u64 ns,
+				 u32 flags)
+{
+	struct trace_seq *s = &iter->seq;
+	char usecs[24];
+	u32 rem;
+	int len;
+
+	if (!(flags & NG_FT_OPT_DURATION) ||
+	    !(iter->tr->trace_flags & TRACE_ITER_CONTEXT_INFO))
+		return;
+	if (!known) {
+		trace_seq_puts(s, "              |  ");
+		return;
+	}
+	len = snprintf(usecs, sizeof(usecs), "%llu", div_u64_rem(ns, 1000, &rem));
+	trace_seq_printf(s, "  %s", usecs);
+	if (len < 7) {
+		char nsecs[5];
+
+		snprintf(nsecs, min_t(int, sizeof(nsecs), 8 - len), "%03u", rem);
+		trace_seq_printf(s, ".%s", nsecs);
+		len += strlen(nsecs) + 1;
+	}
+	trace_seq_printf(s, " us %*s|  ", len < 8 ? 8 - len : 0, "");
+}
+
+static void ng_ft_indent(struct trace_seq *s, unsigned int depth)
+{
+	trace_seq_printf(s, "%*s", depth * NG_FT_INDENT, "");
+}
+
+/*
+ * Is @cur followed on its CPU by its own exit (a leaf)?  On a consuming
+ * read (trace_pipe) the entry is taken from the buffer to see the next
+ * one, as function_graph does; the exit is then iter->ent's successor,
+ * consumed by the reader after this line.  Both are kept, in case the
+ * line does not fit and is printed again.
+ */
+static struct ng_ft_func *ng_ft_leaf(struct trace_iterator *iter,
+				     struct ng_ft_func *cur)
+{
+	struct ng_ft_iter *data = iter->private;
+	struct ring_buffer_iter *ring_iter = NULL;
+	struct ring_buffer_event *event;
+	struct ng_ft_func *next;
+
+	if (data && data->failed) {
+		*cur = data->ent;
+		next = &data->next;
+	} else {
+		ring_iter = trace_buffer_iter(iter, iter->cpu);
+		if (ring_iter) {
+			event = ring_buffer_iter_peek(ring_iter, NULL);
+		} else {
+			ring_buffer_consume(iter->array_buffer->buffer, iter->cpu,
+					    NULL, NULL);
+			event = ring_buffer_peek(iter->array_buffer->buffer, iter->cpu,
+						 NULL, NULL);
+		}
+		next = event ? ring_buffer_event_data(event) : NULL;
+		if (data) {
+			data->ent = *cur;
+			if (next && next->ent.type == ng_ft_types.exit)
+				data->next = *next;
+			else
+				data->next.ent.type = next ? next->ent.type : 0;
+		}
+		if (!next)
+			return NULL;
+	}
+	if (next->ent.type != ng_ft_types.exit || next->ent.pid != cur->ent.pid ||
+	    next->ip != cur->ip || NG_TSD_DEPTH(next->tsd) != NG_TSD_DEPTH(cur->tsd))
+		return NULL;
+	if (ring_iter)
+		ring_buffer_iter_advance(ring_iter);
+	return next;
+}
+
+/* Entries and exits in hardirq or NMI context, hidden without "irqs". */
+static bool ng_ft_hidden(const struct trace_entry *ent, u32 flags)
+{
+	return !(flags & NG_FT_OPT_IRQS) &&
+	       (ent->flags & (TRACE_FLAG_HARDIRQ | TRACE_FLAG_NMI));
+}
+
+/* "func();" with its duration, or "func() {", remembered until its "}". */
+static enum print_line_t ng_ft_print_entry(struct trace_iterator *iter,
+					   const struct ng_ft_func *field, u64 ts,
+					   u32 flags)
+{
+	struct ng_ft_iter *data = iter->private;
+	struct trace_seq *s = &iter->seq;
+	struct ng_ft_func cur = *field, *leaf;
+	unsigned int depth;
+	struct ng_ft_open *o;
+
+	leaf = ng_ft_leaf(iter, &cur);
+	depth = NG_TSD_DEPTH(cur.tsd);
+	ng_ft_print_prologue(iter, cur.ent.pid, ts, iter->cpu, flags);
+	if (leaf) {
+		ng_ft_print_duration(iter, true,
+				     ng_ft_ns((NG_TSD_COUNTER(leaf->tsd) -
+					       NG_TSD_COUNTER(cur.tsd)) & NG_TSD_COUNTER_MASK),
+				     flags);
+		ng_ft_indent(s, depth);
+		trace_seq_printf(s, "%ps();\n", (void *)cur.ip);
+	} else {
+		ng_ft_print_duration(iter, false, 0, flags);
+		ng_ft_indent(s, depth);
+		trace_seq_printf(s, "%ps() {\n", (void *)cur.ip);
+		o = data && cur.ent.pid ?
+			ng_ft_open_find(data, cur.ent.pid, depth, true) : NULL;
+		if (o) {
+			o->pid = cur.ent.pid;
+			o->depth = depth;
+			o->counter = NG_TSD_COUNTER(cur.tsd);
+		}
+	}
+	if (data) {
+		data->failed = trace_seq_has_overflowed(s);
+		data->cpu = iter->cpu;
+		data->ts = ts;
+	}
+	if (trace_seq_has_overflowed(s))
+		return TRACE_TYPE_PARTIAL_LINE;
+	/* A consuming read has taken the entry already: not again. */
+	return leaf ? TRACE_TYPE_HANDLED : TRACE_TYPE_NO_CONSUME;
+}
+
+/* "}", with the call's duration if its entry was seen. */
+static enum print_line_t ng_ft_print_exit(struct trace_iterator *iter,
+					  const struct ng_ft_func *rec, u32 flags)
+{
+	struct ng_ft_iter *data = iter->private;
+	unsigned int depth = NG_TSD_DEPTH(rec->tsd);
+	struct trace_seq *s = &iter->seq;
+	struct ng_ft_open *o = NULL;
+
+	if (data && rec->ent.pid)
+		o = ng_ft_open_find(data, rec->ent.pid, depth, false);
+	ng_ft_print_prologue(iter, rec->ent.pid, iter->ts, iter->cpu, flags);
+	ng_ft_print_duration(iter, o,
+			     o ? ng_ft_ns((NG_TSD_COUNTER(rec->tsd) - o->counter) &
+					  NG_TSD_COUNTER_MASK) : 0,
+			     flags);
+	ng_ft_indent(s, depth);
+	if (!o || (flags & NG_FT_OPT_TAIL))
+		trace_seq_printf(s, "} /* %ps */\n", (void *)rec->ip);
+	else
+		trace_seq_puts(s, "}\n");
+	if (o && !trace_seq_has_overflowed(s))
+		o->pid = 0;
+	return trace_handle_return(s);
+}
+
+/* The sync pair, as a comment line. */
+static enum print_line_t ng_ft_print_clock(struct trace_iterator *iter,
+					   const struct ng_ft_clock *rec, u32 flags)
+{
+	struct trace_seq *s = &iter->seq;
+
+	ng_ft_print_prologue(iter, rec->ent.pid, iter->ts, iter->cpu, flags);
+	ng_ft_print_duration(iter, false, 0, flags);
+	trace_seq_printf(s, "/* nanograph clock_sync: counter=%llu mono_ns=%llu freq=%llu */\n",
+			 rec->counter, rec->mono_ns, rec->freq);
+	return trace_handle_return(s);
+}
+
+/*
+ * ftrace asks this first for every entry of the buffer: nanograph's
+ * records are ours to print, anything else (other events enabled in the
+ * same array, trace_marker) is printed the default way.
+ */
+static enum print_line_t ng_ft_print_line(struct trace_iterator *iter)
+{
+	struct ng_ft_iter *data = iter->private;
+	struct trace_entry *ent = iter->ent;
+	u32 flags = ng_ft_flags.val;
+	enum print_line_t ret;
+	int cpu = iter->cpu;
+
+	/* An entry whose line did not fit last time: its line first. */
+	if (data && data->failed) {
+		iter->cpu = data->cpu;
+		ret = ng_ft_print_entry(iter, &data->ent, data->ts, flags);
+		if (ret == TRACE_TYPE_HANDLED && iter->cpu != cpu) {
+			/* Its exit, printed with it, is still in the buffer. */
+			data->ignore[iter->cpu] = true;
+			ret = TRACE_TYPE_NO_CONSUME;
+		}
+		iter->cpu = cpu;
+		return ret;
+	}
+	if (data && data->ignore[cpu]) {
+		data->ignore[cpu] = false;
+		return TRACE_TYPE_HANDLED;
+	}
+	if (ent->type == ng_ft_types.entry) {
+		if (ng_ft_hidden(ent, flags))
+			return TRACE_TYPE_HANDLED;
+		return ng_ft_print_entry(iter, (struct ng_ft_func *)ent, iter->ts, flags);
+	}
+	if (ent->type == ng_ft_types.exit) {
+		if (ng_ft_hidden(ent, flags))
+			return TRACE_TYPE_HANDLED;
+		return ng_ft_print_exit(iter, (struct ng_ft_func *)ent, flags);
+	}
+	if (ent->type == ng_ft_types.clock)
+		return ng_ft_print_clock(iter, (struct ng_ft_clock *)ent, flags);
+	return TRACE_TYPE_UNHANDLED;
+}
+
+static void ng_ft_print_header(struct seq_file *s)
+{
+	struct trace_iterator *iter = s->private;
+	u32 flags = ng_ft_flags.val;
+
+	if (!(iter->tr->trace_flags & TRACE_ITER_CONTEXT_INFO))
+		return;
+	seq_printf(s, "#%s%s%s%s               FUNCTION CALLS\n",
+		   flags & NG_FT_OPT_ABSTIME ? "     TIME       " : "",
+		   flags & NG_FT_OPT_CPU ? " CPU" : "",
+		   flags & NG_FT_OPT_PROC ? "  TASK/PID       " : "",
+		   flags & NG_FT_OPT_DURATION ? "  DURATION   " : "");
+	seq_printf(s, "#%s%s%s%s               |   |   |   |\n",
+		   flags & NG_FT_OPT_ABSTIME ? "      |         " : "",
+		   flags & NG_FT_OPT_CPU ? " |  " : "",
+		   flags & NG_FT_OPT_PROC ? "   |    |        " : "",
+		   flags & NG_FT_OPT_DURATION ? "   |   |      " : "");
+}
+
+/*
+ * A reader opens "trace" or "trace_pipe": its state.  ftrace_dump()
+ * opens one where it may not sleep.
+ */
+static void ng_ft_open(struct trace_iterator *iter)
+{
+	gfp_t gfp = preemptible() ? GFP_KERNEL : GFP_ATOMIC;
+	struct ng_ft_iter *data;
+	int cpu;
+
+	iter->private = NULL;
+	data = kvzalloc(sizeof(*data), gfp);
+	if (!data)
+		goto fail;
+	data->last_pid = kcalloc(nr_cpu_ids, sizeof(*data->last_pid), gfp);
+	data->ignore = kcalloc(nr_cpu_ids, sizeof(*data->ignore), gfp);
+	if (!data->last_pid || !data->ignore)
+		goto fail;
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		data->last_pid[cpu] = -1;
+	iter->private = data;
+	return;
+fail:
+	if (data) {
+		kfree(data->last_pid);
+		kfree(data->ignore);
+		kvfree(data);
+	}
+	/* The view still works, without durations on "}" lines. */
+	pr_warn("no memory for a trace reader's state\n");
+}
+
+static void ng_ft_close(struct trace_iterator *iter)
+{
+	struct ng_ft_iter *data = iter->private;
+
+	if (!data)
+		return;
+	kfree(data->last_pid);
+	kfree(data->ignore);
+	kvfree(data);
+	iter->private = NULL;
+}
+
+/* Any option may change at any time: the printers read them per line. */
+static int ng_ft_set_flag(struct trace_array *tr, u32 old, u32 bit, int set)
+{
+	return 0;
+}
+
+static struct tracer ng_ft_tracer = {
+	.name		= "nanograph",
+	.owner		= THIS_MODULE,
+	.init		= ng_ft_init,
+	.reset		= ng_ft_reset,
+	.start		= ng_ft_start,
+	.open		= ng_ft_open,
+	.pipe_open	= ng_ft_open,
+	.close		= ng_ft_close,
+	.pipe_close	= ng_ft_close,
+	.print_line	= ng_ft_print_line,
+	.print_header	= ng_ft_print_header,
+	.flags		= &ng_ft_flags,
+	.set_flag	= ng_ft_set_flag,
+	.allow_instances = true,
+};
+
+/* Module init, last: from here on, current_tracer can name us. */
+int ng_ft_register(void)
+{
+	int ret;
+
+	ng_ft_event_types(&ng_ft_types);
+	ng_ft_cpu_width = snprintf(NULL, 0, "%u", nr_cpu_ids - 1);
+	ret = register_tracer(&ng_ft_tracer);
+	if (ret)
+		pr_err("cannot register the ftrace tracer: %d\n", ret);
+	return ret;
+}
+
+/*
+ * Module exit, first.  A trace array with nanograph current pins the
+ * module (struct tracer's owner), so exit never finds it in use; only
+ * rmmod -f could, and then it waits for "echo nop > current_tracer":
+ * a hung rmmod -f is acceptable, a trace array calling freed text not.
+ */
+void ng_ft_unregister(void)
+{
+	while (unregister_tracer(&ng_ft_tracer) == -EBUSY) {
+		pr_warn_once("unload waits until no trace array has nanograph as current_tracer\n");
+		msleep(100);
+	}
+}
