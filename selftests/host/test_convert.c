@@ -525,6 +525,33 @@ static void test_cmd_memory_flat(void)
 }
 
 /*
+ * --clock wins over the file's clock_sync: it lines a conversion up with
+ * another recording's sync pair (a trace-cmd record -p nanograph beside a
+ * nanograph record).  Before, it was read only when the file had none.
+ */
+static void test_cmd_clock_overrides(void)
+{
+	char dat[600], clk[600], out[600], *text;
+	bool ok;
+
+	snprintf(dat, sizeof(dat), "%s", t_path("sync.dat"));
+	snprintf(clk, sizeof(clk), "%s", t_path("clock9"));
+	snprintf(out, sizeof(out), "%s", t_path("out9"));
+	T_EQ_INT(make_tdat(dat, 3, true), 0);
+	T_EQ_INT(t_write_file(clk, "frequency: 1000000000\nsync: 2000 9000\n"), 0);
+	T_RUN(convert_cmd("-o", out, dat, NULL, NULL), 0, "", "");
+	text = t_read_file(t_path("out9/42.txt"), NULL);
+	ok = text && !strncmp(text, "7000:+vfs_read\n", 15);
+	free(text);
+	T_ASSERT(ok);
+	T_RUN(convert_cmd("-o", out, "--clock", clk, dat), 0, "", "");
+	text = t_read_file(t_path("out9/42.txt"), NULL);
+	ok = text && !strncmp(text, "9000:+vfs_read\n9001:POP\n", 24);
+	free(text);
+	T_ASSERT(ok);
+}
+
+/*
  * More threads than open files: 5000 threads taking turns, three calls
  * each, under a limit of 256 open files. The converter kept one FILE *
  * per thread and failed with EMFILE at about 250 (1020 by default).
@@ -678,6 +705,7 @@ static const struct t_case cases[] = {
 	{ "memory_flat_given_clock", test_memory_flat_given_clock },
 	{ "held_events_bounded", test_held_events_bounded },
 	{ "cmd_memory_flat", test_cmd_memory_flat },
+	{ "cmd_clock_overrides", test_cmd_clock_overrides },
 	{ "threads_over_open_files", test_threads_over_open_files },
 	{ "cmd_threads_over_open_files", test_cmd_threads_over_open_files },
 	{ "unloaded_module_as_hex", test_unloaded_module_as_hex },

@@ -600,9 +600,11 @@ void ng_conv_abort(struct ng_conv *c);
 
 /*
  * Convert a trace-cmd recording (trace.dat, read with libtracecmd) into
- * push/pop files in @dir. -ENOENT if it holds no nanograph events,
- * -EBADMSG if libtracecmd cannot read it (malformed or truncated),
- * -ECANCELED if @cancel (may be NULL) said stop.
+ * push/pop files in @dir, timestamps by @clock when not NULL, else by
+ * the file's first clock_sync (-ENODATA if it has none). -ENOENT if it
+ * holds no nanograph events, -EBADMSG if libtracecmd cannot read it
+ * (malformed or truncated), -ECANCELED if @cancel (may be NULL) said
+ * stop.
  */
 int ng_tdat_convert(const char *path, const char *dir,
 		    const struct ng_syms *syms, const struct ng_clock *clock,

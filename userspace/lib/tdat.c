@@ -160,11 +160,16 @@ int ng_tdat_convert(const char *path, const char *dir,
 	if (ret)
 		return ret;
 	ng_conv_set_cancel(t.conv, cancel);
-	/* The time base first: without one, fail before writing anything. */
-	ret = tdat_find_clock(path, t.conv);
-	if (!ret && clock)
-		ng_conv_set_clock(t.conv, clock);	/* none in the file */
-	else if (!ret)
+	/*
+	 * The time base first: without one, fail before writing anything.
+	 * A clock given wins over the file's first clock_sync (to line the
+	 * conversion up with another recording's sync pair).
+	 */
+	if (clock)
+		ng_conv_set_clock(t.conv, clock);
+	else
+		ret = tdat_find_clock(path, t.conv);
+	if (!ret && !clock)
 		ret = -ENODATA;
 	if (ret < 0)
 		goto out;
