@@ -147,7 +147,7 @@ static int ng_ft_arrays_change(struct trace_array *tr, bool add)
 			      add ? GFP_KERNEL : GFP_KERNEL | __GFP_NOFAIL);
 		if (!new)
 			return -ENOMEM;
-		new->n = n + 1;
+		new->n = n + 1;		/* tr[]'s bound while filled (__counted_by) */
 		for (i = 0; i < n; i++)
 			if (old->tr[i] != tr)
 				new->tr[j++] = old->tr[i];
