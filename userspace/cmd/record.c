@@ -683,6 +683,37 @@ static int spawn(struct run *r, char **argv)
 	return 0;
 }
 
+/*
+ * Wait (up to 2 s) until the child sleeps, in its read of the go pipe:
+ * its only wait before exec.  Admitted before that, with the hook already
+ * running for another user (a trace array whose current tracer is
+ * nanograph), the calls of that read would be recorded, and the first
+ * of them lost, written before the recorder's buffers were open.
+ */
+static void child_asleep(pid_t pid)
+{
+	char path[64], stat[512], *p;
+	ssize_t n;
+	int i, fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	for (i = 0; i < 2000; i++) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return;
+		n = read(fd, stat, sizeof(stat) - 1);
+		close(fd);
+		if (n <= 0)
+			return;
+		stat[n] = '\0';
+		/* "pid (comm) S ...": the comm may hold anything, ')' too. */
+		p = strrchr(stat, ')');
+		if (p && p[1] == ' ' && p[2] == 'S')
+			return;
+		usleep(1000);
+	}
+}
+
 /* Let the child exec; report if it could not. */
 static int release(struct run *r, char **argv)
 {
@@ -1083,9 +1114,14 @@ static int configure(struct run *r, const struct opts *o)
 		return NG_EXIT_FAIL;
 	if (o->argv && spawn(r, o->argv))
 		return NG_EXIT_FAIL;
-	/* A started command waits on a pipe until every function is hooked. */
-	if (o->argv && !by_program(o))
+	/*
+	 * A started command waits on a pipe until every function is hooked;
+	 * it is admitted once it sleeps there.
+	 */
+	if (o->argv && !by_program(o)) {
+		child_asleep(r->child);
 		return select_tasks(r, r->child) ? NG_EXIT_FAIL : -1;
+	}
 	/*
 	 * -a, -p, --when-comm, --trace-self: no task until every function is
 	 * hooked (see admit()).
