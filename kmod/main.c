@@ -55,8 +55,8 @@ out_counter:
 /*
  * Unregister the ftrace tracer first (no trace array has it current: that
  * would pin the module), then remove the control directory, so nothing
- * new can start; then wait
- * for every hooked frame to return (tracer.c) before the text goes away.
+ * new can start; then wait for every hooked frame to return (tracer.c)
+ * before the text goes away.
  */
 static void __exit nanograph_exit(void)
 {
