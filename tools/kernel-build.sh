@@ -102,5 +102,9 @@ mk -s -j"$JOBS" all >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log" >&2; e
 cp "$OBJ/$IMAGE" "$OUT/vmlinuz"
 echo $(($(date +%s) - start)) >"$OUT/build-time"
 touch "$OUT/.complete"
+# Older builds for ARCH go (2.5 GB each): one per architecture is kept.
+for old in "$CACHE"/patched/"$ARCH"-*; do
+	[ "$old" = "$OUT" ] || rm -rf "$old"
+done
 log "built in $(cat "$OUT/build-time") s: $OUT"
 echo "$OUT"
