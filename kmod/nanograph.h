@@ -271,8 +271,6 @@ unsigned long ng_raw_flight_cut(void);
 
 /* The tracer (tracer.c); called with ng_control_lock held. */
 bool ng_tracer_busy(void);
-int ng_tracer_start(void);
-void ng_tracer_stop(void);
 int ng_tracer_get(bool control);
 void ng_tracer_put(bool control);
 /* Without the control lock: see tracer.c. */

@@ -105,6 +105,7 @@ static bool ng_graph_registered, ng_notrace_registered;
 static unsigned long ng_drain_since;
 static unsigned int ng_generation;
 static void ng_drain_work(struct work_struct *work);
+static void ng_tracer_stop(void);
 static DECLARE_DELAYED_WORK(ng_drain, ng_drain_work);
 
 enum ng_hook_mode {
@@ -456,7 +457,7 @@ bool ng_tracer_busy(void)
  * register the ops: the plain one first, so that the root ones come
  * first at shared sites (see ng_ops).
  */
-int ng_tracer_start(void)
+static int ng_tracer_start(void)
 {
 	int ret;
 
@@ -542,7 +543,7 @@ static void ng_tracer_stopped(void)
 }
 
 /* tracing_on=0: no new frames from now on; the drain does the rest. */
-void ng_tracer_stop(void)
+static void ng_tracer_stop(void)
 {
 	lockdep_assert_held(&ng_control_lock);
 	ng_ops_set(&ng_notrace_ops, &ng_notrace_registered, false);
