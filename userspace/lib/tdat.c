@@ -165,14 +165,15 @@ int ng_tdat_convert(const char *path, const char *dir,
 	 * A clock given wins over the file's first clock_sync (to line the
 	 * conversion up with another recording's sync pair).
 	 */
-	if (clock)
+	if (clock) {
 		ng_conv_set_clock(t.conv, clock);
-	else
+	} else {
 		ret = tdat_find_clock(path, t.conv);
-	if (!ret && !clock)
-		ret = -ENODATA;
-	if (ret < 0)
-		goto out;
+		if (!ret)
+			ret = -ENODATA;	/* no clock_sync in the file */
+		if (ret < 0)
+			goto out;
+	}
 	ret = tdat_open(path, &handle);
 	if (ret)
 		goto out;
