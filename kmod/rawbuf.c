@@ -82,6 +82,103 @@ static struct kobject **ng_cpu_kobjs;
 static struct bin_attribute *ng_raw_attrs;
 
 /*
+ * A full buffer in flight mode (armed or triggered): move tail past the
+ * oldest records to make room for those up to @end, and count them as
+ * overwritten.  False otherwise: the caller drops its record.  A flight
+ * buffer stays full, so room is made for NG_FLIGHT_SLACK records more:
+ * the writers after this one find room without coming here (a call and
+ * a CPU-local cmpxchg, no barrier, once per NG_FLIGHT_SLACK records).
+ * When the state leaves overwriting, ng_raw_flight_settle() waits for
+ * the writers that read the old state (they run with preemption off).
+ */
+static noinline bool ng_raw_overwrite(struct ng_raw_cpu *c, unsigned long end)
+{
+	unsigned long size = c->mask + 1;
+	unsigned long tail, want = end - size + min(NG_FLIGHT_SLACK, size / 4);
+
+	/* Pairs with ng_flight_arm(): the buffers were made ready first. */
+	if (!ng_flight_overwrites(smp_load_acquire(&ng_flight_state)))
+		return false;
+	do {
+		tail = READ_ONCE(c->tail);
+		if ((long)(tail - want) >= 0)
+			return true;
+	} while (cmpxchg_local(&c->tail, tail, want) != tail);
+	ng_stat_add(overwritten, want - tail);
+	return true;
+}
+
+/* A record left out: lost, unless a flight window is frozen by design. */
+static noinline void ng_raw_dropped(void)
+{
+	if (READ_ONCE(ng_flight_state) == NG_FLIGHT_FROZEN)
+		ng_stat_inc(frozen_dropped);
+	else
+		ng_stat_inc(dropped);
+}
+
+/*
+ * Reserve @n records; false when they do not fit.  A dropped record
+ * makes the next writer restate its task.
+ */
+static bool ng_raw_reserve(struct ng_raw_cpu *c, unsigned long n,
+			   unsigned long *pos)
+{
+	unsigned long head;
+
+	do {
+		head = READ_ONCE(c->head);
+		/*
+		 * Pairs with the release of tail in ng_raw_read(): the records
+		 * are stored only if this branch lets them, so the load of tail
+		 * is ordered before them (a control dependency, see the top).
+		 */
+		if (unlikely(head + n - READ_ONCE(c->tail) > c->mask + 1) &&
+		    !ng_raw_overwrite(c, head + n)) {
+			WRITE_ONCE(c->last_pid, -1);
+			return false;
+		}
+	} while (cmpxchg_local(&c->head, head, head + n) != head);
+	*pos = head;
+	return true;
+}
+
+/*
+ * The rest of ng_raw_emit(), out of line: a task record and the task's
+ * name before the record when ng_raw_same_task() says so, and a buffer
+ * that is full (overwritten in flight mode, else the record is dropped).
+ * The caller holds @c's nest count; this commits and releases it.
+ */
+noinline void ng_raw_emit_held(struct ng_raw_cpu *c, u64 tsd, unsigned long ip)
+{
+	int pid = current->pid;
+	bool task = !ng_raw_same_task(c);
+	unsigned long pos;
+
+	if (likely(ng_raw_reserve(c, 1 + 3 * task, &pos))) {
+		if (task) {
+			u64 comm0, comm1;
+
+			memcpy(&comm0, current->comm, sizeof(comm0));
+			memcpy(&comm1, current->comm + sizeof(comm0), sizeof(comm1));
+			c->task_pos = pos;
+			ng_raw_put(c, pos++, NG_RAW_META | NG_RAW_TASK,
+				   (u64)current->tgid << 32 | (u32)pid);
+			ng_raw_put(c, pos++, NG_RAW_META | NG_RAW_COMM,
+				   NG_TSD_COUNTER(tsd));
+			ng_raw_put(c, pos++, comm0, comm1);
+			c->last_comm[0] = comm0;
+			c->last_comm[1] = comm1;
+			WRITE_ONCE(c->last_pid, pid);
+		}
+		ng_raw_put(c, pos, tsd, ip);
+	} else {
+		ng_raw_dropped();
+	}
+	ng_raw_commit(c);
+}
+
+/*
  * The clock_sync pair, into the buffer of the CPU this runs on.  When it
  * does not fit it is not counted as dropped (that column counts entries
  * and exits): the collector has the clock file's pair to fall back on.
@@ -103,42 +200,6 @@ void ng_raw_emit_clock(u64 counter, u64 mono_ns, u64 freq)
 	}
 	ng_raw_commit(c);
 	preempt_enable();
-}
-
-/*
- * A full buffer in flight mode (armed or triggered): move tail past the
- * oldest records to make room for those up to @end, and count them as
- * overwritten.  False otherwise: the caller drops its record.  A flight
- * buffer stays full, so room is made for NG_FLIGHT_SLACK records more:
- * the writers after this one find room without coming here (a call and
- * a CPU-local cmpxchg, no barrier, once per NG_FLIGHT_SLACK records).
- * When the state leaves overwriting, ng_raw_flight_settle() waits for
- * the writers that read the old state (they run with preemption off).
- */
-noinline bool ng_raw_overwrite(struct ng_raw_cpu *c, unsigned long end)
-{
-	unsigned long size = c->mask + 1;
-	unsigned long tail, want = end - size + min(NG_FLIGHT_SLACK, size / 4);
-
-	/* Pairs with ng_flight_arm(): the buffers were made ready first. */
-	if (!ng_flight_overwrites(smp_load_acquire(&ng_flight_state)))
-		return false;
-	do {
-		tail = READ_ONCE(c->tail);
-		if ((long)(tail - want) >= 0)
-			return true;
-	} while (cmpxchg_local(&c->tail, tail, want) != tail);
-	ng_stat_add(overwritten, want - tail);
-	return true;
-}
-
-/* A record left out: lost, unless a flight window is frozen by design. */
-noinline void ng_raw_dropped(void)
-{
-	if (READ_ONCE(ng_flight_state) == NG_FLIGHT_FROZEN)
-		ng_stat_inc(frozen_dropped);
-	else
-		ng_stat_inc(dropped);
 }
 
 /*

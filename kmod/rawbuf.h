@@ -20,8 +20,8 @@
  *     on 32-bit arm an acquire is a DMB per record.
  * The flight recorder (flight.c) lets a writer that finds its buffer full
  * move tail itself, overwriting the oldest records, instead of dropping
- * its own; reading is refused meanwhile.  ng_raw_overwrite() says how
- * the two sides agree on when that stops.
+ * its own; reading is refused meanwhile.  ng_raw_overwrite() (rawbuf.c)
+ * says how the two sides agree on when that stops.
  */
 #ifndef NG_RAWBUF_H
 #define NG_RAWBUF_H
@@ -65,9 +65,6 @@ DECLARE_STATIC_KEY_FALSE(ng_flight_on);
 /* Records a full flight buffer frees at once (at most a quarter of it). */
 #define NG_FLIGHT_SLACK		64UL
 
-bool ng_raw_overwrite(struct ng_raw_cpu *c, unsigned long end);
-void ng_raw_dropped(void);
-
 static __always_inline void ng_raw_put(struct ng_raw_cpu *c, unsigned long pos,
 				       u64 tsd, u64 ip)
 {
@@ -105,79 +102,60 @@ again:
 }
 
 /*
- * Reserve @n records; false when they do not fit.  A dropped record
- * makes the next writer restate its task.
+ * Is current the task this CPU's last records were written for, under the
+ * same name?  If not, or if, in flight mode, the task record is
+ * NG_FLIGHT_RESTATE records back (the oldest records are overwritten,
+ * task records among them), a task record must come first: the
+ * collector then names a thread as it was when it ran, even one long
+ * gone.  The name is read unlocked, as ftrace's saved_cmdlines does; a
+ * rename racing with it shows half of each, and the next record puts it
+ * right.
  */
-static __always_inline bool ng_raw_reserve(struct ng_raw_cpu *c,
-					   unsigned long n,
-					   unsigned long *pos)
+static __always_inline bool ng_raw_same_task(struct ng_raw_cpu *c)
 {
-	unsigned long head;
-
-	do {
-		head = READ_ONCE(c->head);
-		/*
-		 * Pairs with the release of tail in ng_raw_read(): the records
-		 * are stored only if this branch lets them, so the load of tail
-		 * is ordered before them (a control dependency, see the top).
-		 */
-		if (unlikely(head + n - READ_ONCE(c->tail) > c->mask + 1) &&
-		    !ng_raw_overwrite(c, head + n)) {
-			WRITE_ONCE(c->last_pid, -1);
-			return false;
-		}
-	} while (cmpxchg_local(&c->head, head, head + n) != head);
-	*pos = head;
-	return true;
-}
-
-/*
- * One entry or exit record for current, preceded by a task record and
- * the task's name when this CPU's last records were another task's, or
- * the name changed since (exec, PR_SET_NAME), or, in flight mode, the
- * task record is NG_FLIGHT_RESTATE records back (the oldest records are
- * overwritten, task records among them): the collector then names
- * a thread as it was when it ran, even one long gone.  The name is read
- * unlocked, as ftrace's saved_cmdlines does; a rename racing with it
- * shows half of each, and the next record puts it right.  Preemption is
- * off.
- */
-static __always_inline void ng_raw_emit(u64 tsd, unsigned long ip)
-{
-	struct ng_raw_cpu *c = this_cpu_ptr(&ng_raw_cpus);
-	int pid = current->pid;
-	unsigned long pos;
 	/* Two words, not an array: an array on the stack costs a canary. */
 	u64 comm0, comm1;
-	bool task;
 
 	BUILD_BUG_ON(sizeof(current->comm) != 2 * sizeof(u64));
 	memcpy(&comm0, current->comm, sizeof(comm0));
 	memcpy(&comm1, current->comm + sizeof(comm0), sizeof(comm1));
-	task = READ_ONCE(c->last_pid) != pid || c->last_comm[0] != comm0 ||
-	       c->last_comm[1] != comm1 ||
-	       (static_branch_unlikely(&ng_flight_on) &&
-		READ_ONCE(c->head) - c->task_pos >= NG_FLIGHT_RESTATE);
+	return READ_ONCE(c->last_pid) == current->pid &&
+	       c->last_comm[0] == comm0 && c->last_comm[1] == comm1 &&
+	       !(static_branch_unlikely(&ng_flight_on) &&
+		 READ_ONCE(c->head) - c->task_pos >= NG_FLIGHT_RESTATE);
+}
+
+void ng_raw_emit_held(struct ng_raw_cpu *c, u64 tsd, unsigned long ip);
+
+/*
+ * One entry or exit record for current.  The common case, the same task
+ * as the last record and room for one more, is inline; a task record
+ * first (ng_raw_same_task()), or a full buffer, goes out of line to
+ * ng_raw_emit_held(), which takes over this writer's nest count: so the
+ * hot path keeps nothing live across a call, and spills nothing.
+ * Preemption is off.
+ */
+static __always_inline void ng_raw_emit(u64 tsd, unsigned long ip)
+{
+	struct ng_raw_cpu *c = this_cpu_ptr(&ng_raw_cpus);
+	unsigned long head;
+
 	BUILD_BUG_ON(NG_STACK_DEPTH > NG_RAW_DEPTH_MAX);
 	c->nest++;
 	barrier();
-	if (likely(ng_raw_reserve(c, 1 + 3 * task, &pos))) {
-		if (task) {
-			c->task_pos = pos;
-			ng_raw_put(c, pos++, NG_RAW_META | NG_RAW_TASK,
-				   (u64)current->tgid << 32 | (u32)pid);
-			ng_raw_put(c, pos++, NG_RAW_META | NG_RAW_COMM,
-				   NG_TSD_COUNTER(tsd));
-			ng_raw_put(c, pos++, comm0, comm1);
-			c->last_comm[0] = comm0;
-			c->last_comm[1] = comm1;
-			WRITE_ONCE(c->last_pid, pid);
-		}
-		ng_raw_put(c, pos, tsd, ip);
-	} else {
-		ng_raw_dropped();
-	}
+	if (unlikely(!ng_raw_same_task(c)))
+		goto held;
+	do {
+		head = READ_ONCE(c->head);
+		/* The space check of ng_raw_reserve(), with its ordering. */
+		if (unlikely(head + 1 - READ_ONCE(c->tail) > c->mask + 1))
+			goto held;
+	} while (cmpxchg_local(&c->head, head, head + 1) != head);
+	ng_raw_put(c, head, tsd, ip);
 	ng_raw_commit(c);
+	return;
+held:
+	ng_raw_emit_held(c, tsd, ip);
 }
 
 void ng_raw_emit_clock(u64 counter, u64 mono_ns, u64 freq);

@@ -327,6 +327,17 @@ static __always_inline unsigned long ng_pop(struct ng_stack *t, u64 now, int bit
 }
 
 /*
+ * The frames above @depth, of functions left without returning through
+ * us: out of line, so that the return path inlines one pop, not two.
+ */
+static noinline void ng_pop_unreturned(struct ng_stack *t, int depth, u64 now,
+				       int bit)
+{
+	while ((int)READ_ONCE(t->depth) - 1 > depth)
+		ng_pop(t, now, bit, 0, false);
+}
+
+/*
  * The C side of the return trampoline: @sp is the stack pointer the
  * trampoline was entered with, from which the arch code derives the key
  * of the frame that returned, and @retval the function's return value
@@ -360,8 +371,8 @@ unsigned long notrace ng_return_handler(unsigned long sp, unsigned long retval)
 	bit = ftrace_test_recursion_trylock(t->frames[depth].ip, 0);
 	if (bit >= 0)
 		now = ng_counter_read();
-	while ((int)READ_ONCE(t->depth) - 1 > depth)
-		ng_pop(t, now, bit, 0, false);
+	if (unlikely((int)READ_ONCE(t->depth) - 1 > depth))
+		ng_pop_unreturned(t, depth, now, bit);
 	sp = ng_pop(t, now, bit, retval, true);
 	if (bit >= 0)
 		ftrace_test_recursion_unlock(bit);
