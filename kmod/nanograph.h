@@ -21,6 +21,7 @@
 #include <linux/sched.h>
 #include <linux/seq_buf.h>
 #include <linux/spinlock.h>
+#include <linux/trace_recursion.h>
 #include <linux/types.h>
 #include <asm/local64.h>
 
@@ -135,10 +136,19 @@ extern struct mutex ng_control_lock;
 int ng_parse_number(const char *buf, size_t count, unsigned long max,
 		    int over_max, unsigned long *val);
 
+/* ftrace's recursion-lock contexts: NMI, IRQ, softirq, task, transition. */
+#define NG_CTXS		(TRACE_CTX_TRANSITION + 1)
+
+/* The counts every traced call bumps, in one recursion-lock context. */
+struct ng_ctx_stats {
+	u64 entries;		/* function entries recorded */
+	u64 exits;		/* function exits recorded */
+};
+
 /* Per-CPU event counts, summed by the stats file. */
 struct ng_cpu_stats {
-	local64_t entries;	/* function entries recorded */
-	local64_t exits;	/* function exits recorded */
+	struct ng_ctx_stats ctx[NG_CTXS];	/* ng_ctx_stats() */
+	local64_t exits;	/* function exits, outside the recursion lock */
 	local64_t dropped;	/* events lost because the buffer was full */
 	local64_t skipped;	/* entries not hooked: depth, stack full, no stack */
 	local64_t nested;	/* entries not hooked: inside a tracer callback */
@@ -158,6 +168,45 @@ DECLARE_PER_CPU(struct ng_cpu_stats, ng_cpu_stats);
  */
 #define ng_stat_add(field, n)	local64_add((n), this_cpu_ptr(&ng_cpu_stats.field))
 #define ng_stat_inc(field)	ng_stat_add(field, 1)
+
+/*
+ * Count an entry or exit under ftrace's recursion lock, @bit being what
+ * ftrace_test_recursion_trylock() returned: a context's bit is held by
+ * one writer at a time on a CPU (it is taken with preemption off, and a
+ * context does not nest in itself; an interrupt that comes before its
+ * context shows takes the transition bit), so each context has its own
+ * count and a plain add is enough.  That spares every traced call two
+ * atomics, one per count: local64 is an LDREXD/STREXD loop on 32-bit
+ * arm, an atomic add on arm64.  ng_stat_read() reads such a count.
+ * Use: ng_stat_bump(&ng_ctx_stats(bit)->entries).
+ */
+static __always_inline struct ng_ctx_stats *ng_ctx_stats(int bit)
+{
+	return &this_cpu_ptr(&ng_cpu_stats)->ctx[bit - TRACE_FTRACE_START];
+}
+
+static __always_inline void ng_stat_bump(u64 *count)
+{
+	WRITE_ONCE(*count, *count + 1);
+}
+
+/*
+ * A count of ng_ctx_stats(), read from any CPU.  On 32-bit a 64-bit
+ * store may be seen half done, once per 2^32 counts, when the carry
+ * reaches the high word: two reads that agree within 2^31 are taken.
+ */
+static inline u64 ng_stat_read(const u64 *count)
+{
+	u64 a, b = READ_ONCE(*count);
+
+	if (IS_ENABLED(CONFIG_64BIT))
+		return b;
+	do {
+		a = b;
+		b = READ_ONCE(*count);
+	} while (b - a > (1ULL << 31));
+	return b;
+}
 
 /* Renders one control file's text; used for listings of any length. */
 typedef void (*ng_render_t)(struct seq_buf *s);

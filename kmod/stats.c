@@ -35,11 +35,16 @@ void ng_stats_render(struct seq_buf *s)
 	for_each_possible_cpu(cpu) {
 		const struct ng_cpu_stats *st = per_cpu_ptr(&ng_cpu_stats, cpu);
 		struct ng_stats_line c = {
-			.entries = local64_read(&st->entries),
 			.exits = local64_read(&st->exits),
 			.dropped = local64_read(&st->dropped),
 			.skipped = local64_read(&st->skipped),
 		};
+		int ctx;
+
+		for (ctx = 0; ctx < NG_CTXS; ctx++) {
+			c.entries += ng_stat_read(&st->ctx[ctx].entries);
+			c.exits += ng_stat_read(&st->ctx[ctx].exits);
+		}
 
 		nested += local64_read(&st->nested);
 		overwritten += local64_read(&st->overwritten);

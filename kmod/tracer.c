@@ -262,7 +262,7 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	if (mode == NG_HOOK_ROOT)
 		WRITE_ONCE(t->graph_depth, t->graph_depth + 1);
 	ng_emit_entry(ip, ng_tsd(now, depth));
-	ng_stat_inc(entries);
+	ng_stat_bump(&ng_ctx_stats(bit)->entries);
 out:
 	ftrace_test_recursion_unlock(bit);
 }
@@ -311,11 +311,13 @@ static __always_inline unsigned long ng_pop(struct ng_stack *t, u64 now, int bit
 	unsigned long ret = f->ret, ip = f->ip, flags = f->flags;
 
 	if (!(flags & (NG_FRAME_NOTRACE | NG_FRAME_GONE))) {
-		if (likely(bit >= 0))
+		if (likely(bit >= 0)) {
 			ng_emit_exit(ip, top, f->entry, now, retval, returned);
-		else
+			ng_stat_bump(&ng_ctx_stats(bit)->exits);
+		} else {
 			ng_stat_inc(dropped);
-		ng_stat_inc(exits);
+			ng_stat_inc(exits);
+		}
 	}
 	barrier();
 	WRITE_ONCE(t->depth, top);
