@@ -143,6 +143,7 @@ int ng_parse_number(const char *buf, size_t count, unsigned long max,
 struct ng_ctx_stats {
 	u64 entries;		/* function entries recorded */
 	u64 exits;		/* function exits recorded */
+	u64 skipped;		/* entries not hooked: depth, stack full, no stack */
 };
 
 /* Per-CPU event counts, summed by the stats file. */
@@ -150,7 +151,6 @@ struct ng_cpu_stats {
 	struct ng_ctx_stats ctx[NG_CTXS];	/* ng_ctx_stats() */
 	local64_t exits;	/* function exits, outside the recursion lock */
 	local64_t dropped;	/* events lost because the buffer was full */
-	local64_t skipped;	/* entries not hooked: depth, stack full, no stack */
 	local64_t nested;	/* entries not hooked: inside a tracer callback */
 	local64_t overwritten;	/* raw records overwritten in flight mode */
 	local64_t frozen_dropped;	/* raw records left out, flight frozen */
@@ -170,15 +170,16 @@ DECLARE_PER_CPU(struct ng_cpu_stats, ng_cpu_stats);
 #define ng_stat_inc(field)	ng_stat_add(field, 1)
 
 /*
- * Count an entry or exit under ftrace's recursion lock, @bit being what
- * ftrace_test_recursion_trylock() returned: a context's bit is held by
- * one writer at a time on a CPU (it is taken with preemption off, and a
- * context does not nest in itself; an interrupt that comes before its
- * context shows takes the transition bit), so each context has its own
- * count and a plain add is enough.  That spares every traced call two
- * atomics, one per count: local64 is an LDREXD/STREXD loop on 32-bit
- * arm, an atomic add on arm64.  ng_stat_read() reads such a count.
- * Use: ng_stat_bump(&ng_ctx_stats(bit)->entries).
+ * Count an entry, an exit or a skipped entry under ftrace's recursion
+ * lock, @bit being what ftrace_test_recursion_trylock() returned: a
+ * context's bit is held by one writer at a time on a CPU (it is taken
+ * with preemption off, and a context does not nest in itself; an
+ * interrupt that comes before its context shows takes the transition
+ * bit), so each context has its own counts and a plain add is enough.
+ * That spares every traced call two atomics, one per count: local64 is
+ * an LDREXD/STREXD loop on 32-bit arm, an atomic add on arm64.
+ * ng_stat_read() reads such a count.  Use:
+ * ng_stat_bump(&ng_ctx_stats(bit)->entries).
  */
 static __always_inline struct ng_ctx_stats *ng_ctx_stats(int bit)
 {

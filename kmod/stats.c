@@ -2,8 +2,10 @@
 /*
  * Per-CPU event counts.
  *
- * The hot path bumps its own CPU's counters (ng_stat_inc(): local64,
- * no lock, no barrier); the stats file sums them when read.  Nothing is
+ * The hot path bumps its own CPU's counters: under ftrace's recursion
+ * lock one per context, with a plain add (ng_ctx_stats()), elsewhere
+ * local64 (ng_stat_inc(): no lock, no barrier); the stats file sums them
+ * when read.  Nothing is
  * ever lost silently: every event that is not recorded is counted here.
  */
 #include <linux/cpumask.h>
@@ -37,13 +39,13 @@ void ng_stats_render(struct seq_buf *s)
 		struct ng_stats_line c = {
 			.exits = local64_read(&st->exits),
 			.dropped = local64_read(&st->dropped),
-			.skipped = local64_read(&st->skipped),
 		};
 		int ctx;
 
 		for (ctx = 0; ctx < NG_CTXS; ctx++) {
 			c.entries += ng_stat_read(&st->ctx[ctx].entries);
 			c.exits += ng_stat_read(&st->ctx[ctx].exits);
+			c.skipped += ng_stat_read(&st->ctx[ctx].skipped);
 		}
 
 		nested += local64_read(&st->nested);

@@ -196,15 +196,9 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 		ng_stat_inc(nested);
 		return;
 	}
-	/*
-	 * The counter is read under the recursion lock: a fallback
-	 * counter may call traceable code (arch/arm/counter.c), and the
-	 * erratum read on arm64 wants preemption off.
-	 */
-	now = ng_counter_read();
 	/* Suspend and hibernation pause graph tracing, as for fgraph. */
 	if (unlikely(atomic_read(&current->tracing_graph_pause))) {
-		ng_stat_inc(skipped);
+		ng_stat_bump(&ng_ctx_stats(bit)->skipped);
 		goto out;
 	}
 	if (!ng_pid_wanted())
@@ -220,7 +214,7 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 		 */
 		if (mode != NG_HOOK_NOTRACE &&
 		    (mode == NG_HOOK_ROOT || !READ_ONCE(ng_graph_listed)))
-			ng_stat_inc(skipped);
+			ng_stat_bump(&ng_ctx_stats(bit)->skipped);
 		ng_stack_missing();
 		goto out;
 	}
@@ -235,12 +229,21 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	depth = READ_ONCE(t->depth);
 	if (unlikely(depth >= NG_STACK_DEPTH || (max && depth >= max) ||
 		     !ng_arch_hook_site(fregs, ip, &slot, &key))) {
-		ng_stat_inc(skipped);
+		ng_stat_bump(&ng_ctx_stats(bit)->skipped);
 		goto out;
 	}
 	/* Another of our ops hooked this very call already. */
 	if (depth && t->frames[depth - 1].key == key && t->frames[depth - 1].ip == ip)
 		goto out;
+
+	/*
+	 * Read once the call is known to be hooked: a call that is not
+	 * (another task's, one the unwinder cannot step out of) costs no
+	 * counter read.  Under the recursion lock: a fallback counter may
+	 * call traceable code (arch/arm/counter.c), and the erratum read on
+	 * arm64 wants preemption off.
+	 */
+	now = ng_counter_read();
 
 	/* Claim the frame before filling it: see retstack.c. */
 	WRITE_ONCE(t->depth, depth + 1);
