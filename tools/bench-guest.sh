@@ -5,13 +5,14 @@
 # the same function filter, under each tracer in turn, several rounds,
 # the order of the tracers rotated each round.  Prints one line per run:
 #
-#   run ROUND MODE NS CALLS EVENTS LOST
+#   run ROUND MODE NS CALLS EVENTS LOST [BEST]
 #
 # and, for the whole kernel (every function hooked, every task traced, a
 # fork + exec + pipe + file workload of FORKS children), "wrun" lines of
 # the same fields.
 #
-# NS is the workload's own CLOCK_MONOTONIC time around its loop; CALLS the
+# NS is the workload's own CLOCK_MONOTONIC time around its loop, BEST the
+# time at its fastest slice's pace (the timed rounds only); CALLS the
 # traced calls; EVENTS what the buffer holds afterwards; LOST what the
 # buffer dropped.  Then "mem KEY VALUE" lines.  The host computes the
 # medians, the cost per call and the ratios.
@@ -44,8 +45,16 @@ RAW_KB_DEFAULT=
 [ -z "$HAVE_RAW" ] || RAW_KB_DEFAULT=$(cat $NG/raw_buffer_size_kb)
 [ -z "$HAVE_RAW" ] || echo 32768 >$NG/raw_buffer_size_kb
 
+# The workload prints its loop's time and the time at the pace of the
+# fastest of CHUNKS slices of it (ngtest loop-read): split_times sets ns
+# and best from the two.
+CHUNKS=20
 workload() {
-	$NGTEST loop-read /dev/zero "$N"
+	$NGTEST loop-read /dev/zero "$N" "$CHUNKS"
+}
+
+split_times() {
+	ns=$1 best=$2
 }
 
 # record's default buffer per CPU, KiB: what trace-cmd gets in the
@@ -74,8 +83,9 @@ ng_idle() {
 }
 
 m_none() {
-	ns=$(workload)
-	echo "$ns 0 0 0"
+	# shellcheck disable=SC2046
+	split_times $(workload)
+	echo "$ns 0 0 0 $best"
 }
 
 # The kernel's own tracers: function (one event per call) and
@@ -102,8 +112,10 @@ ftrace_run() {
 
 m_ftrace() {
 	ftrace_run "$1" "$FUNCS" workload
+	# shellcheck disable=SC2086
+	split_times $ns
 	if [ "$1" = function ]; then calls=$ev; else calls=$((ev / 2)); fi
-	echo "$ns $calls $ev $lost"
+	echo "$ns $calls $ev $lost $best"
 }
 
 # calls_events 1|0: the one-event form (func_call, func_open) in the
@@ -148,7 +160,8 @@ m_ng() {
 	[ "$mode" != calls ] || calls_events 1 || return 1
 	echo 1 >$NG/tracing_on
 	[ "$mode" != none ] || echo 0 >$T/events/nanograph/enable
-	ns=$(workload)
+	# shellcheck disable=SC2046
+	split_times $(workload)
 	echo 0 >$NG/tracing_on
 	ng_idle
 	[ "$mode" != calls ] || calls_events 0
@@ -166,7 +179,7 @@ m_ng() {
 		lost=$(($(rb_stat overrun) + $(rb_stat "dropped events")))
 	fi
 	echo >$T/trace
-	echo "$ns $calls $ev $lost"
+	echo "$ns $calls $ev $lost $best"
 }
 
 # The collector streaming while the workload runs, default buffer sizes:

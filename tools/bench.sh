@@ -41,9 +41,11 @@ mkdir -p "$OUT"
 # over the rounds the times t[1..n], calls c[], events e[], the most lost
 # (maxlost), and the cost of each round against that round's untraced
 # run, cost[1..k] with its lowest lo and highest hi: the time added per
-# traced call (percall) or in milliseconds.
+# traced call (percall; from the BEST field, the workload's pace in its
+# fastest slice, when the lines have one) or in milliseconds.
 AWK_ROUNDS='
 $1 == kind { ns[$2, $3] = $4; calls[$2, $3] = $5; ev[$2, $3] = $6; lost[$2, $3] = $7
+	if (NF >= 8) best[$2, $3] = $8
 	if (!($3 in seen)) { seen[$3] = 1; order[++nm] = $3 }
 	if ($2 > rounds) rounds = $2 }
 function median(a, n,   i, j, t) {
@@ -63,7 +65,12 @@ function mode_stats(mode, percall,   r, a) {
 		# with their reader: a time to compare among them, not a cost.
 		if (mode == "none" || mode ~ /^(record|tracecmd)/ || !((r, "none") in ns)) continue
 		if (percall && calls[r, mode] <= 0) continue
-		a = ns[r, mode] - ns[r, "none"]
+		# Per call, at the pace of the fastest slice of each run where
+		# the workload gives it (both runs of the round), else whole loops.
+		if (percall && ((r, mode) in best) && ((r, "none") in best))
+			a = best[r, mode] - best[r, "none"]
+		else
+			a = ns[r, mode] - ns[r, "none"]
 		a = percall ? a / calls[r, mode] : a / 1e6
 		cost[++k] = a
 		if (lo == "" || a < lo) lo = a
@@ -73,7 +80,8 @@ function mode_stats(mode, percall,   r, a) {
 
 # The table of one boot's lines: per mode the median workload time, the
 # median added cost per traced call (this round's time minus this round's
-# untraced time, over the calls) with its min..max over the rounds, and
+# untraced time, over the calls, both at their fastest slice's pace) with
+# its min..max over the rounds, and
 # the cost as a fraction of function_graph's and of function's.
 table() {
 	awk -v kind=run "$AWK_ROUNDS"'
