@@ -12,8 +12,14 @@
  *   - only the outermost writer publishes commit = head, after which
  *     every record below head is complete (nested writers are done), as
  *     perf's ring buffer does (kernel/events/ring_buffer.c);
- *   - the reader, on any CPU, pairs an acquire of commit with a release
- *     of tail; the writer stores into a record only once its space check
+ *   - the writer orders its records before commit with smp_wmb(), as
+ *     perf_output_put_handle() does, which the reader, on any CPU, pairs
+ *     with its acquire of commit: a store barrier, not a release, since
+ *     only stores need ordering there (on arm a DMB ISHST per record
+ *     instead of a full DMB ISH; on arm64 DMB ISHST and a plain store
+ *     instead of STLR, which QEMU's TCG makes a full host fence);
+ *   - the reader's release of tail pairs with the writer's space check
+ *     of tail, and the writer stores into a record only once that check
  *     of tail has passed, a control dependency that orders the load of
  *     tail before those stores (as perf_output_begin() does), so a
  *     record still being copied out is never overwritten.  No barrier:
@@ -89,8 +95,12 @@ again:
 		c->nest--;
 		return;
 	}
-	/* Pairs with ng_raw_read(): the records are written before commit. */
-	smp_store_release(&c->commit, head);
+	/*
+	 * Pairs with the acquire of commit in ng_raw_read(): the records
+	 * are written before commit.
+	 */
+	smp_wmb();
+	WRITE_ONCE(c->commit, head);
 	barrier();
 	c->nest--;
 	barrier();
