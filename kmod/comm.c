@@ -27,6 +27,7 @@
 #include <linux/tracepoint.h>
 
 #include "nanograph.h"
+#include "rawbuf.h"
 
 /* A glob longer than this cannot be meant for a 15-character name. */
 #define NG_COMM_GLOB_MAX	64
@@ -65,11 +66,14 @@ bool ng_comm_wants(struct task_struct *task)
  * task_rename: @task takes the name @comm (fired before it is copied,
  * under the task's lock).  A thread that now matches gets its shadow
  * stack at once, so that its calls right after the rename are recorded.
+ * The raw buffers learn of every rename (ng_raw_renamed()).
  */
 static void ng_comm_renamed(void *data, struct task_struct *task, const char *comm)
 {
 	struct ng_comm_set *set;
 	bool in = false;
+
+	ng_raw_renamed(task, comm);
 
 	/* Probes are preemptible from 7.0 on (SRCU): the map needs RCU. */
 	rcu_read_lock();

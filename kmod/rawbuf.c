@@ -51,6 +51,7 @@
 #include <linux/sysfs.h>
 #include <linux/vmalloc.h>
 
+#include "arch_hooks.h"
 #include "compat.h"
 #include "nanograph.h"
 #include "rawbuf.h"
@@ -58,6 +59,7 @@
 DEFINE_PER_CPU_ALIGNED(struct ng_raw_cpu, ng_raw_cpus);
 DEFINE_STATIC_KEY_FALSE(ng_raw_on);
 DEFINE_STATIC_KEY_FALSE(ng_flight_on);
+unsigned int ng_raw_comm_gen;
 
 /* Records before each CPU's first task record when a window was settled. */
 static atomic_long_t ng_raw_cut;
@@ -144,38 +146,106 @@ static bool ng_raw_reserve(struct ng_raw_cpu *c, unsigned long n,
 }
 
 /*
+ * A task record at @pos: current's ids, then @comm0 and @comm1 as its
+ * name at counter @now; this CPU's records are current's from there on.
+ */
+static void ng_raw_put_task(struct ng_raw_cpu *c, unsigned long pos, u64 now,
+			    u64 comm0, u64 comm1)
+{
+	int pid = current->pid;
+
+	c->task_pos = pos;
+	ng_raw_put(c, pos, NG_RAW_META | NG_RAW_TASK,
+		   (u64)current->tgid << 32 | (u32)pid);
+	ng_raw_put(c, pos + 1, NG_RAW_META | NG_RAW_COMM, NG_TSD_COUNTER(now));
+	ng_raw_put(c, pos + 2, comm0, comm1);
+	c->last_comm[0] = comm0;
+	c->last_comm[1] = comm1;
+	WRITE_ONCE(c->last_pid, pid);
+}
+
+/*
  * The rest of ng_raw_emit(), out of line: a task record and the task's
- * name before the record when ng_raw_same_task() says so, and a buffer
- * that is full (overwritten in flight mode, else the record is dropped).
+ * name before the record when the task or its name changed, or in
+ * flight mode the task record is due again (ng_raw_same_task()); and a
+ * buffer that is full (overwritten in flight mode, else the record is
+ * dropped).  The name is read unlocked, as ftrace's saved_cmdlines does.
  * The caller holds @c's nest count; this commits and releases it.
  */
 noinline void ng_raw_emit_held(struct ng_raw_cpu *c, u64 tsd, unsigned long ip)
 {
-	int pid = current->pid;
-	bool task = !ng_raw_same_task(c);
+	unsigned int gen = READ_ONCE(ng_raw_comm_gen);
 	unsigned long pos;
+	u64 comm0, comm1;
+	bool task;
 
+	BUILD_BUG_ON(sizeof(current->comm) != 2 * sizeof(u64));
+	memcpy(&comm0, current->comm, sizeof(comm0));
+	memcpy(&comm1, current->comm + sizeof(comm0), sizeof(comm1));
+	task = READ_ONCE(c->last_pid) != current->pid ||
+	       c->last_comm[0] != comm0 || c->last_comm[1] != comm1 ||
+	       (static_branch_unlikely(&ng_flight_on) &&
+		READ_ONCE(c->head) - c->task_pos >= NG_FLIGHT_RESTATE);
+	c->last_gen = gen;
 	if (likely(ng_raw_reserve(c, 1 + 3 * task, &pos))) {
 		if (task) {
-			u64 comm0, comm1;
-
-			memcpy(&comm0, current->comm, sizeof(comm0));
-			memcpy(&comm1, current->comm + sizeof(comm0), sizeof(comm1));
-			c->task_pos = pos;
-			ng_raw_put(c, pos++, NG_RAW_META | NG_RAW_TASK,
-				   (u64)current->tgid << 32 | (u32)pid);
-			ng_raw_put(c, pos++, NG_RAW_META | NG_RAW_COMM,
-				   NG_TSD_COUNTER(tsd));
-			ng_raw_put(c, pos++, comm0, comm1);
-			c->last_comm[0] = comm0;
-			c->last_comm[1] = comm1;
-			WRITE_ONCE(c->last_pid, pid);
+			ng_raw_put_task(c, pos, tsd, comm0, comm1);
+			pos += 3;
 		}
 		ng_raw_put(c, pos, tsd, ip);
 	} else {
 		ng_raw_dropped();
 	}
 	ng_raw_commit(c);
+}
+
+/*
+ * task_rename (comm.c; exec fires it too), before the new name is copied
+ * in: every CPU compares its task's name again at its next record.  A
+ * task renaming itself (exec, PR_SET_NAME) inside a hooked call, whose
+ * records this CPU's last are, is restated here at once with the new
+ * @comm, so that the records it writes before the copy (the calls the
+ * copy makes, its own exits) carry that name; any other is left for its
+ * next record to restate, after the copy (and a task that records
+ * nothing gets no task record).  A task whose CPU compares in the
+ * instant before the copy (renamed by another, through /proc/PID/comm,
+ * or outside any hooked call but for one inside the copy) keeps its old
+ * name on that CPU until another task's records come between.  Any
+ * context but NMI.
+ */
+void ng_raw_renamed(struct task_struct *task, const char *comm)
+{
+	char name[TASK_COMM_LEN];
+	struct ng_raw_cpu *c;
+	struct ng_stack *t;
+	u64 comm0, comm1, now;
+	unsigned long pos;
+
+	if (!static_branch_unlikely(&ng_raw_on))
+		return;
+	WRITE_ONCE(ng_raw_comm_gen, READ_ONCE(ng_raw_comm_gen) + 1);
+	if (task != current)
+		return;
+	BUILD_BUG_ON(sizeof(name) != 2 * sizeof(u64));
+	strscpy_pad(name, comm, sizeof(name));
+	memcpy(&comm0, name, sizeof(comm0));
+	memcpy(&comm1, name + sizeof(comm0), sizeof(comm1));
+	preempt_disable_notrace();
+	c = this_cpu_ptr(&ng_raw_cpus);
+	t = ng_stack_of(task);
+	if (READ_ONCE(c->last_pid) != task->pid || !t || !READ_ONCE(t->depth)) {
+		preempt_enable_notrace();
+		return;
+	}
+	now = ng_counter_read();
+	c->nest++;
+	barrier();
+	if (ng_raw_reserve(c, 3, &pos)) {
+		ng_raw_put_task(c, pos, now, comm0, comm1);
+		c->last_gen = READ_ONCE(ng_raw_comm_gen);
+	}
+	ng_raw_commit(c);
+	preempt_enable_notrace();
 }
 
 /*

@@ -58,9 +58,12 @@ struct ng_raw_cpu {
 	unsigned long task_pos;		/* where the last task record is */
 	int last_pid;			/* whose the last records are; -1: none */
 	u64 last_comm[2];		/* and that task's name then */
+	unsigned int last_gen;		/* ng_raw_comm_gen when it was compared */
 };
 
 DECLARE_PER_CPU_ALIGNED(struct ng_raw_cpu, ng_raw_cpus);
+/* Renames so far (ng_raw_renamed()): a CPU compares names again after one. */
+extern unsigned int ng_raw_comm_gen;
 /* On while buffer_mode is "raw": the hot path tests only this key. */
 DECLARE_STATIC_KEY_FALSE(ng_raw_on);
 /* On while flight is not "off": task records are restated periodically. */
@@ -112,25 +115,18 @@ again:
 }
 
 /*
- * Is current the task this CPU's last records were written for, under the
- * same name?  If not, or if, in flight mode, the task record is
- * NG_FLIGHT_RESTATE records back (the oldest records are overwritten,
- * task records among them), a task record must come first: the
- * collector then names a thread as it was when it ran, even one long
- * gone.  The name is read unlocked, as ftrace's saved_cmdlines does; a
- * rename racing with it shows half of each, and the next record puts it
- * right.
+ * Is current the task this CPU's last records were written for, with no
+ * rename anywhere since (ng_raw_renamed())?  If not, ng_raw_emit_held()
+ * compares the name and restates the task when either changed; so it
+ * does, in flight mode, when the task record is NG_FLIGHT_RESTATE records
+ * back (the oldest records are overwritten, task records among them):
+ * the collector then names a thread as it was when it ran, even one long
+ * gone.  One word for the name's sake, not the name's two or four.
  */
 static __always_inline bool ng_raw_same_task(struct ng_raw_cpu *c)
 {
-	/* Two words, not an array: an array on the stack costs a canary. */
-	u64 comm0, comm1;
-
-	BUILD_BUG_ON(sizeof(current->comm) != 2 * sizeof(u64));
-	memcpy(&comm0, current->comm, sizeof(comm0));
-	memcpy(&comm1, current->comm + sizeof(comm0), sizeof(comm1));
 	return READ_ONCE(c->last_pid) == current->pid &&
-	       c->last_comm[0] == comm0 && c->last_comm[1] == comm1 &&
+	       c->last_gen == READ_ONCE(ng_raw_comm_gen) &&
 	       !(static_branch_unlikely(&ng_flight_on) &&
 		 READ_ONCE(c->head) - c->task_pos >= NG_FLIGHT_RESTATE);
 }
@@ -169,5 +165,6 @@ held:
 }
 
 void ng_raw_emit_clock(u64 counter, u64 mono_ns, u64 freq);
+void ng_raw_renamed(struct task_struct *task, const char *comm);
 
 #endif /* NG_RAWBUF_H */
