@@ -59,7 +59,7 @@
 DEFINE_PER_CPU_ALIGNED(struct ng_raw_cpu, ng_raw_cpus);
 DEFINE_STATIC_KEY_FALSE(ng_raw_on);
 DEFINE_STATIC_KEY_FALSE(ng_flight_on);
-unsigned int ng_raw_comm_gen;
+atomic_t ng_raw_comm_gen;
 
 /* Records before each CPU's first task record when a window was settled. */
 static atomic_long_t ng_raw_cut;
@@ -174,7 +174,7 @@ static void ng_raw_put_task(struct ng_raw_cpu *c, unsigned long pos, u64 now,
  */
 noinline void ng_raw_emit_held(struct ng_raw_cpu *c, u64 tsd, unsigned long ip)
 {
-	unsigned int gen = READ_ONCE(ng_raw_comm_gen);
+	int gen = atomic_read(&ng_raw_comm_gen);
 	unsigned long pos;
 	u64 comm0, comm1;
 	bool task;
@@ -223,7 +223,7 @@ void ng_raw_renamed(struct task_struct *task, const char *comm)
 
 	if (!static_branch_unlikely(&ng_raw_on))
 		return;
-	WRITE_ONCE(ng_raw_comm_gen, READ_ONCE(ng_raw_comm_gen) + 1);
+	atomic_inc(&ng_raw_comm_gen);
 	if (task != current)
 		return;
 	BUILD_BUG_ON(sizeof(name) != 2 * sizeof(u64));
@@ -242,7 +242,7 @@ void ng_raw_renamed(struct task_struct *task, const char *comm)
 	barrier();
 	if (ng_raw_reserve(c, 3, &pos)) {
 		ng_raw_put_task(c, pos, now, comm0, comm1);
-		c->last_gen = READ_ONCE(ng_raw_comm_gen);
+		c->last_gen = atomic_read(&ng_raw_comm_gen);
 	}
 	ng_raw_commit(c);
 	preempt_enable_notrace();

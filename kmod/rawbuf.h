@@ -32,6 +32,7 @@
 #ifndef NG_RAWBUF_H
 #define NG_RAWBUF_H
 
+#include <linux/atomic.h>
 #include <linux/build_bug.h>
 #include <linux/jump_label.h>
 #include <linux/percpu.h>
@@ -58,12 +59,12 @@ struct ng_raw_cpu {
 	unsigned long task_pos;		/* where the last task record is */
 	int last_pid;			/* whose the last records are; -1: none */
 	u64 last_comm[2];		/* and that task's name then */
-	unsigned int last_gen;		/* ng_raw_comm_gen when it was compared */
+	int last_gen;			/* ng_raw_comm_gen when it was compared */
 };
 
 DECLARE_PER_CPU_ALIGNED(struct ng_raw_cpu, ng_raw_cpus);
 /* Renames so far (ng_raw_renamed()): a CPU compares names again after one. */
-extern unsigned int ng_raw_comm_gen;
+extern atomic_t ng_raw_comm_gen;
 /* On while buffer_mode is "raw": the hot path tests only this key. */
 DECLARE_STATIC_KEY_FALSE(ng_raw_on);
 /* On while flight is not "off": task records are restated periodically. */
@@ -126,7 +127,7 @@ again:
 static __always_inline bool ng_raw_same_task(struct ng_raw_cpu *c)
 {
 	return READ_ONCE(c->last_pid) == current->pid &&
-	       c->last_gen == READ_ONCE(ng_raw_comm_gen) &&
+	       c->last_gen == atomic_read(&ng_raw_comm_gen) &&
 	       !(static_branch_unlikely(&ng_flight_on) &&
 		 READ_ONCE(c->head) - c->task_pos >= NG_FLIGHT_RESTATE);
 }
