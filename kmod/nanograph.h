@@ -136,8 +136,12 @@ extern struct mutex ng_control_lock;
 int ng_parse_number(const char *buf, size_t count, unsigned long max,
 		    int over_max, unsigned long *val);
 
-/* ftrace's recursion-lock contexts: NMI, IRQ, softirq, task, transition. */
-#define NG_CTXS		(TRACE_CTX_TRANSITION + 1)
+/*
+ * ftrace's recursion-lock contexts (NMI, IRQ, softirq, task, transition:
+ * TRACE_CTX_TRANSITION + 1 of them), rounded up to a power of two so that
+ * ng_ctx_stats() masks its index rather than trusting it.
+ */
+#define NG_CTXS		8
 
 /* The counts every traced call bumps, in one recursion-lock context. */
 struct ng_ctx_stats {
@@ -183,7 +187,9 @@ DECLARE_PER_CPU(struct ng_cpu_stats, ng_cpu_stats);
  */
 static __always_inline struct ng_ctx_stats *ng_ctx_stats(int bit)
 {
-	return &this_cpu_ptr(&ng_cpu_stats)->ctx[bit - TRACE_FTRACE_START];
+	BUILD_BUG_ON(TRACE_CTX_TRANSITION >= NG_CTXS);
+	return &this_cpu_ptr(&ng_cpu_stats)->ctx[(bit - TRACE_FTRACE_START) &
+						 (NG_CTXS - 1)];
 }
 
 static __always_inline void ng_stat_bump(u64 *count)
