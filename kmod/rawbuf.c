@@ -130,12 +130,7 @@ static bool ng_raw_reserve(struct ng_raw_cpu *c, unsigned long n,
 
 	do {
 		head = READ_ONCE(c->head);
-		/*
-		 * Pairs with the release of tail in ng_raw_read(): the records
-		 * are stored only if this branch lets them, so the load of tail
-		 * is ordered before them (a control dependency, see the top).
-		 */
-		if (unlikely(head + n - READ_ONCE(c->tail) > c->mask + 1) &&
+		if (unlikely(ng_raw_full(c, head, n)) &&
 		    !ng_raw_overwrite(c, head + n)) {
 			WRITE_ONCE(c->last_pid, -1);
 			return false;
@@ -167,7 +162,7 @@ static void ng_raw_put_task(struct ng_raw_cpu *c, unsigned long pos, u64 now,
 /*
  * The rest of ng_raw_emit(), out of line: a task record and the task's
  * name before the record when the task or its name changed, or in
- * flight mode the task record is due again (ng_raw_same_task()); and a
+ * flight mode the task record is due again (ng_raw_restate_due()); and a
  * buffer that is full (overwritten in flight mode, else the record is
  * dropped).  The name is read unlocked, as ftrace's saved_cmdlines does.
  * The caller holds @c's nest count; this commits and releases it.
@@ -184,8 +179,7 @@ noinline void ng_raw_emit_held(struct ng_raw_cpu *c, u64 tsd, unsigned long ip)
 	memcpy(&comm1, current->comm + sizeof(comm0), sizeof(comm1));
 	task = READ_ONCE(c->last_pid) != current->pid ||
 	       c->last_comm[0] != comm0 || c->last_comm[1] != comm1 ||
-	       (static_branch_unlikely(&ng_flight_on) &&
-		READ_ONCE(c->head) - c->task_pos >= NG_FLIGHT_RESTATE);
+	       ng_raw_restate_due(c);
 	c->last_gen = gen;
 	if (likely(ng_raw_reserve(c, 1 + 3 * task, &pos))) {
 		if (task) {

@@ -116,20 +116,41 @@ again:
 }
 
 /*
+ * Would @n records from @head overrun the reader?  The writer stores into
+ * them only if this says no, a control dependency that orders the load
+ * of tail before those stores (pairs with the release of tail in
+ * ng_raw_read(); see the top).
+ */
+static __always_inline bool ng_raw_full(struct ng_raw_cpu *c,
+					unsigned long head, unsigned long n)
+{
+	return head + n - READ_ONCE(c->tail) > c->mask + 1;
+}
+
+/*
+ * In flight mode the task record is written again every
+ * NG_FLIGHT_RESTATE records: the oldest records are overwritten, task
+ * records among them, and the collector still names a thread as it was
+ * when it ran, even one long gone.
+ */
+static __always_inline bool ng_raw_restate_due(struct ng_raw_cpu *c)
+{
+	return static_branch_unlikely(&ng_flight_on) &&
+	       READ_ONCE(c->head) - c->task_pos >= NG_FLIGHT_RESTATE;
+}
+
+/*
  * Is current the task this CPU's last records were written for, with no
- * rename anywhere since (ng_raw_renamed())?  If not, ng_raw_emit_held()
- * compares the name and restates the task when either changed; so it
- * does, in flight mode, when the task record is NG_FLIGHT_RESTATE records
- * back (the oldest records are overwritten, task records among them):
- * the collector then names a thread as it was when it ran, even one long
- * gone.  One word for the name's sake, not the name's two or four.
+ * rename anywhere since (ng_raw_renamed()), and no restatement due?  If
+ * not, ng_raw_emit_held() compares the name and restates the task when
+ * either changed or one is due.  One word for the name's sake, not the
+ * name's two or four.
  */
 static __always_inline bool ng_raw_same_task(struct ng_raw_cpu *c)
 {
 	return READ_ONCE(c->last_pid) == current->pid &&
 	       c->last_gen == atomic_read(&ng_raw_comm_gen) &&
-	       !(static_branch_unlikely(&ng_flight_on) &&
-		 READ_ONCE(c->head) - c->task_pos >= NG_FLIGHT_RESTATE);
+	       !ng_raw_restate_due(c);
 }
 
 void ng_raw_emit_held(struct ng_raw_cpu *c, u64 tsd, unsigned long ip);
@@ -154,8 +175,7 @@ static __always_inline void ng_raw_emit(u64 tsd, unsigned long ip)
 		goto held;
 	do {
 		head = READ_ONCE(c->head);
-		/* The space check of ng_raw_reserve(), with its ordering. */
-		if (unlikely(head + 1 - READ_ONCE(c->tail) > c->mask + 1))
+		if (unlikely(ng_raw_full(c, head, 1)))
 			goto held;
 	} while (cmpxchg_local(&c->head, head, head + 1) != head);
 	ng_raw_put(c, head, tsd, ip);
