@@ -313,21 +313,19 @@ static int read_split(const char *path, size_t n, const char *cmd)
 	return ret;
 }
 
-/*
- * The benchmark's workload: N one-byte reads of FILE, timed with
- * CLOCK_MONOTONIC around the loop only; prints the elapsed ns.
- */
+/* Nanoseconds from @a to @b. */
 static long long ns_between(const struct timespec *a, const struct timespec *b)
 {
 	return (b->tv_sec - a->tv_sec) * 1000000000LL + (b->tv_nsec - a->tv_nsec);
 }
 
 /*
- * N one-byte reads of FILE; prints the loop's time in ns.  With CHUNKS,
- * also the time N reads take at the pace of the fastest of CHUNKS equal
- * slices of the loop: what the reads cost without what the machine added
- * to some slices (another process on the host's CPUs, a translation
- * cache refill under emulation: time only ever added).
+ * The benchmark's workload: N one-byte reads of FILE, timed with
+ * CLOCK_MONOTONIC around the loop only; prints the loop's time in ns.
+ * With CHUNKS, also the time N reads take at the pace of the fastest of
+ * CHUNKS equal slices of the loop: what the reads cost without what the
+ * machine added to some slices (another process on the host's CPUs, a
+ * translation cache refill under emulation: time only ever added).
  */
 static int loop_read(const char *path, unsigned long n, unsigned long chunks)
 {
