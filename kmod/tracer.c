@@ -296,7 +296,8 @@ static void __noreturn ng_lost(struct ng_stack *t, unsigned long key)
 }
 
 /*
- * Pop the top frame, closing its subtree and reporting its exit.  The
+ * Pop frame @top, the top one, closing its subtree and reporting its
+ * exit; the depth becomes @top whatever an interrupt left above it.  The
  * exit is written while the frame is still held: an interrupt that hooks
  * a call in between then sits one frame deeper, after this exit in the
  * buffer, instead of at this frame's depth before it, where it would
@@ -306,10 +307,10 @@ static void __noreturn ng_lost(struct ng_stack *t, unsigned long key)
  * @retval is the function's return value if @returned (the frame that
  * returned, not one left without returning).
  */
-static __always_inline unsigned long ng_pop(struct ng_stack *t, u64 now, int bit,
-					    unsigned long retval, bool returned)
+static __always_inline unsigned long ng_pop(struct ng_stack *t, unsigned int top,
+					    u64 now, int bit, unsigned long retval,
+					    bool returned)
 {
-	unsigned int top = t->depth - 1;
 	struct ng_frame *f = &t->frames[top];
 	unsigned long ret = f->ret, ip = f->ip, flags = f->flags;
 
@@ -335,11 +336,13 @@ static __always_inline unsigned long ng_pop(struct ng_stack *t, u64 now, int bit
  * The frames above @depth, of functions left without returning through
  * us: out of line, so that the return path inlines one pop, not two.
  */
-static noinline void ng_pop_unreturned(struct ng_stack *t, int depth, u64 now,
-				       int bit)
+static noinline void ng_pop_unreturned(struct ng_stack *t, unsigned int depth,
+				       u64 now, int bit)
 {
-	while ((int)READ_ONCE(t->depth) - 1 > depth)
-		ng_pop(t, now, bit, 0, false);
+	unsigned int top;
+
+	while ((top = READ_ONCE(t->depth)) > depth + 1)
+		ng_pop(t, top - 1, now, bit, 0, false);
 }
 
 /*
@@ -354,6 +357,11 @@ static noinline void ng_pop_unreturned(struct ng_stack *t, int depth, u64 now,
  * balanced.  Preemption is off throughout: the stack table is read
  * under RCU-sched, and the events are per-CPU.  An exit that comes while
  * ftrace's recursion guard is held is not written, and counted dropped.
+ *
+ * The recursion lock is taken first, before the frame's function is
+ * known (a recursion record names this handler, not it): taken, it has
+ * disabled preemption already, and the common exit pays one preemption
+ * count, not two.
  */
 unsigned long notrace ng_return_handler(unsigned long sp, unsigned long retval)
 {
@@ -362,7 +370,12 @@ unsigned long notrace ng_return_handler(unsigned long sp, unsigned long retval)
 	int depth, bit;
 	u64 now = 0;
 
-	preempt_disable_notrace();
+	/* Under the lock, as in ng_hook(); without it no event is sent. */
+	bit = ftrace_test_recursion_trylock(_THIS_IP_, 0);
+	if (likely(bit >= 0))
+		now = ng_counter_read();
+	else
+		preempt_disable_notrace();
 	t = ng_stack_of(current);
 	if (unlikely(!t))
 		ng_lost(t, key);
@@ -372,16 +385,13 @@ unsigned long notrace ng_return_handler(unsigned long sp, unsigned long retval)
 	if (unlikely(depth < 0))
 		ng_lost(t, key);
 
-	/* Under the lock, as in ng_hook(); without it no event is sent. */
-	bit = ftrace_test_recursion_trylock(t->frames[depth].ip, 0);
-	if (bit >= 0)
-		now = ng_counter_read();
-	if (unlikely((int)READ_ONCE(t->depth) - 1 > depth))
+	if (unlikely(READ_ONCE(t->depth) > depth + 1))
 		ng_pop_unreturned(t, depth, now, bit);
-	sp = ng_pop(t, now, bit, retval, true);
-	if (bit >= 0)
+	sp = ng_pop(t, depth, now, bit, retval, true);
+	if (likely(bit >= 0))
 		ftrace_test_recursion_unlock(bit);
-	preempt_enable_notrace();
+	else
+		preempt_enable_notrace();
 	return sp;
 }
 
