@@ -3,7 +3,7 @@
  * Per-CPU event counts.
  *
  * The hot path bumps its own CPU's counters: under ftrace's recursion
- * lock one per context, with a plain add (ng_ctx_stats()), elsewhere
+ * lock one per context, with a plain add (ng_ctx_inc()), elsewhere
  * local64 (ng_stat_inc(): no lock, no barrier); the stats file sums them
  * when read.  Nothing is ever lost silently: every event that is not
  * recorded is counted here.

@@ -198,7 +198,7 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	}
 	/* Suspend and hibernation pause graph tracing, as for fgraph. */
 	if (unlikely(atomic_read(&current->tracing_graph_pause))) {
-		ng_stat_bump(&ng_ctx_stats(bit)->skipped);
+		ng_ctx_inc(bit, skipped);
 		goto out;
 	}
 	if (!ng_pid_wanted())
@@ -214,7 +214,7 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 		 */
 		if (mode != NG_HOOK_NOTRACE &&
 		    (mode == NG_HOOK_ROOT || !READ_ONCE(ng_graph_listed)))
-			ng_stat_bump(&ng_ctx_stats(bit)->skipped);
+			ng_ctx_inc(bit, skipped);
 		ng_stack_missing();
 		goto out;
 	}
@@ -229,7 +229,7 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	depth = READ_ONCE(t->depth);
 	if (unlikely(depth >= NG_STACK_DEPTH || (max && depth >= max) ||
 		     !ng_arch_hook_site(fregs, ip, &slot, &key))) {
-		ng_stat_bump(&ng_ctx_stats(bit)->skipped);
+		ng_ctx_inc(bit, skipped);
 		goto out;
 	}
 	/* Another of our ops hooked this very call already. */
@@ -265,7 +265,7 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	if (mode == NG_HOOK_ROOT)
 		WRITE_ONCE(t->graph_depth, t->graph_depth + 1);
 	ng_emit_entry(ip, ng_tsd(now, depth));
-	ng_stat_bump(&ng_ctx_stats(bit)->entries);
+	ng_ctx_inc(bit, entries);
 out:
 	ftrace_test_recursion_unlock(bit);
 }
@@ -317,7 +317,7 @@ static __always_inline unsigned long ng_pop(struct ng_stack *t, unsigned int top
 	if (!(flags & (NG_FRAME_NOTRACE | NG_FRAME_GONE))) {
 		if (likely(bit >= 0)) {
 			ng_emit_exit(ip, top, f->entry, now, retval, returned);
-			ng_stat_bump(&ng_ctx_stats(bit)->exits);
+			ng_ctx_inc(bit, exits);
 		} else {
 			ng_stat_inc(dropped);
 			ng_stat_inc(exits);
