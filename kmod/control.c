@@ -349,10 +349,19 @@ static struct ng_value_attr ng_attr_tracing_on = {
 };
 
 /*
- * max_graph_depth: as ftrace's, 0 means unlimited; the hook reads the
- * value on every call.
+ * max_graph_depth: as ftrace's, 0 means unlimited.  The hook reads the
+ * value on every call while a setting narrows what it records
+ * (ng_narrowed_sync()), and this is one.
  */
-static NG_VALUE_ATTR(max_depth, "max_graph_depth", UINT_MAX, ERANGE, NULL);
+static int ng_max_depth_apply(unsigned long *depth)
+{
+	WRITE_ONCE(ng_max_depth, *depth);
+	ng_narrowed_sync();
+	return 0;
+}
+
+static NG_VALUE_ATTR(max_depth, "max_graph_depth", UINT_MAX, ERANGE,
+		     ng_max_depth_apply);
 /*
  * options/event-fork: as ftrace's option of that name, children of the
  * pids in set_event_pid and set_event_notrace_pid are added to it when

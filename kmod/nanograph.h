@@ -267,6 +267,7 @@ bool ng_pid_in(struct ng_pid_map *map, pid_t pid);
 bool ng_pid_wants(struct task_struct *task, struct task_struct *parent);
 bool ng_pid_map_wants(struct ng_pid_map *map, struct task_struct *task);
 struct ng_pid_map *ng_pids_current(void);
+bool ng_pids_listed(void);
 int ng_pids_apply(enum ng_list list, char **tokens, unsigned int n, bool reset);
 struct ng_pid_map *ng_pid_map_alloc(void);
 void ng_pid_map_assign(struct ng_pid_map *map, pid_t pid, bool in);
@@ -326,6 +327,7 @@ unsigned long ng_raw_flight_cut(void);
 
 /* The tracer (tracer.c); called with ng_control_lock held. */
 bool ng_tracer_busy(void);
+void ng_narrowed_sync(void);
 int ng_tracer_get(bool control);
 void ng_tracer_put(bool control);
 /* Without the control lock: see tracer.c. */

@@ -170,6 +170,7 @@ static void ng_pids_swap(enum ng_list list, struct ng_pid_map *map)
 		ng_stacks_assign(map);
 	old = rcu_dereference_protected(*slot, lockdep_is_held(&ng_control_lock));
 	rcu_assign_pointer(*slot, map);
+	ng_narrowed_sync();
 	if (old) {
 		synchronize_rcu();
 		vfree(old);
@@ -211,6 +212,14 @@ int ng_pids_self(struct task_struct *task, bool on)
 struct ng_pid_map *ng_pids_current(void)
 {
 	return rcu_dereference_protected(ng_pids, lockdep_is_held(&ng_control_lock));
+}
+
+/* Does either list hold a set (one that may name no task)?  Likewise. */
+bool ng_pids_listed(void)
+{
+	return ng_pids_current() ||
+	       rcu_dereference_protected(ng_notrace_pids,
+					 lockdep_is_held(&ng_control_lock));
 }
 
 /*

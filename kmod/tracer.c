@@ -91,6 +91,13 @@ static unsigned int ng_users;
 static bool ng_control_user;
 /* Non-empty lists: the hot path reads these, the control files set them. */
 static bool ng_graph_listed, ng_notrace_listed;
+/*
+ * On while a setting narrows what the hook records beyond the functions:
+ * a pid list, set_graph_function, max_graph_depth.  With none of them
+ * (every task of the hooked functions, as the function tracer takes
+ * them) the hook reads none of them.
+ */
+static DEFINE_STATIC_KEY_FALSE(ng_narrowed);
 /* ng_graph_ops, ng_notrace_ops registered */
 static bool ng_graph_registered, ng_notrace_registered;
 
@@ -201,7 +208,7 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 		ng_ctx_inc(bit, skipped);
 		goto out;
 	}
-	if (!ng_pid_wanted())
+	if (static_branch_unlikely(&ng_narrowed) && !ng_pid_wanted())
 		goto out;
 
 	t = ng_stack_of(current);
@@ -221,11 +228,11 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	/* Below a notrace root nothing is recorded; with roots, only below them. */
 	if (mode != NG_HOOK_NOTRACE && READ_ONCE(t->notrace_depth))
 		goto out;
-	if (mode == NG_HOOK_TRACE && READ_ONCE(ng_graph_listed) &&
-	    !READ_ONCE(t->graph_depth))
+	if (static_branch_unlikely(&ng_narrowed) && mode == NG_HOOK_TRACE &&
+	    READ_ONCE(ng_graph_listed) && !READ_ONCE(t->graph_depth))
 		goto out;
 
-	max = READ_ONCE(ng_max_depth);
+	max = static_branch_unlikely(&ng_narrowed) ? READ_ONCE(ng_max_depth) : 0;
 	depth = READ_ONCE(t->depth);
 	if (unlikely(depth >= NG_STACK_DEPTH || (max && depth >= max) ||
 		     !ng_arch_hook_site(fregs, ip, &slot, &key))) {
@@ -470,6 +477,25 @@ static int ng_ops_set(struct ftrace_ops *ops, bool *registered, bool on)
 }
 
 /*
+ * After a change of a setting ng_narrowed stands for, under the control
+ * lock.  The key goes on after the setting, and off after it is gone:
+ * in between the hook records as it did before the change, which is as
+ * if the change came an instant later (or earlier).
+ */
+void ng_narrowed_sync(void)
+{
+	bool on;
+
+	lockdep_assert_held(&ng_control_lock);
+	on = READ_ONCE(ng_graph_listed) || READ_ONCE(ng_max_depth) ||
+	     ng_pids_listed();
+	if (on && !static_key_enabled(&ng_narrowed))
+		static_branch_enable(&ng_narrowed);
+	else if (!on && static_key_enabled(&ng_narrowed))
+		static_branch_disable(&ng_narrowed);
+}
+
+/*
  * Busy from tracing_on=1 until the drain has let the last frame go: the
  * buffers and their mode must not change under a writer.
  */
@@ -706,12 +732,14 @@ static int ng_root_globs(struct ftrace_ops *ops, bool *listed, bool *registered,
 		if (ret)
 			return ret;
 		WRITE_ONCE(*listed, false);
+		ng_narrowed_sync();
 		return ng_ops_globs(ops, false, NULL, 0, true);
 	}
 	ret = ng_ops_globs(ops, false, tokens, n, reset);
 	if (ret)
 		return ret;
 	WRITE_ONCE(*listed, true);
+	ng_narrowed_sync();
 	return ng_registered ? ng_ops_set(ops, registered, true) : 0;
 }
 
