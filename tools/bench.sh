@@ -48,6 +48,11 @@ $1 == kind { ns[$2, $3] = $4; calls[$2, $3] = $5; ev[$2, $3] = $6; lost[$2, $3] 
 	if (NF >= 8) best[$2, $3] = $8
 	if (!($3 in seen)) { seen[$3] = 1; order[++nm] = $3 }
 	if ($2 > rounds) rounds = $2 }
+# The time of MODE in round R at the pace of its fastest slice where both
+# it and the untraced run of R have one, else the whole loop.
+function pace(r, mode) {
+	return ((r, mode) in best) && ((r, "none") in best) ? best[r, mode] : ns[r, mode]
+}
 function median(a, n,   i, j, t) {
 	for (i = 2; i <= n; i++)
 		for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
@@ -65,13 +70,8 @@ function mode_stats(mode, percall,   r, a) {
 		# with their reader: a time to compare among them, not a cost.
 		if (mode == "none" || mode ~ /^(record|tracecmd)/ || !((r, "none") in ns)) continue
 		if (percall && calls[r, mode] <= 0) continue
-		# Per call, at the pace of the fastest slice of each run where
-		# the workload gives it (both runs of the round), else whole loops.
-		if (percall && ((r, mode) in best) && ((r, "none") in best))
-			a = best[r, mode] - best[r, "none"]
-		else
-			a = ns[r, mode] - ns[r, "none"]
-		a = percall ? a / calls[r, mode] : a / 1e6
+		# Per call at the pace of the fastest slice (pace()).
+		a = percall ? (pace(r, mode) - pace(r, "none")) / calls[r, mode] : (ns[r, mode] - ns[r, "none"]) / 1e6
 		cost[++k] = a
 		if (lo == "" || a < lo) lo = a
 		if (hi == "" || a > hi) hi = a
@@ -111,14 +111,16 @@ table() {
 			printf "flight: armed %.2fx raw per call, armed and overwriting %.2fx raw\n",
 				med["ng_flight"] / med["ng_raw"], med["ng_flight_full"] / med["ng_raw"]
 		# --compensate: in each round, the ng_raw time less its calls
-		# times the cost record calibrated, against the untraced time.
+		# times the cost record calibrated, against the untraced time,
+		# both at the pace of their fastest slice (pace()), as the costs are.
 		if (calib != "" && ("ng_raw" in seen)) {
 			k = 0
 			for (r = 1; r <= rounds; r++)
 				if (((r, "ng_raw") in ns) && ((r, "none") in ns)) {
 					k++
-					raw[k] = (ns[r, "ng_raw"] - ns[r, "none"]) * 100 / ns[r, "none"]
-					rest[k] = (ns[r, "ng_raw"] - calls[r, "ng_raw"] * calib - ns[r, "none"]) * 100 / ns[r, "none"]
+					u = pace(r, "none")
+					raw[k] = (pace(r, "ng_raw") - u) * 100 / u
+					rest[k] = (pace(r, "ng_raw") - calls[r, "ng_raw"] * calib - u) * 100 / u
 				}
 			if (k)
 				printf "compensation: record calibrated %d ns per call (%d inside the call); ng_raw less its calls x %d ns is %+.1f%% off the untraced time, %+.1f%% uncompensated (medians of %d rounds)\n", \
