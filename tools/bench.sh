@@ -11,7 +11,7 @@
 #
 #   tools/bench.sh [-a "ARCHES"] [-k LINE] [-n ITERATIONS] [-r ROUNDS] [-f FORKS]
 #
-# Defaults: -a "x86_64 arm64" -k 6.12 -n 20000 -r 5 -f 20.  Then, in the
+# Defaults: -a "x86_64 arm64" -k 6.12 -n 20000 -r 7 -f 20.  Then, in the
 # same boot, the whole kernel: every function hooked, every task traced,
 # FORKS children that fork, exec, and write and read a pipe and a file
 # (-f 0 leaves it out).  The raw lines and the tables of each boot are
@@ -19,7 +19,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-ARCHES="x86_64 arm64" LINE=6.12 ITER=20000 ROUNDS=5 FORKS=20
+ARCHES="x86_64 arm64" LINE=6.12 ITER=20000 ROUNDS=7 FORKS=20
 while getopts "a:k:n:r:f:" opt; do
 	case "$opt" in
 	a) ARCHES=$OPTARG ;;
