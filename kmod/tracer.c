@@ -479,8 +479,8 @@ static int ng_ops_set(struct ftrace_ops *ops, bool *registered, bool on)
 /*
  * After a change of a setting ng_narrowed stands for, under the control
  * lock.  The key goes on after the setting, and off after it is gone:
- * in between the hook records as it did before the change, which is as
- * if the change came an instant later (or earlier).
+ * in between, the hook records either as before the change or as after
+ * it, as if the write had come an instant later or earlier.
  */
 void ng_narrowed_sync(void)
 {
