@@ -91,6 +91,8 @@ Environment:
   NANOGRAPH_VM_SMP     guest CPUs (default: $VM_SMP)
   NANOGRAPH_QEMU_EXTRA more QEMU arguments, split at spaces (a monitor
                        socket for tools/profile.sh, say)
+  NANOGRAPH_KARGS      more words for the guest kernel's command line
+                       (watchdog_thresh=3, say, to report shorter stalls)
   NANOGRAPH_SEED       seed of the randomised selftests (28-fuzz), to replay
                        a run; each run prints the seed it used
   NANOGRAPH_SCOPE=kernel  skip the tests marked "# scope: arch" (make check
@@ -174,14 +176,20 @@ machine_setup() {
 		# without the generic timer (ID_PFR1.GenTimer = 0).  At most
 		# 1 GiB of RAM at 0x60000000; the kernel finds the board in
 		# the device tree from the image package.  The PL041 sound
-		# device gets the "none" audio backend, quietly.  The tree
-		# lists the tile's four CPUs, so QEMU starts four: with
-		# fewer, the others stay possible but never come up (their
-		# per_cpu trace files fail with ENODEV), and nr_cpus= warns.
+		# device gets the "none" audio backend, quietly.  Two vCPUs,
+		# as every cell: the tree lists the tile's four CPUs, and the
+		# two QEMU lacks fail to boot (-ENOSYS) and stay possible,
+		# never online, as on a board booted with fewer cores.  With
+		# four, freeing module memory (every insmod's init sections,
+		# every rmmod) took 1.4-4.7 s instead of 0.5-1.1: arm's
+		# flush_tlb_kernel_range() invalidates page by page, over
+		# ~200k pages from the modules to the vmalloc area, each
+		# broadcast TLBI a synchronisation of all vCPUs in QEMU, and
+		# four vCPU threads on two host cores made it, now and then,
+		# a kworker non-preemptible for over 21 s: an RCU stall.
 		QEMU_ARGS=(-M vexpress-a9 -cpu cortex-a9
 			-audiodev none,id=snd0 -global pl041.audiodev=snd0)
 		DTB=vexpress-v2p-ca9.dtb
-		VM_SMP=4
 		if [ "$VM_MEM" -gt 1024 ]; then
 			log "vexpress-a9 takes at most 1024 MiB; using that"
 			VM_MEM=1024
@@ -969,7 +977,9 @@ boot() {
 	local mode=$1 out=$OUTBASE/$TAG vmlinuz append rc=0 dtb=()
 	vmlinuz=$(ls "$KDIR_ROOT"/boot/vmlinuz-* | head -n 1)
 	[ -z "$DTB" ] || dtb=(-dtb "$KDIR_ROOT/usr/lib/linux-image-$KREL/$DTB")
-	append="console=$CONSOLE panic=-1 loglevel=5 ngvm.mode=$mode"
+	# A soft lockup shows every CPU's backtrace, not only the stuck one's.
+	append="console=$CONSOLE panic=-1 loglevel=5 softlockup_all_cpu_backtrace=1"
+	append="$append ngvm.mode=$mode"
 	[ -z "$TESTS" ] || append="$append ngvm.tests=$TESTS"
 	[ -z "${NANOGRAPH_BENCH:-}" ] || append="$append ngvm.bench=$NANOGRAPH_BENCH"
 	[ -z "${NANOGRAPH_PROFILE:-}" ] || append="$append ngvm.profile=$NANOGRAPH_PROFILE"
@@ -978,6 +988,7 @@ boot() {
 	local p
 	for p in ${NANOGRAPH_PARAMS:-}; do append="$append ngvm.$p"; done
 	[ -z "${NANOGRAPH_SOAK_MINUTES:-}" ] || append="$append ngvm.soak=$NANOGRAPH_SOAK_MINUTES"
+	[ -z "${NANOGRAPH_KARGS:-}" ] || append="$append $NANOGRAPH_KARGS"
 	local timeout=${VM_TIMEOUT:-1800}
 	if ftracetest_wanted; then
 		append="$append ngvm.ftracetest=1"
@@ -1030,6 +1041,23 @@ ftracetest_base_keep() {
 # Kernel splats that fail a run whatever the tests said.
 SPLATS='WARNING:|BUG:|Oops|Kernel panic|rcu_.*detected stall|RCU Stall|soft lockup|hard LOCKUP|general protection fault|Unable to handle kernel|UBSAN:|KASAN:|kernel BUG'
 
+# Each splat of a run with where it happened: for each CPU the kernel
+# shows, its task, work item, PC and first frames, so that a CI log that
+# keeps only this summary still says which code every CPU was in.  From
+# the guest's dmesg (each line once) unless the boot died before it.
+splat_where() {
+	local src=$1/dmesg.txt
+	[ -s "$src" ] || src=$1/console.log
+	tr -d '\r' <"$src" | awk -v re="$SPLATS" '
+		$0 ~ re { print; ctx = 40; frames = 0; next }
+		ctx > 0 {
+			ctx--
+			if ($0 ~ /Comm:/) frames = 0
+			if ($0 ~ /NMI backtrace|Comm:|Workqueue:|Stopper:|PC is at|LR is at|pc : [a-z_]|RIP:/) print
+			else if ($0 ~ /( from |^ *\[<[0-9a-f]+>\] |^ *[a-z_][a-z_0-9.]*\+0x)/ && frames++ < 6) print
+		}'
+}
+
 # Turn the guest's KTAP and the console check into this run's results:
 # one "ok"/"not ok" line per test, prefixed with ARCH-LINE, a count line.
 results() {
@@ -1063,7 +1091,7 @@ results() {
 	fi
 	if grep -E "$SPLATS" "$out/console.log" >"$out/splats.txt"; then
 		echo "not ok - $tag console: kernel splat"
-		sed 's/^/# /' "$out/splats.txt" | head -n 20
+		splat_where "$out" | head -n 60 | sed 's/^/# /'
 		fail=$((fail + 1))
 	else
 		echo "ok - $tag console: no warnings, oopses, stalls or lockups"
