@@ -12,6 +12,7 @@
 #ifndef NANOGRAPH_H
 #define NANOGRAPH_H
 
+#include <linux/hash.h>
 #include <linux/jump_label.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -50,7 +51,7 @@ struct ng_frame {
 struct ng_stack {
 	struct hlist_node node;		/* in its bucket of the task table */
 	struct task_struct *task;
-	pid_t pid;			/* the task's, for func_open after it is gone */
+	pid_t pid;			/* the task's (exec included), for func_open */
 	unsigned int depth;		/* frames in use */
 	unsigned int graph_depth;	/* NG_FRAME_ROOT frames among them */
 	unsigned int notrace_depth;	/* NG_FRAME_NOTRACE frames among them */
@@ -59,8 +60,10 @@ struct ng_stack {
 };
 
 /*
- * The task table (retstack.c): a stack per traced task, by pid.  16384
- * buckets: with pids below pid_max's default, one task per bucket.
+ * The task table (retstack.c): a stack per traced task, bucketed by the
+ * task's address, the one thing about a task that never changes (a
+ * thread that execs takes its leader's pid in de_thread(), with frames
+ * open).  16384 buckets: one task per bucket up to thousands of tasks.
  */
 #define NG_BUCKET_BITS	14
 #define NG_BUCKETS	BIT(NG_BUCKET_BITS)
@@ -68,9 +71,9 @@ extern struct hlist_head *ng_buckets;
 extern raw_spinlock_t ng_table_lock;
 DECLARE_PER_CPU(struct ng_stack *, ng_idle_stacks);
 
-static inline struct hlist_head *ng_bucket(pid_t pid)
+static __always_inline struct hlist_head *ng_bucket(const struct task_struct *task)
 {
-	return &ng_buckets[(unsigned int)pid & (NG_BUCKETS - 1)];
+	return &ng_buckets[hash_ptr(task, NG_BUCKET_BITS)];
 }
 
 /*
@@ -89,7 +92,7 @@ static __always_inline struct ng_stack *ng_stack_of(struct task_struct *task)
 			s->task = task;
 		return s;
 	}
-	hlist_for_each_entry_rcu(s, ng_bucket(task->pid), node,
+	hlist_for_each_entry_rcu(s, ng_bucket(task), node,
 				 lockdep_is_held(&ng_table_lock))
 		if (s->task == task)
 			return s;

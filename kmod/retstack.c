@@ -2,15 +2,21 @@
 /*
  * Per-task shadow stacks ("ret_stack"): the real return addresses of the
  * hooked frames, one stack per traced task, found through a table keyed
- * by pid.
+ * by the task's address.
  *
  * The kernel's fgraph keeps its stack in task_struct and gives one to
  * every task when it starts; none of that is reachable from a module.
- * nanograph keeps a table of RCU hash chains, one bucket per pid modulo
- * the table size, each node a task's stack:
+ * nanograph keeps a table of RCU hash chains, one bucket per hash of the
+ * task_struct pointer, each node a task's stack:
  *
- *   ng_buckets[pid & mask] -> [ node | task | depth ... | frames[64] ] -> ...
+ *   ng_buckets[hash(task)] -> [ node | task | depth ... | frames[64] ] -> ...
  *   ng_idle_stacks (per CPU): the idle task's (all idle tasks have pid 0)
+ *
+ * Never by pid: a thread other than the leader that calls execve takes
+ * the leader's pid in de_thread() (exchange_tids()) with its frames open
+ * (bprm_execve, begin_new_exec...), and the old leader takes its pid.
+ * A return must find its frame whatever happened to the pid meanwhile,
+ * and the stack must leave with the task it belongs to.
  *
  * - Lookup (both hot paths) walks one chain, usually of one node, with
  *   preemption off (an RCU-sched reader); no lock, no atomic.
@@ -46,6 +52,7 @@
  */
 #define pr_fmt(fmt) "nanograph: " fmt
 
+#include <linux/binfmts.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/irq_work.h>
@@ -99,7 +106,7 @@ static void ng_late_assign(struct work_struct *work);
 static DECLARE_WORK(ng_late_work, ng_late_assign);
 static void ng_late_kick(struct irq_work *work);
 static DEFINE_IRQ_WORK(ng_late_irq, ng_late_kick);
-static struct tracepoint *ng_tp_free, *ng_tp_newtask;
+static struct tracepoint *ng_tp_free, *ng_tp_newtask, *ng_tp_exec;
 
 static struct ng_stack *ng_stack_alloc(gfp_t gfp)
 {
@@ -289,7 +296,7 @@ static bool ng_stack_insert(struct task_struct *task, struct ng_stack *s)
 		return false;
 	s->task = task;
 	s->pid = task->pid;
-	hlist_add_head_rcu(&s->node, ng_bucket(task->pid));
+	hlist_add_head_rcu(&s->node, ng_bucket(task));
 	return true;
 }
 
@@ -383,9 +390,29 @@ static void ng_task_freed(void *data, struct task_struct *p)
 	if (!s)
 		return;
 	if (trace_func_open_enabled())
-		ng_stack_report_open(s, s->pid, -1);
+		ng_stack_report_open(s, p->pid, -1);
 	atomic_long_add(ng_stack_recorded(s), &ng_abandoned);
 	ng_stack_free_rcu(s);
+}
+
+/*
+ * sched_process_exec: @p (current) has exec'd, and if it was not the
+ * thread group's leader, has its leader's pid now.  Its stack stays (it
+ * is found by task), with the frames of the exec still open; the pid its
+ * open calls are reported under follows.
+ */
+static void ng_task_exec(void *data, struct task_struct *p, pid_t old_pid,
+			 struct linux_binprm *bprm)
+{
+	struct ng_stack *s;
+
+	if (p->pid == old_pid)
+		return;
+	preempt_disable_notrace();
+	s = ng_stack_of(p);
+	if (s)
+		WRITE_ONCE(s->pid, p->pid);
+	preempt_enable_notrace();
 }
 
 /* Tasks @map admits that have no stack yet, as of now. */
@@ -808,6 +835,8 @@ static void ng_find_tps(struct tracepoint *tp, void *priv)
 		ng_tp_free = tp;
 	else if (!strcmp(tp->name, "task_newtask"))
 		ng_tp_newtask = tp;
+	else if (!strcmp(tp->name, "sched_process_exec"))
+		ng_tp_exec = tp;
 }
 
 /*
@@ -828,8 +857,8 @@ int ng_retstack_init(void)
 		goto err;
 	}
 	for_each_kernel_tracepoint(ng_find_tps, NULL);
-	if (!ng_tp_free || !ng_tp_newtask) {
-		pr_err("no sched_process_free or task_newtask tracepoint\n");
+	if (!ng_tp_free || !ng_tp_newtask || !ng_tp_exec) {
+		pr_err("no sched_process_free, task_newtask or sched_process_exec tracepoint\n");
 		ret = -ENOENT;
 		goto err;
 	}
@@ -839,12 +868,17 @@ int ng_retstack_init(void)
 	ret = tracepoint_probe_register(ng_tp_newtask, ng_task_new, NULL);
 	if (ret)
 		goto err_free;
+	ret = tracepoint_probe_register(ng_tp_exec, ng_task_exec, NULL);
+	if (ret)
+		goto err_new;
 	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "nanograph:prepare",
 					ng_cpu_prepare, NULL);
 	if (ret < 0)
-		goto err_new;
+		goto err_exec;
 	ng_cpuhp_state = ret;
 	return 0;
+err_exec:
+	tracepoint_probe_unregister(ng_tp_exec, ng_task_exec, NULL);
 err_new:
 	tracepoint_probe_unregister(ng_tp_newtask, ng_task_new, NULL);
 err_free:
@@ -862,6 +896,7 @@ err:
 void ng_retstack_exit(void)
 {
 	cpuhp_remove_state_nocalls(ng_cpuhp_state);
+	tracepoint_probe_unregister(ng_tp_exec, ng_task_exec, NULL);
 	tracepoint_probe_unregister(ng_tp_newtask, ng_task_new, NULL);
 	tracepoint_probe_unregister(ng_tp_free, ng_task_freed, NULL);
 	tracepoint_synchronize_unregister();

@@ -61,6 +61,9 @@
  *                                 tracepoint ID in task PID while CMD runs
  *   ngtest bpf-stack ID PID CMD...   the same through a BPF program's
  *                                 bpf_get_stackid() on the tracepoint
+ *   ngtest thread-exec N DEPTH    N times: a child whose second thread (not
+ *                                 the leader) execs ngtest again, DEPTH
+ *                                 times in a row; prints "ok" or what failed
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -1795,8 +1798,90 @@ static int usage(void)
 	return 2;
 }
 
+/* The thread that execs: it is not the leader, so de_thread() gives it
+ * the leader's pid, with the exec's hooked frames open. */
+static char **texec_argv;
+
+static int texec_thread(void *arg)
+{
+	char buf[16];
+	int fd = open("/dev/zero", O_RDONLY);
+
+	(void)arg;
+	/* A hooked call or two under this thread's own pid first. */
+	if (fd >= 0 && read(fd, buf, sizeof(buf)) < 0)
+		_exit(3);
+	execv("/proc/self/exe", texec_argv);
+	_exit(2);
+}
+
+/*
+ * One link of the chain: check that the exec made this image the
+ * leader (pid == tid), then, DEPTH > 0, exec from a second thread again.
+ * Exit status 0 when the whole chain ran.
+ */
+static int thread_exec_child(unsigned long depth, pid_t was)
+{
+	static char stack[65536];
+	char d[24], w[24];
+	static char *args[6];
+
+	if (was && (getpid() != was || syscall(SYS_gettid) != getpid()))
+		return 4;
+	if (!depth)
+		return 0;
+	snprintf(d, sizeof(d), "%lu", depth - 1);
+	snprintf(w, sizeof(w), "%d", (int)getpid());
+	args[0] = "ngtest";
+	args[1] = "thread-exec-child";
+	args[2] = d;
+	args[3] = w;
+	args[4] = NULL;
+	texec_argv = args;
+	if (clone(texec_thread, stack + sizeof(stack),
+		  CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+		  CLONE_THREAD | CLONE_SYSVSEM, NULL) < 0)
+		return 5;
+	/* The leader waits to be killed by the other thread's exec. */
+	for (;;)
+		pause();
+}
+
+/* N processes, each a chain of DEPTH execs from non-leader threads. */
+static int thread_exec(unsigned long n, unsigned long depth)
+{
+	char d[24];
+	unsigned long i;
+	int st;
+
+	snprintf(d, sizeof(d), "%lu", depth);
+	for (i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			return report(-1);
+		if (!pid) {
+			execl("/proc/self/exe", "ngtest", "thread-exec-child",
+			      d, "0", (char *)NULL);
+			_exit(6);
+		}
+		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+		    WEXITSTATUS(st)) {
+			printf("thread-exec: round %lu: status %#x\n", i, st);
+			return 1;
+		}
+	}
+	printf("ok\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[1], "thread-exec"))
+		return thread_exec(strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
+	if (argc == 4 && !strcmp(argv[1], "thread-exec-child"))
+		return thread_exec_child(strtoul(argv[2], NULL, 0),
+					 (pid_t)strtol(argv[3], NULL, 0));
 	if (argc == 3 && !strcmp(argv[1], "rmmod"))
 		return report(syscall(SYS_delete_module, argv[2], O_NONBLOCK));
 	if (argc >= 4 && !strcmp(argv[1], "asuser")) {
