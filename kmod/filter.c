@@ -360,6 +360,13 @@ void ng_list_render(enum ng_list list, struct seq_buf *s)
 		seq_buf_printf(s, "%s\n", st->tokens[i]);
 }
 
+/* No glob in @list: for set_ftrace_filter, every function is hooked. */
+bool ng_list_empty(enum ng_list list)
+{
+	lockdep_assert_held(&ng_control_lock);
+	return !ng_lists[list].n;
+}
+
 void ng_lists_free(void)
 {
 	int i;

@@ -26,6 +26,7 @@
 #include <linux/types.h>
 #include <asm/local64.h>
 
+struct ftrace_ops;
 struct task_struct;
 
 /* Hooked frames one task can hold; deeper calls are counted as skipped. */
@@ -243,6 +244,7 @@ enum ng_list {
 ssize_t ng_list_write(enum ng_list list, struct file *filp, const char *buf,
 		      loff_t off, size_t count);
 void ng_list_render(enum ng_list list, struct seq_buf *s);
+bool ng_list_empty(enum ng_list list);
 void ng_lists_free(void);
 
 /* Settings of the one-number files, owned by the part that reads them. */
@@ -338,6 +340,11 @@ void ng_events_sync(bool starting);
 int ng_tracer_apply_list(enum ng_list list, char **tokens, unsigned int n,
 			 bool reset);
 int ng_tracer_init(void);
+
+/* Registering ng_ops, every function in steps (ops_steps.c). */
+int ng_ops_register_steps(struct ftrace_ops *ops, bool every);
+int ng_ops_unregister_timed(struct ftrace_ops *ops);
+u64 ng_patch_max(void);
 
 /*
  * nanograph as an ftrace tracer (ftrace_tracer.c), built where the

@@ -528,7 +528,7 @@ static int ng_tracer_start(void)
 	ng_arch_tracing_start();
 	ng_raw_restate_tasks();
 	ng_clock_emit();
-	ret = register_ftrace_function(&ng_ops);
+	ret = ng_ops_register_steps(&ng_ops, ng_list_empty(NG_FTRACE_FILTER));
 	if (ret)
 		goto err;
 	ng_registered = true;
@@ -602,7 +602,7 @@ static void ng_tracer_stop(void)
 	ng_ops_set(&ng_graph_ops, &ng_graph_registered, false);
 	if (!ng_registered)
 		return;
-	unregister_ftrace_function(&ng_ops);
+	ng_ops_unregister_timed(&ng_ops);
 	ng_tracer_stopped();
 }
 
@@ -769,9 +769,9 @@ static int ng_notrace_globs(char **tokens, unsigned int n, bool reset)
 		return ng_ops_globs(&ng_ops, true, tokens, n, reset);
 	ng_ops_set(&ng_notrace_ops, &ng_notrace_registered, false);
 	ng_ops_set(&ng_graph_ops, &ng_graph_registered, false);
-	unregister_ftrace_function(&ng_ops);
+	ng_ops_unregister_timed(&ng_ops);
 	ret = ng_ops_globs(&ng_ops, true, tokens, n, reset);
-	on = register_ftrace_function(&ng_ops);
+	on = ng_ops_register_steps(&ng_ops, ng_list_empty(NG_FTRACE_FILTER));
 	if (on) {
 		pr_err("cannot resume recording after set_ftrace_notrace: %d\n", on);
 		ng_tracer_stopped();
