@@ -182,10 +182,18 @@ int ng_comm_init(void)
 	return tracepoint_probe_register(ng_tp_rename, ng_comm_renamed, NULL);
 }
 
+/*
+ * Module exit.  The set is unpublished and a grace period waited before
+ * it is freed: the fork and new-task probes (pids.c, retstack.c), still
+ * registered, read it under rcu_read_lock().
+ */
 void ng_comm_exit(void)
 {
+	struct ng_comm_set *set;
+
 	tracepoint_probe_unregister(ng_tp_rename, ng_comm_renamed, NULL);
 	tracepoint_synchronize_unregister();
-	kfree(rcu_dereference_protected(ng_comms, true));
-	RCU_INIT_POINTER(ng_comms, NULL);
+	set = rcu_replace_pointer(ng_comms, NULL, true);
+	synchronize_rcu();
+	kfree(set);
 }

@@ -9,6 +9,7 @@
 
 #include <linux/init.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 
 #include "nanograph.h"
 #include "arch_hooks.h"
@@ -36,6 +37,10 @@ static int __init nanograph_init(void)
 	if (ret)
 		goto out_tracer;
 	ret = ng_ft_register();
+	if (!ret && ng_inject(NG_INJECT_LOAD)) {
+		ng_ft_unregister();
+		ret = -ENOMEM;
+	}
 	if (ret)
 		goto out_control;
 	pr_info("loaded; control files in /sys/kernel/nanograph\n");
@@ -44,7 +49,10 @@ static int __init nanograph_init(void)
 out_control:
 	ng_control_exit();
 out_tracer:
+	/* As at exit, from here on (the flight file's reference too). */
 	ng_tracer_exit();
+	ng_flight_release();
+	ng_lists_free();
 out_arch:
 	ng_arch_exit();
 out_counter:
@@ -69,6 +77,15 @@ static void __exit nanograph_exit(void)
 	ng_arch_counter_exit();
 	pr_info("unloaded\n");
 }
+
+/*
+ * Test-only failures (selftests/vm/tests/55-inject.tc), a mask of
+ * NG_INJECT_*: the error paths of a start and of the load, which no
+ * real failure reaches on demand.  0 in any real use.
+ */
+unsigned int ng_inject_mask;
+module_param_named(inject, ng_inject_mask, uint, 0600);
+MODULE_PARM_DESC(inject, "test only: fail on purpose (1: stacks, 2: ftrace registration, 4: load)");
 
 module_init(nanograph_init);
 module_exit(nanograph_exit);

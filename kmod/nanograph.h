@@ -134,6 +134,17 @@ void ng_arch_put_ret(struct task_struct *tsk, unsigned long *slot,
 int ng_retstack_init(void);
 void ng_retstack_exit(void);
 
+/* Test-only failures (main.c's "inject" parameter); slow paths only. */
+#define NG_INJECT_STACKS	1	/* giving the stacks at a start: ENOMEM */
+#define NG_INJECT_REGISTER	2	/* registering ng_ops: ENOMEM */
+#define NG_INJECT_LOAD		4	/* the load, once everything is up */
+extern unsigned int ng_inject_mask;
+
+static inline bool ng_inject(unsigned int what)
+{
+	return unlikely(READ_ONCE(ng_inject_mask) & what);
+}
+
 /* Serialises every change of tracer state (control files, drain work). */
 extern struct mutex ng_control_lock;
 

@@ -10,20 +10,24 @@
  * emulation that held a CPU for 26 s (an RCU stall); on a slow board it
  * stops every CPU for as long.
  *
- * So the ops is registered with a slice of the functions, and its filter
- * grows a slice at a time, rescheduling between the steps, until it is
- * reset to empty ("every function"), which adds only what the slices
- * left out.  The slices go by the first characters of the name, about
- * a tenth of the kernel's functions each.  Each step also costs a pass of
- * ftrace's matcher over every function (a symbol lookup each) and one
- * over its records: 14 steps doubled the start of x86_64 6.1 under
- * emulation (6 s in one step, with init alone recorded), and its
- * longest stop went from 6 s to 0.9 s.  What the filter holds in between is ftrace's business
- * alone: the file reads back what was written.
+ * So, where the arch says so (ng_arch_patch_in_steps(): x86; on arm64
+ * and arm the matcher's pass that each slice costs is about what one
+ * stop_machine() patch of every site costs, so slices would not shorten
+ * the longest hold there), the ops is registered with a slice of the
+ * functions, and its filter grows a slice at a time, rescheduling
+ * between the steps, until it is reset to empty ("every function"),
+ * which adds only what the slices left out.  The slices go by the first
+ * characters of the name, about a tenth of the kernel's functions each.
+ * Each step also costs a pass of ftrace's matcher over every function (a
+ * symbol lookup each) and one over its records: on x86_64 6.1 under
+ * emulation, with init alone recorded, the start went from 6.8 s to 9.4
+ * s and its longest patch from 6.7 s to 0.9 s.  What the filter holds in
+ * between is ftrace's business alone: the file reads back what was
+ * written.
  *
- * Recording stops in one step: unregistering every function took under
- * 2 s where registering them took 26 s (x86_64 6.1 under emulation, the
- * hook recording all the while), and both are timed.
+ * Recording stops in one step: unregistering every function took 3.1 s
+ * there, against 6.7 s to register them in one step (26 s with every
+ * task recorded), and it is timed too.
  *
  * ng_patch_max_ns, for the stats file: the longest single registration,
  * unregistration or filter change made here, the CPU held (or the
@@ -37,6 +41,7 @@
 #include <linux/string.h>
 
 #include "nanograph.h"
+#include "arch_hooks.h"
 
 /*
  * The slices, in order, each about a tenth of the functions or less
@@ -50,13 +55,22 @@ static const char *const ng_slices[] = {
 
 static u64 ng_patch_max_ns;
 
-/* One ftrace call that patches text: timed, the longest kept. */
-static int ng_timed(int ret, u64 t0)
+/* One ftrace call that patches text ended: keep the longest. */
+static void ng_timed(u64 t0)
 {
 	u64 d = ktime_get_ns() - t0;
 
 	if (d > READ_ONCE(ng_patch_max_ns))
 		WRITE_ONCE(ng_patch_max_ns, d);
+}
+
+/* register_ftrace_function(), timed. */
+static int ng_register(struct ftrace_ops *ops)
+{
+	u64 t0 = ktime_get_ns();
+	int ret = register_ftrace_function(ops);
+
+	ng_timed(t0);
 	return ret;
 }
 
@@ -80,7 +94,8 @@ static int ng_slice_set(struct ftrace_ops *ops, unsigned int i, bool reset)
 	strscpy(glob, ng_slices[i], sizeof(glob));
 	t0 = ktime_get_ns();
 	ret = ftrace_set_filter(ops, glob, strlen(glob), reset);
-	return ng_timed(ret, t0) == -EINVAL ? 0 : ret;
+	ng_timed(t0);
+	return ret == -EINVAL ? 0 : ret;
 }
 
 /*
@@ -91,10 +106,11 @@ int ng_ops_register_steps(struct ftrace_ops *ops, bool every)
 {
 	unsigned int i;
 	int ret;
+	u64 t0;
 
 	lockdep_assert_held(&ng_control_lock);
-	if (!every)
-		return ng_timed(register_ftrace_function(ops), ktime_get_ns());
+	if (!every || !ng_arch_patch_in_steps())
+		return ng_inject(NG_INJECT_REGISTER) ? -ENOMEM : ng_register(ops);
 	/* The first slice that matches anything starts the filter. */
 	for (i = 0; i < ARRAY_SIZE(ng_slices); i++) {
 		char glob[16];
@@ -108,18 +124,21 @@ int ng_ops_register_steps(struct ftrace_ops *ops, bool every)
 		ret = 0;	/* none did: every function in one step */
 	if (ret)
 		goto out_reset;
-	ret = ng_timed(register_ftrace_function(ops), ktime_get_ns());
+	ret = ng_register(ops);
 	if (ret)
 		goto out_reset;
 	for (i++; i < ARRAY_SIZE(ng_slices); i++) {
 		cond_resched();
-		ret = ng_slice_set(ops, i, false);
+		ret = ng_inject(NG_INJECT_REGISTER) ? -ENOMEM :
+		      ng_slice_set(ops, i, false);
 		if (ret)
 			goto out_unregister;
 	}
 	cond_resched();
 	/* Empty again: every function, the few left out added now. */
-	ret = ng_timed(ftrace_set_filter(ops, NULL, 0, 1), ktime_get_ns());
+	t0 = ktime_get_ns();
+	ret = ftrace_set_filter(ops, NULL, 0, 1);
+	ng_timed(t0);
 	if (!ret)
 		return 0;
 out_unregister:
@@ -132,6 +151,11 @@ out_reset:
 /* Unregister @ops: timed like the rest (see the top of this file). */
 int ng_ops_unregister_timed(struct ftrace_ops *ops)
 {
+	u64 t0 = ktime_get_ns();
+	int ret;
+
 	lockdep_assert_held(&ng_control_lock);
-	return ng_timed(unregister_ftrace_function(ops), ktime_get_ns());
+	ret = unregister_ftrace_function(ops);
+	ng_timed(t0);
+	return ret;
 }

@@ -325,13 +325,21 @@ int ng_pids_init(void)
 	return ret;
 }
 
+/*
+ * Module exit.  The maps are unpublished and a grace period waited
+ * before they are freed: the new-task probe (retstack.c), still
+ * registered, reads them under rcu_read_lock().
+ */
 void ng_pids_exit(void)
 {
+	struct ng_pid_map *pids, *untraced;
+
 	tracepoint_probe_unregister(ng_tp_free, ng_pids_free, NULL);
 	tracepoint_probe_unregister(ng_tp_fork, ng_pids_fork, NULL);
 	tracepoint_synchronize_unregister();
-	vfree(rcu_dereference_protected(ng_pids, true));
-	RCU_INIT_POINTER(ng_pids, NULL);
-	vfree(rcu_dereference_protected(ng_notrace_pids, true));
-	RCU_INIT_POINTER(ng_notrace_pids, NULL);
+	pids = rcu_replace_pointer(ng_pids, NULL, true);
+	untraced = rcu_replace_pointer(ng_notrace_pids, NULL, true);
+	synchronize_rcu();
+	vfree(pids);
+	vfree(untraced);
 }

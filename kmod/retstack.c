@@ -456,7 +456,8 @@ static int ng_stacks_assign_count(struct ng_pid_map *map, unsigned long *given)
 			break;
 		/* Spares are chained through their task field. */
 		while (n--) {
-			s = ng_stack_alloc(GFP_KERNEL | __GFP_NOWARN);
+			s = ng_inject(NG_INJECT_STACKS) ? NULL :
+			    ng_stack_alloc(GFP_KERNEL | __GFP_NOWARN);
 			if (!s) {
 				ret = -ENOMEM;
 				goto out;

@@ -594,14 +594,21 @@ static void ng_tracer_stopped(void)
 	mod_delayed_work(ng_system_wq, &ng_drain, 0);
 }
 
-/* tracing_on=0: no new frames from now on; the drain does the rest. */
+/*
+ * tracing_on=0: no new frames from now on; the drain does the rest.
+ * Also the way back from a start that failed before ng_ops was on:
+ * then the stacks may be being given to new tasks already, and must
+ * stop, or every fork would take one until the module goes.
+ */
 static void ng_tracer_stop(void)
 {
 	lockdep_assert_held(&ng_control_lock);
 	ng_ops_set(&ng_notrace_ops, &ng_notrace_registered, false);
 	ng_ops_set(&ng_graph_ops, &ng_graph_registered, false);
-	if (!ng_registered)
+	if (!ng_registered) {
+		ng_stacks_stop();
 		return;
+	}
 	ng_ops_unregister_timed(&ng_ops);
 	ng_tracer_stopped();
 }

@@ -598,12 +598,15 @@ kernel_dtbs() {
 }
 
 # -------------------------------------------------------------------------
-# Userland for the guest: busybox, trace-cmd, the collector's libraries
+# Userland for the guest: busybox, trace-cmd, stress-ng, the collector's
+# libraries
 # -------------------------------------------------------------------------
 
 # Runtime packages go into the initramfs; -dev packages only into the
 # sysroot the collector is cross-built against.
-USERLAND_RT="busybox-static trace-cmd libtracefs1 libtraceevent1 libtracecmd1"
+# stress-ng: test 54, a load nobody here wrote (about 35 MB with its
+# libraries on amd64).
+USERLAND_RT="busybox-static trace-cmd libtracefs1 libtraceevent1 libtracecmd1 stress-ng"
 USERLAND_DEV="libtracefs-dev libtraceevent-dev libtracecmd-dev"
 
 # Runtime closure of the guest packages for $DEB: recursive Depends and
@@ -627,8 +630,10 @@ userland_fetch() {
 		[ -f "$dir/.complete" ] || die "offline and no userland cached for $DEB"
 		return 0
 	fi
-	# Resolved since the lists were last refreshed: nothing can have moved.
-	if [ -f "$dir/.complete" ] && [ "$manifest" -nt "$APTDIR/updated" ]; then
+	# Resolved since the lists were last refreshed, for the same
+	# packages: nothing can have moved.
+	if [ -f "$dir/.complete" ] && [ "$manifest" -nt "$APTDIR/updated" ] &&
+		[ "$(cat "$dir/wanted" 2>/dev/null)" = "$USERLAND_RT / $USERLAND_DEV" ]; then
 		return 0
 	fi
 	# Resolve the closure to name=version pairs; unpack again only when
@@ -649,6 +654,7 @@ userland_fetch() {
 	} >"$manifest.new.$$"
 	if [ -f "$dir/.complete" ] && cmp -s "$manifest.new.$$" "$manifest"; then
 		mv "$manifest.new.$$" "$manifest"	# newer than the lists now
+		echo "$USERLAND_RT / $USERLAND_DEV" >"$dir/wanted"
 		return 0
 	fi
 	log "fetching guest userland for $DEB"
@@ -660,6 +666,7 @@ userland_fetch() {
 		[ "$kind" = rt ] && dpkg -x "$f" "$dir/rt"
 	done <"$manifest.new.$$"
 	mv "$manifest.new.$$" "$manifest"
+	echo "$USERLAND_RT / $USERLAND_DEV" >"$dir/wanted"
 	touch "$dir/.complete"
 }
 

@@ -50,6 +50,18 @@ static __always_inline unsigned long ng_arch_exit_key(unsigned long sp)
 }
 
 /*
+ * Patch every function in slices (kmod/ops_steps.c)?  Not here: one
+ * stop_machine() writes all 42,000 sites of arm64 6.1 in 0.7 s under
+ * emulation, while each slice costs ftrace's matcher a pass over every
+ * symbol first (1.6 s for the longest, 10.7 s for the start): slices
+ * would hold a CPU longer, and start 14 times slower.
+ */
+static inline bool ng_arch_patch_in_steps(void)
+{
+	return false;
+}
+
+/*
  * Can the hook run here at all?  Code ftrace patches always runs with
  * RCU watching on this architecture (idle and entry code are noinstr).
  */
