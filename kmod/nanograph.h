@@ -354,8 +354,7 @@ int ng_tracer_init(void);
 
 /* Registering ng_ops, every function in steps (ops_steps.c). */
 int ng_ops_register_steps(struct ftrace_ops *ops, bool every);
-int ng_ops_unregister_timed(struct ftrace_ops *ops);
-u64 ng_patch_max(void);
+unsigned long ng_patch_max(void);
 
 /*
  * nanograph as an ftrace tracer (ftrace_tracer.c), built where the

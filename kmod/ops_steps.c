@@ -6,14 +6,14 @@
  * about 38,000 call sites on x86_64 6.1, more on later kernels.  ftrace
  * patches the sites of one registration, or of one filter change, in one
  * go: on x86 in text_poke batches with no point to reschedule
- * (ftrace_replace_code()), on arm and arm64 under stop_machine().  Under
- * emulation that held a CPU for 26 s (an RCU stall); on a slow board it
- * stops every CPU for as long.
+ * (ftrace_replace_code()), on 32-bit arm under stop_machine(); arm64
+ * reschedules between sites (FTRACE_MAY_SLEEP).  Under emulation x86
+ * held a CPU for 26 s (an RCU stall).
  *
- * So, where the arch says so (ng_arch_patch_in_steps(): x86; on arm64
- * and arm the matcher's pass that each slice costs is about what one
- * stop_machine() patch of every site costs, so slices would not shorten
- * the longest hold there), the ops is registered with a slice of the
+ * So, where the arch says so (ng_arch_patch_in_steps(): x86; on arm the
+ * matcher's pass that each slice costs is about what one stop_machine()
+ * patch of every site costs, so slices would not shorten the longest
+ * stop much, and arm64 needs none), the ops is registered with a slice of the
  * functions, and its filter grows a slice at a time, rescheduling
  * between the steps, until it is reset to empty ("every function"),
  * which adds only what the slices left out.  The slices go by the first
@@ -25,13 +25,12 @@
  * between is ftrace's business alone: the file reads back what was
  * written.
  *
- * Recording stops in one step: unregistering every function took 3.1 s
- * there, against 6.7 s to register them in one step (26 s with every
- * task recorded), and it is timed too.
+ * Recording stops in one step: tracing_on=0 took 3.1 s there, RCU Tasks
+ * grace periods included (the unregistration sleeps in them, so it is
+ * not timed).
  *
- * ng_patch_max_ns, for the stats file: the longest single registration,
- * unregistration or filter change made here, the CPU held (or the
- * machine stopped) that long at most.
+ * ng_patch_max_us, for the stats file: the longest single registration
+ * or filter change made here, a CPU held that long at most.
  */
 #define pr_fmt(fmt) "nanograph: " fmt
 
@@ -53,15 +52,16 @@ static const char *const ng_slices[] = {
 	"[rf]*", "[mxn]*", "[egkuh]*", "[vlwqozjy]*", "[!a-z]*",
 };
 
-static u64 ng_patch_max_ns;
+/* In us: an unsigned long is read whole on 32-bit too. */
+static unsigned long ng_patch_max_us;
 
 /* One ftrace call that patches text ended: keep the longest. */
 static void ng_timed(u64 t0)
 {
-	u64 d = ktime_get_ns() - t0;
+	unsigned long d = div_u64(ktime_get_ns() - t0, NSEC_PER_USEC);
 
-	if (d > READ_ONCE(ng_patch_max_ns))
-		WRITE_ONCE(ng_patch_max_ns, d);
+	if (d > READ_ONCE(ng_patch_max_us))
+		WRITE_ONCE(ng_patch_max_us, d);
 }
 
 /* register_ftrace_function(), timed. */
@@ -74,10 +74,10 @@ static int ng_register(struct ftrace_ops *ops)
 	return ret;
 }
 
-/* The longest single patch since load, in ns (stats). */
-u64 ng_patch_max(void)
+/* The longest single patch since load, in us (stats). */
+unsigned long ng_patch_max(void)
 {
-	return READ_ONCE(ng_patch_max_ns);
+	return READ_ONCE(ng_patch_max_us);
 }
 
 /*
@@ -148,14 +148,3 @@ out_reset:
 	return ret;
 }
 
-/* Unregister @ops: timed like the rest (see the top of this file). */
-int ng_ops_unregister_timed(struct ftrace_ops *ops)
-{
-	u64 t0 = ktime_get_ns();
-	int ret;
-
-	lockdep_assert_held(&ng_control_lock);
-	ret = unregister_ftrace_function(ops);
-	ng_timed(t0);
-	return ret;
-}

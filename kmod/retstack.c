@@ -288,11 +288,16 @@ void ng_stacks_report_open(void)
 	rcu_read_unlock_sched();
 }
 
-/* Give @s to @task unless it has one already; false if it had. */
+/*
+ * Give @s to @task unless it has one already, or is released already
+ * (a rename probe may come late): its sched_process_free may have run,
+ * and a stack given now would stay, found by the next task_struct at
+ * that address.  False if not given.
+ */
 static bool ng_stack_insert(struct task_struct *task, struct ng_stack *s)
 {
 	lockdep_assert_held(&ng_table_lock);
-	if (ng_stack_of(task))
+	if (!pid_alive(task) || ng_stack_of(task))
 		return false;
 	s->task = task;
 	s->pid = task->pid;
@@ -389,8 +394,12 @@ static void ng_task_freed(void *data, struct task_struct *p)
 	raw_spin_unlock_irqrestore(&ng_table_lock, flags);
 	if (!s)
 		return;
+	/*
+	 * s->pid, not p->pid: an old leader reaped by de_thread() has the
+	 * exec'ing thread's old pid now, its open frames were the leader's.
+	 */
 	if (trace_func_open_enabled())
-		ng_stack_report_open(s, p->pid, -1);
+		ng_stack_report_open(s, READ_ONCE(s->pid), -1);
 	atomic_long_add(ng_stack_recorded(s), &ng_abandoned);
 	ng_stack_free_rcu(s);
 }
@@ -405,14 +414,16 @@ static void ng_task_exec(void *data, struct task_struct *p, pid_t old_pid,
 			 struct linux_binprm *bprm)
 {
 	struct ng_stack *s;
+	unsigned long flags;
 
 	if (p->pid == old_pid)
 		return;
-	preempt_disable_notrace();
+	/* Under the lock: a stack given meanwhile took the new pid. */
+	raw_spin_lock_irqsave(&ng_table_lock, flags);
 	s = ng_stack_of(p);
 	if (s)
 		WRITE_ONCE(s->pid, p->pid);
-	preempt_enable_notrace();
+	raw_spin_unlock_irqrestore(&ng_table_lock, flags);
 }
 
 /* Tasks @map admits that have no stack yet, as of now. */

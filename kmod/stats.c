@@ -92,9 +92,9 @@ void ng_stats_render(struct seq_buf *s)
 	seq_buf_printf(s, "stack_pool_empty %lu\n", ng_stack_pool_misses());
 	/*
 	 * The longest single patch of the hooked functions' text since
-	 * load (ops_steps.c): how long a CPU was held, or on arm and arm64
+	 * load (ops_steps.c): how long a CPU was held, or on 32-bit arm
 	 * every CPU stopped, at most.
 	 */
-	seq_buf_printf(s, "patch_max_us %llu\n", div_u64(ng_patch_max(), NSEC_PER_USEC));
+	seq_buf_printf(s, "patch_max_us %lu\n", ng_patch_max());
 	ng_arch_stats_render(s);
 }

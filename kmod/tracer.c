@@ -607,9 +607,11 @@ static void ng_tracer_stop(void)
 	ng_ops_set(&ng_graph_ops, &ng_graph_registered, false);
 	if (!ng_registered) {
 		ng_stacks_stop();
+		/* Frames pushed before a registration failed get their grace. */
+		ng_drain_since = jiffies;
 		return;
 	}
-	ng_ops_unregister_timed(&ng_ops);
+	unregister_ftrace_function(&ng_ops);
 	ng_tracer_stopped();
 }
 
@@ -776,7 +778,7 @@ static int ng_notrace_globs(char **tokens, unsigned int n, bool reset)
 		return ng_ops_globs(&ng_ops, true, tokens, n, reset);
 	ng_ops_set(&ng_notrace_ops, &ng_notrace_registered, false);
 	ng_ops_set(&ng_graph_ops, &ng_graph_registered, false);
-	ng_ops_unregister_timed(&ng_ops);
+	unregister_ftrace_function(&ng_ops);
 	ret = ng_ops_globs(&ng_ops, true, tokens, n, reset);
 	on = ng_ops_register_steps(&ng_ops, ng_list_empty(NG_FTRACE_FILTER));
 	if (on) {

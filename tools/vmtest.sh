@@ -375,10 +375,14 @@ apt_fetch() {
 	mkdir -p "$CACHE/debs"
 	# Debian file names encode the epoch's colon as %3a.
 	file=$CACHE/debs/${pkg}_${ver/:/%3a}_$arch.deb
+	# "pkg:ARCH" also names an Architecture: all package (libdrm-common),
+	# whose file says _all.
+	[ -s "$file" ] || [ ! -s "${file%_"$arch".deb}_all.deb" ] || file=${file%_"$arch".deb}_all.deb
 	if [ ! -s "$file" ]; then
 		[ "$OFFLINE" = 1 ] && die "offline and $pkg:$arch=$ver is not cached"
 		(cd "$CACHE/debs" && apt_get -q download "$pkg:$arch=$ver" >/dev/null) ||
 			die "could not download $pkg:$arch=$ver"
+		[ -s "$file" ] || [ ! -s "${file%_"$arch".deb}_all.deb" ] || file=${file%_"$arch".deb}_all.deb
 		[ -s "$file" ] || die "downloaded $pkg but $file is missing"
 	fi
 	echo "$file"

@@ -50,11 +50,11 @@ static __always_inline unsigned long ng_arch_exit_key(unsigned long sp)
 }
 
 /*
- * Patch every function in slices (kmod/ops_steps.c)?  Not here: one
- * stop_machine() writes all 42,000 sites of arm64 6.1 in 0.7 s under
- * emulation, while each slice costs ftrace's matcher a pass over every
- * symbol first (1.6 s for the longest, 10.7 s for the start): slices
- * would hold a CPU longer, and start 14 times slower.
+ * Patch every function in slices (kmod/ops_steps.c)?  Not here: arm64's
+ * ftrace reschedules between sites (FTRACE_MAY_SLEEP), and one patch of
+ * all 42,000 sites of arm64 6.1 took 0.7 s under emulation, while each
+ * slice costs ftrace's matcher a pass over every symbol first (1.6 s for
+ * the longest, 10.7 s for the start).
  */
 static inline bool ng_arch_patch_in_steps(void)
 {
