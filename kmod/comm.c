@@ -183,17 +183,17 @@ int ng_comm_init(void)
 }
 
 /*
- * Module exit.  The set is unpublished and a grace period waited before
- * it is freed: the fork and new-task probes (pids.c, retstack.c), still
- * registered, read it under rcu_read_lock().
+ * Module exit.  The set is unpublished before the grace period that
+ * tracepoint_synchronize_unregister() waits (synchronize_rcu() among
+ * them), and freed after it: the fork and new-task probes (pids.c,
+ * retstack.c), still registered, read it under rcu_read_lock().
  */
 void ng_comm_exit(void)
 {
 	struct ng_comm_set *set;
 
 	tracepoint_probe_unregister(ng_tp_rename, ng_comm_renamed, NULL);
-	tracepoint_synchronize_unregister();
 	set = rcu_replace_pointer(ng_comms, NULL, true);
-	synchronize_rcu();
+	tracepoint_synchronize_unregister();
 	kfree(set);
 }

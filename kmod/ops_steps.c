@@ -81,8 +81,8 @@ unsigned long ng_patch_max(void)
 }
 
 /*
- * Add slice @i to @ops's filter (@reset: replace it).  A slice that
- * matches no function (EINVAL) is no error: it has nothing to patch.
+ * Add slice @i to @ops's filter (@reset: replace it).  -EINVAL: the
+ * slice matches no function (nothing changed, nothing to patch).
  */
 static int ng_slice_set(struct ftrace_ops *ops, unsigned int i, bool reset)
 {
@@ -95,7 +95,32 @@ static int ng_slice_set(struct ftrace_ops *ops, unsigned int i, bool reset)
 	t0 = ktime_get_ns();
 	ret = ftrace_set_filter(ops, glob, strlen(glob), reset);
 	ng_timed(t0);
-	return ret == -EINVAL ? 0 : ret;
+	return ret;
+}
+
+/*
+ * Grow @ops's filter by the slices from @first on, rescheduling between
+ * them, then empty it: every function, the few the slices left out
+ * added last.  On failure the filter holds what was added so far.
+ */
+static int ng_slices_grow(struct ftrace_ops *ops, unsigned int first)
+{
+	unsigned int i;
+	int ret;
+	u64 t0;
+
+	for (i = first; i < ARRAY_SIZE(ng_slices); i++) {
+		cond_resched();
+		ret = ng_inject(NG_INJECT_REGISTER) ? -ENOMEM :
+		      ng_slice_set(ops, i, false);
+		if (ret && ret != -EINVAL)
+			return ret;
+	}
+	cond_resched();
+	t0 = ktime_get_ns();
+	ret = ftrace_set_filter(ops, NULL, 0, 1);
+	ng_timed(t0);
+	return ret;
 }
 
 /*
@@ -105,18 +130,14 @@ static int ng_slice_set(struct ftrace_ops *ops, unsigned int i, bool reset)
 int ng_ops_register_steps(struct ftrace_ops *ops, bool every)
 {
 	unsigned int i;
-	int ret;
-	u64 t0;
+	int ret = 0;
 
 	lockdep_assert_held(&ng_control_lock);
 	if (!every || !ng_arch_patch_in_steps())
 		return ng_inject(NG_INJECT_REGISTER) ? -ENOMEM : ng_register(ops);
 	/* The first slice that matches anything starts the filter. */
 	for (i = 0; i < ARRAY_SIZE(ng_slices); i++) {
-		char glob[16];
-
-		strscpy(glob, ng_slices[i], sizeof(glob));
-		ret = ftrace_set_filter(ops, glob, strlen(glob), 1);
+		ret = ng_slice_set(ops, i, true);
 		if (ret != -EINVAL)
 			break;
 	}
@@ -127,24 +148,31 @@ int ng_ops_register_steps(struct ftrace_ops *ops, bool every)
 	ret = ng_register(ops);
 	if (ret)
 		goto out_reset;
-	for (i++; i < ARRAY_SIZE(ng_slices); i++) {
-		cond_resched();
-		ret = ng_inject(NG_INJECT_REGISTER) ? -ENOMEM :
-		      ng_slice_set(ops, i, false);
-		if (ret)
-			goto out_unregister;
-	}
-	cond_resched();
-	/* Empty again: every function, the few left out added now. */
-	t0 = ktime_get_ns();
-	ret = ftrace_set_filter(ops, NULL, 0, 1);
-	ng_timed(t0);
+	ret = ng_slices_grow(ops, i + 1);
 	if (!ret)
 		return 0;
-out_unregister:
 	unregister_ftrace_function(ops);
 out_reset:
 	ftrace_set_filter(ops, NULL, 0, 1);
 	return ret;
 }
 
+/*
+ * set_ftrace_filter emptied while @ops is registered: every function
+ * from now on, in steps where the arch patches in steps (a clear would
+ * otherwise patch the whole kernel at once, as a one-step start does).
+ * On failure the filter may hold some slices beside the old list.
+ */
+int ng_ops_filter_every(struct ftrace_ops *ops)
+{
+	u64 t0;
+	int ret;
+
+	lockdep_assert_held(&ng_control_lock);
+	if (ng_arch_patch_in_steps())
+		return ng_slices_grow(ops, 0);
+	t0 = ktime_get_ns();
+	ret = ftrace_set_filter(ops, NULL, 0, 1);
+	ng_timed(t0);
+	return ret;
+}

@@ -326,8 +326,9 @@ int ng_pids_init(void)
 }
 
 /*
- * Module exit.  The maps are unpublished and a grace period waited
- * before they are freed: the new-task probe (retstack.c), still
+ * Module exit.  The maps are unpublished before the grace period that
+ * tracepoint_synchronize_unregister() waits (synchronize_rcu() among
+ * them), and freed after it: the new-task probe (retstack.c), still
  * registered, reads them under rcu_read_lock().
  */
 void ng_pids_exit(void)
@@ -336,10 +337,9 @@ void ng_pids_exit(void)
 
 	tracepoint_probe_unregister(ng_tp_free, ng_pids_free, NULL);
 	tracepoint_probe_unregister(ng_tp_fork, ng_pids_fork, NULL);
-	tracepoint_synchronize_unregister();
 	pids = rcu_replace_pointer(ng_pids, NULL, true);
 	untraced = rcu_replace_pointer(ng_notrace_pids, NULL, true);
-	synchronize_rcu();
+	tracepoint_synchronize_unregister();
 	vfree(pids);
 	vfree(untraced);
 }

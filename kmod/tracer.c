@@ -805,6 +805,9 @@ int ng_tracer_apply_list(enum ng_list list, char **tokens, unsigned int n,
 {
 	switch (list) {
 	case NG_FTRACE_FILTER:
+		/* Emptied while recording: every function, in steps. */
+		if (reset && !n && ng_registered)
+			return ng_ops_filter_every(&ng_ops);
 		return ng_ops_globs(&ng_ops, false, tokens, n, reset);
 	case NG_FTRACE_NOTRACE:
 		return ng_notrace_globs(tokens, n, reset);
