@@ -611,7 +611,7 @@ static void ng_tracer_stop(void)
 		ng_drain_since = jiffies;
 		return;
 	}
-	unregister_ftrace_function(&ng_ops);
+	ng_ops_unregister_steps(&ng_ops, ng_list_empty(NG_FTRACE_FILTER));
 	ng_tracer_stopped();
 }
 

@@ -40,6 +40,8 @@
  *                                 (result on stderr), then FILE to stdout as cat does
  *   ngtest read-split FILE N CMD  read N bytes of FILE, run CMD, read the rest with
  *                                 the same open file; all of FILE to stdout
+ *   ngtest cpu-hold CPU FILE DATA one write of DATA pinned to CPU beside a probe:
+ *                                 how long the write kept the CPU (cpu_hold())
  *   ngtest rmmod NAME             delete_module(NAME, O_NONBLOCK); ok or ERRNO
  *   ngtest asuser UID CMD ARGS... run CMD with uid and gid UID (not root)
  *   ngtest raw-dump FILE          read a raw buffer file until 0, one record a
@@ -830,6 +832,89 @@ static long long now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec * 1000LL + t.tv_nsec / 1000000;
+}
+
+/* Microseconds of CLOCK_MONOTONIC. */
+static long long now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000LL + t.tv_nsec / 1000;
+}
+
+/* What the probe of cpu_hold() and its parent share. */
+struct hold_probe {
+	volatile int armed, stop;
+	volatile long long last_us, max_us, base_us;
+};
+
+/*
+ * The probe: read the clock in a loop; its longest gap is the longest
+ * stretch another task kept this CPU.  base_us: before the write.
+ */
+static void hold_probe_run(struct hold_probe *p)
+{
+	long long now, gap;
+
+	p->last_us = now_us();
+	while (!p->stop) {
+		now = now_us();
+		gap = now - p->last_us;
+		p->last_us = now;
+		if (p->armed && gap > p->max_us)
+			p->max_us = gap;
+		else if (!p->armed && gap > p->base_us)
+			p->base_us = gap;
+	}
+	_exit(0);
+}
+
+/*
+ * How long one write kept its CPU: the writer and a probe pinned to one
+ * CPU.  The kernel runs a write until it reschedules or sleeps (Debian
+ * kernels preempt voluntarily), so the probe's longest gap while the
+ * write ran is the longest stretch the write held the CPU.  Prints
+ * "write_ms W hold_ms H base_ms B" (B: the longest gap in the 200 ms
+ * before, the scheduler's own share) and ok or the write's ERRNO.
+ */
+static int cpu_hold(int cpu, const char *path, const char *val)
+{
+	struct hold_probe *p;
+	long long t0, t1;
+	cpu_set_t set;
+	int fd, err = 0;
+	pid_t pid;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	p = mmap(NULL, sizeof(*p), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED || sched_setaffinity(0, sizeof(set), &set))
+		return report(-errno);
+	memset((void *)p, 0, sizeof(*p));
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return report(-errno);
+	pid = fork();
+	if (pid < 0)
+		return report(-errno);
+	if (!pid)
+		hold_probe_run(p);
+	usleep(200000);
+	p->armed = 1;
+	t0 = now_us();
+	if (write(fd, val, strlen(val)) < 0)
+		err = errno;
+	t1 = now_us();
+	usleep(20000);		/* the probe sees the write's end */
+	p->armed = 0;
+	p->stop = 1;
+	waitpid(pid, NULL, 0);
+	close(fd);
+	printf("write_ms %lld hold_ms %lld base_ms %lld\n", (t1 - t0) / 1000,
+	       p->max_us / 1000, p->base_us / 1000);
+	errno = err;
+	return report(err ? -err : 0);
 }
 
 /* splitmix64: a small deterministic generator; the seed is the run. */
@@ -1794,7 +1879,7 @@ static int self_reads(const char *self, const char *file, int argc, char **argv)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-count FILE CHUNK SECONDS | read-size FILE N | read-fault FILE | read-split FILE N CMD | loop-read FILE N [CHUNKS] | steal-at-stop NG FIFO | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | raw-dump FILE | poll-pri FILE SECONDS | comm-reads FILE NAME:N... | self-reads TRACE_SELF FILE N... | nanosleep PIDFILE | perf-stack|bpf-stack ID PID CMD... | fuzz [-c] [-q] [-t] SEED COUNT FILE... | forkload SECONDS [exec] | fork-work N | readcheck FILE SIZE CHUNK | threads N CMD1 CMD2 | drain DIR | rmmod-within MS T0|now STATS\n");
+	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-count FILE CHUNK SECONDS | read-size FILE N | read-fault FILE | read-split FILE N CMD | loop-read FILE N [CHUNKS] | steal-at-stop NG FIFO | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | raw-dump FILE | poll-pri FILE SECONDS | comm-reads FILE NAME:N... | self-reads TRACE_SELF FILE N... | nanosleep PIDFILE | perf-stack|bpf-stack ID PID CMD... | fuzz [-c] [-q] [-t] SEED COUNT FILE... | forkload SECONDS [exec] | fork-work N | readcheck FILE SIZE CHUNK | threads N CMD1 CMD2 | drain DIR | cpu-hold CPU FILE DATA | rmmod-within MS T0|now STATS\n");
 	return 2;
 }
 
@@ -1949,6 +2034,8 @@ int main(int argc, char **argv)
 		free(buf);
 		return 0;
 	}
+	if (argc == 5 && !strcmp(argv[1], "cpu-hold"))
+		return cpu_hold(atoi(argv[2]), argv[3], argv[4]);
 	if (!strcmp(argv[1], "splice"))
 		return do_splice(argv[2], strtoul(argv[3], NULL, 0));
 	if (!strcmp(argv[1], "hold-tasks"))
