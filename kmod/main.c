@@ -15,6 +15,18 @@
 #include "arch_hooks.h"
 
 /*
+ * Test-only checks of what the hot path promises, off in any real use
+ * (patched-out branches): the hook counts the calls that got past its
+ * RCU check with RCU not watching all the same (stats
+ * "selfcheck_unwatched", 56-rcu-watching), and with inject=8 the return
+ * path can hold a task (57-preempted-return).
+ */
+DEFINE_STATIC_KEY_FALSE(ng_selfcheck);
+static bool ng_selfcheck_on;
+module_param_named(selfcheck, ng_selfcheck_on, bool, 0400);
+MODULE_PARM_DESC(selfcheck, "test only: check the hot path's promises (see inject=8)");
+
+/*
  * Choose how the counter is read first: nothing may read it before (on
  * 32-bit arm the default read is an undefined instruction on some CPUs).
  * Create the control directory, then register the ftrace tracer, last:
@@ -24,6 +36,8 @@ static int __init nanograph_init(void)
 {
 	int ret;
 
+	if (ng_selfcheck_on)
+		static_branch_enable(&ng_selfcheck);
 	ret = ng_arch_counter_init();
 	if (ret)
 		return ret;
@@ -85,7 +99,7 @@ static void __exit nanograph_exit(void)
  */
 unsigned int ng_inject_mask;
 module_param_named(inject, ng_inject_mask, uint, 0600);
-MODULE_PARM_DESC(inject, "test only: fail on purpose (1: stacks, 2: ftrace registration, 4: load)");
+MODULE_PARM_DESC(inject, "test only: fail on purpose (1: stacks, 2: ftrace registration, 4: load; 8 with selfcheck: hold a return)");
 
 module_init(nanograph_init);
 module_exit(nanograph_exit);

@@ -102,6 +102,7 @@ static __always_inline struct ng_stack *ng_stack_of(struct task_struct *task)
 
 unsigned long ng_live_frames(unsigned int *tasks, unsigned int *owners);
 unsigned long ng_abandoned_frames(void);
+unsigned long ng_drain_stops(void);
 size_t ng_retstack_bytes(void);
 unsigned int ng_stack_pool(void);
 unsigned long ng_stack_pool_misses(void);
@@ -138,7 +139,9 @@ void ng_retstack_exit(void);
 #define NG_INJECT_STACKS	1	/* giving the stacks at a start: ENOMEM */
 #define NG_INJECT_REGISTER	2	/* registering ng_ops: ENOMEM */
 #define NG_INJECT_LOAD		4	/* the load, once everything is up */
+#define NG_INJECT_HOLD_RETURN	8	/* with selfcheck: see ng_test_hold() */
 extern unsigned int ng_inject_mask;
+DECLARE_STATIC_KEY_FALSE(ng_selfcheck);
 
 static inline bool ng_inject(unsigned int what)
 {
@@ -171,6 +174,8 @@ struct ng_cpu_stats {
 	local64_t exits;	/* function exits, outside the recursion lock */
 	local64_t dropped;	/* events lost because the buffer was full */
 	local64_t nested;	/* entries not hooked: inside a tracer callback */
+	local64_t unwatched;	/* entries not hooked: RCU not watching */
+	local64_t selfcheck;	/* ng_selfcheck: hooks past the check unwatched */
 	local64_t overwritten;	/* raw records overwritten in flight mode */
 	local64_t frozen_dropped;	/* raw records left out, flight frozen */
 };

@@ -611,6 +611,21 @@ static bool ng_task_stack_alive(struct task_struct *tsk)
 }
 
 /*
+ * Was @tsk preempted, rather than switched out by itself?  The
+ * scheduler's own view, not the task's state: a preempted task stays on
+ * its run queue (__schedule() dequeues only a task that blocks), and a
+ * task preempted between set_current_state() and schedule() has a
+ * sleeping state while it is still runnable, maybe in the middle of a
+ * return.  Stable here: every CPU is in stop_machine(), so no run-queue
+ * lock is held and no wakeup runs.  An idle task is never preempted (it
+ * switches out in schedule_idle(), preemption off).
+ */
+static bool ng_task_preempted(struct task_struct *tsk)
+{
+	return tsk->pid && READ_ONCE(tsk->on_rq);
+}
+
+/*
  * Put the real return addresses of @tsk's live frames back where the
  * trampoline's address is, and mark the frames abandoned.  Runs under
  * stop_machine(): @tsk is not running.  Frames sharing a key share the
@@ -648,11 +663,8 @@ static bool ng_stack_unhook(struct task_struct *tsk, struct ng_stack *s,
 		n++;
 	}
 	if (!ng_arch_find_slots(tsk, g, n)) {
-		/*
-		 * Preempted (an idle task never is: it switches out in
-		 * schedule_idle() with preemption off): try again later.
-		 */
-		if (task_is_running(tsk) && tsk->pid)
+		/* Maybe in the middle of a return: try again later. */
+		if (ng_task_preempted(tsk))
 			return false;
 		goto drop;
 	}
@@ -661,6 +673,14 @@ static bool ng_stack_unhook(struct task_struct *tsk, struct ng_stack *s,
 drop:
 	*recorded += ng_stack_abandon_all(s);
 	return true;
+}
+
+/* The machine stopped to abandon frames, since load (stats drain_stops). */
+static atomic_long_t ng_drain_stop_count;
+
+unsigned long ng_drain_stops(void)
+{
+	return atomic_long_read(&ng_drain_stop_count);
 }
 
 struct ng_abandon {
@@ -705,6 +725,7 @@ unsigned long ng_stacks_abandon(void)
 {
 	struct ng_abandon a = {};
 
+	atomic_long_inc(&ng_drain_stop_count);
 	stop_machine(ng_abandon_stopped, &a, NULL);
 	atomic_long_add(a.recorded, &ng_abandoned);
 	return a.left;

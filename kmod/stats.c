@@ -28,7 +28,8 @@ struct ng_stats_line {
 void ng_stats_render(struct seq_buf *s)
 {
 	struct ng_stats_line sum = {};
-	u64 nested = 0, overwritten = ng_raw_flight_cut(), frozen_dropped = 0;
+	u64 overwritten = ng_raw_flight_cut(), frozen_dropped = 0;
+	u64 nested = 0, unwatched = 0, selfcheck = 0;
 	unsigned long frames;
 	unsigned int tasks, owners;
 	int cpu;
@@ -49,6 +50,8 @@ void ng_stats_render(struct seq_buf *s)
 		}
 
 		nested += local64_read(&st->nested);
+		unwatched += local64_read(&st->unwatched);
+		selfcheck += local64_read(&st->selfcheck);
 		overwritten += local64_read(&st->overwritten);
 		frozen_dropped += local64_read(&st->frozen_dropped);
 		if (!cpu_online(cpu) && !(c.entries | c.exits | c.dropped | c.skipped))
@@ -68,6 +71,14 @@ void ng_stats_render(struct seq_buf *s)
 	 */
 	seq_buf_printf(s, "nested %llu\n", nested);
 	/*
+	 * Calls not hooked because RCU was not watching (idle code after
+	 * ct_idle_enter(): see ng_hook()); with the test-only selfcheck
+	 * parameter, hooks made all the same, which must stay 0.
+	 */
+	seq_buf_printf(s, "unwatched %llu\n", unwatched);
+	if (static_branch_unlikely(&ng_selfcheck))
+		seq_buf_printf(s, "selfcheck_unwatched %llu\n", selfcheck);
+	/*
 	 * Raw records the flight recorder let go by design: overwritten by
 	 * newer ones (or cut off the start of a window), and left out while
 	 * a window was frozen.  Not loss: see dropped.
@@ -80,6 +91,8 @@ void ng_stats_render(struct seq_buf *s)
 	seq_buf_printf(s, "live_tasks %u\n", tasks);
 	seq_buf_printf(s, "live_frames %lu\n", frames);
 	seq_buf_printf(s, "abandoned_frames %lu\n", ng_abandoned_frames());
+	/* Every CPU stopped to abandon frames: once a drain, more with backoff. */
+	seq_buf_printf(s, "drain_stops %lu\n", ng_drain_stops());
 	seq_buf_printf(s, "retstack_bytes %zu\n", ng_retstack_bytes());
 	/*
 	 * Tasks that ran traced without a stack (retstack.c): none could be

@@ -98,6 +98,16 @@ static bool ng_graph_listed, ng_notrace_listed;
  * them) the hook reads none of them.
  */
 static DEFINE_STATIC_KEY_FALSE(ng_narrowed);
+/*
+ * Recording is on: from the end of the start's registration to the
+ * first thing tracing_on=0 does.  The registration and the unregistration
+ * of every function go in slices (ops_steps.c), each a pass of ftrace's
+ * matcher over every function; hooked and recorded, the writer's own
+ * passes made a stop under stress-ng take 40-78 s instead of seconds.
+ * What a start records before it returns, or a stop after it is
+ * written, would be a partial set of functions anyway.
+ */
+static DEFINE_STATIC_KEY_FALSE(ng_recording);
 /* ng_graph_ops, ng_notrace_ops registered */
 static bool ng_graph_registered, ng_notrace_registered;
 
@@ -106,10 +116,17 @@ static bool ng_graph_registered, ng_notrace_registered;
  * get NG_DRAIN_GRACE_MS to return by themselves before they are
  * abandoned.  ng_generation counts tracing_on=1s, so that a drain that
  * waited with the lock dropped knows whether recording restarted.
+ * Abandoning stops every CPU (stop_machine()); while a task preempted in
+ * the middle of a return keeps a step from finishing, the next one waits
+ * twice as long, up to NG_DRAIN_BACKOFF_MS: a task that never runs again
+ * (a CPU taken by a real-time task) costs the machine one stop a second,
+ * not a hundred.  ng_drain_ms: the wait before the next step.
  */
 #define NG_DRAIN_POLL_MS	10
 #define NG_DRAIN_GRACE_MS	100
+#define NG_DRAIN_BACKOFF_MS	1000
 static unsigned long ng_drain_since;
+static unsigned int ng_drain_ms = NG_DRAIN_POLL_MS;
 static unsigned int ng_generation;
 static void ng_drain_work(struct work_struct *work);
 static void ng_tracer_stop(void);
@@ -190,11 +207,20 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 
 	/*
 	 * Before anything that needs RCU (the pid map, the stack table, the
-	 * events): see ng_arch_hook_ok().  Counted with the calls a tracer
-	 * callback makes: neither can be recorded.
+	 * events): traceable code runs in idle after ct_idle_enter(), where
+	 * RCU is not watching, on 32-bit arm always (not
+	 * ARCH_WANTS_NO_INSTR) and on x86_64 and arm64 up to 6.2
+	 * (arch_cpu_idle(), default_idle(): __cpuidle became noinstr in
+	 * 6.3).  A grace period does not wait for such a reader: the pid map
+	 * could be freed under it, and a tracepoint fired there is unsafe.
+	 * Refused and counted, as ftrace does for an ops that asks
+	 * (FTRACE_OPS_FL_RCU), on every kernel: one call of a few
+	 * instructions, cheaper than knowing which kernels need it.
 	 */
-	if (unlikely(!ng_arch_hook_ok())) {
-		ng_stat_inc(nested);
+	if (!static_branch_likely(&ng_recording))
+		return;
+	if (unlikely(!rcu_is_watching())) {
+		ng_stat_inc(unwatched);
 		return;
 	}
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
@@ -208,6 +234,9 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 		ng_ctx_inc(bit, skipped);
 		goto out;
 	}
+	/* Test only: the reads of RCU data start here. */
+	if (static_branch_unlikely(&ng_selfcheck) && !rcu_is_watching())
+		ng_stat_inc(selfcheck);
 	if (static_branch_unlikely(&ng_narrowed) && !ng_pid_wanted())
 		goto out;
 
@@ -353,6 +382,42 @@ static noinline void ng_pop_unreturned(struct ng_stack *t, unsigned int depth,
 }
 
 /*
+ * Test only (selfcheck=1 and inject=8; 57-preempted-return): hold a task
+ * named "ng-preempted" that returns through the trampoline with a
+ * sleeping state already set (from prepare_to_wait()) at the start of
+ * this window, until the bit is cleared.  While recording is on or ng_ops
+ * still registered it sleeps a millisecond at a time (its state put back
+ * each time), so that the unregistration's RCU Tasks grace period ends;
+ * once ng_ops is off it spins, preempted but runnable: what the drain
+ * must not take for asleep.  One task at a time.
+ */
+static noinline void notrace ng_test_hold(void)
+{
+	static atomic_t holding = ATOMIC_INIT(0);
+	unsigned int state = READ_ONCE(current->__state);
+	bool spinning = false;
+
+	if (!ng_inject(NG_INJECT_HOLD_RETURN) || task_is_running(current) ||
+	    !preemptible() || strcmp(current->comm, "ng-preempted") ||
+	    atomic_cmpxchg(&holding, 0, 1))
+		return;
+	pr_info("test: holding %d in a return, state %#x\n", current->pid, state);
+	while (ng_inject(NG_INJECT_HOLD_RETURN)) {
+		if (static_key_enabled(&ng_recording) || READ_ONCE(ng_registered)) {
+			usleep_range(1000, 2000);
+			set_current_state(state);
+			continue;
+		}
+		if (!spinning)
+			pr_info("test: %d preempted in a return\n", current->pid);
+		spinning = true;
+		cond_resched();		/* preempted: it stays on its run queue */
+		cpu_relax();
+	}
+	atomic_set(&holding, 0);
+}
+
+/*
  * The C side of the return trampoline: @sp is the stack pointer the
  * trampoline was entered with, from which the arch code derives the key
  * of the frame that returned, and @retval the function's return value
@@ -376,6 +441,9 @@ unsigned long notrace ng_return_handler(unsigned long sp, unsigned long retval)
 	struct ng_stack *t;
 	int depth, bit;
 	u64 now = 0;
+
+	if (static_branch_unlikely(&ng_selfcheck))
+		ng_test_hold();
 
 	/* Under the lock, as in ng_hook(); without it no event is sent. */
 	bit = ftrace_test_recursion_trylock(_THIS_IP_, 0);
@@ -532,6 +600,7 @@ static int ng_tracer_start(void)
 	if (ret)
 		goto err;
 	ng_registered = true;
+	static_branch_enable(&ng_recording);
 	ret = ng_ops_set(&ng_graph_ops, &ng_graph_registered, ng_graph_listed);
 	if (!ret)
 		ret = ng_ops_set(&ng_notrace_ops, &ng_notrace_registered, ng_notrace_listed);
@@ -591,6 +660,7 @@ static void ng_tracer_stopped(void)
 	ng_stacks_report_open();
 	ng_clock_emit();
 	ng_drain_since = jiffies;
+	WRITE_ONCE(ng_drain_ms, NG_DRAIN_POLL_MS);
 	mod_delayed_work(ng_system_wq, &ng_drain, 0);
 }
 
@@ -603,12 +673,15 @@ static void ng_tracer_stopped(void)
 static void ng_tracer_stop(void)
 {
 	lockdep_assert_held(&ng_control_lock);
+	if (static_key_enabled(&ng_recording))
+		static_branch_disable(&ng_recording);
 	ng_ops_set(&ng_notrace_ops, &ng_notrace_registered, false);
 	ng_ops_set(&ng_graph_ops, &ng_graph_registered, false);
 	if (!ng_registered) {
 		ng_stacks_stop();
 		/* Frames pushed before a registration failed get their grace. */
 		ng_drain_since = jiffies;
+		WRITE_ONCE(ng_drain_ms, NG_DRAIN_POLL_MS);
 		return;
 	}
 	ng_ops_unregister_steps(&ng_ops, ng_list_empty(NG_FTRACE_FILTER));
@@ -622,7 +695,7 @@ static void ng_tracer_stop(void)
  * still hooked (a task asleep in a pipe read, a kthread that never leaves
  * its loop, the idle task of an offline CPU) is abandoned: the real
  * return addresses are put back (retstack.c).  Only a task preempted in
- * the middle of a return is left for a later step.
+ * the middle of a return is left for a later step, after a longer wait.
  */
 static bool ng_drain_frames(bool patient)
 {
@@ -632,7 +705,11 @@ static bool ng_drain_frames(bool patient)
 	if (patient && time_before(jiffies, ng_drain_since +
 				   msecs_to_jiffies(NG_DRAIN_GRACE_MS)))
 		return false;
-	return !ng_stacks_abandon() && !ng_live_frames(NULL, NULL);
+	if (ng_stacks_abandon()) {
+		WRITE_ONCE(ng_drain_ms, min(ng_drain_ms * 2, NG_DRAIN_BACKOFF_MS));
+		return false;
+	}
+	return !ng_live_frames(NULL, NULL);
 }
 
 /*
@@ -693,7 +770,7 @@ static void ng_drain_work(struct work_struct *work)
 	module_put(THIS_MODULE);
 	return;
 again:
-	schedule_delayed_work(&ng_drain, msecs_to_jiffies(NG_DRAIN_POLL_MS));
+	queue_delayed_work(ng_system_wq, &ng_drain, msecs_to_jiffies(READ_ONCE(ng_drain_ms)));
 }
 
 /*
@@ -864,9 +941,9 @@ void ng_tracer_exit(void)
 		mutex_unlock(&ng_control_lock);
 		if (done)
 			break;
-		if (waited++ % 1000 == 0)
+		if (waited++ % 100 == 0)
 			pr_warn("unload waits for tasks returning through the trampoline\n");
-		msleep(NG_DRAIN_POLL_MS);
+		msleep(ng_drain_ms);
 	}
 	ng_drain_grace();
 	mutex_lock(&ng_control_lock);

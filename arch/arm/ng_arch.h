@@ -113,17 +113,6 @@ static inline bool ng_arch_patch_in_steps(void)
 }
 
 /*
- * Can the hook run here at all?  arm kernels are not ARCH_WANTS_NO_INSTR:
- * traceable code runs in idle while RCU is not watching, where the pid
- * map may be freed under the reader and events cannot be sent.  Checked
- * before anything else the hook does.
- */
-static __always_inline bool ng_arch_hook_ok(void)
-{
-	return rcu_is_watching();
-}
-
-/*
  * Where the return address of the call being entered is, and the key its
  * return will present: from the function's remembered answer, or from
  * the unwinder (hook.c) on its first call and under site_check.

@@ -61,15 +61,6 @@ static inline bool ng_arch_patch_in_steps(void)
 	return false;
 }
 
-/*
- * Can the hook run here at all?  Code ftrace patches always runs with
- * RCU watching on this architecture (idle and entry code are noinstr).
- */
-static __always_inline bool ng_arch_hook_ok(void)
-{
-	return true;
-}
-
 /* Some CPU has a counter erratum: read through its workaround. */
 DECLARE_STATIC_KEY_FALSE(ng_counter_erratum);
 

@@ -63,15 +63,6 @@ static inline bool ng_arch_patch_in_steps(void)
 }
 
 /*
- * Can the hook run here at all?  Code ftrace patches always runs with
- * RCU watching on this architecture (idle and entry code are noinstr).
- */
-static __always_inline bool ng_arch_hook_ok(void)
-{
-	return true;
-}
-
-/*
  * The TSC, unless the kernel found it unstable (its clocksource watchdog
  * saw it drift, or calibration failed: seen on emulated machines under
  * load, where tsc_khz came out at a third of the real rate): then the
