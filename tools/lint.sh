@@ -63,4 +63,8 @@ refuses "lacks CONFIG_TRACING" CONFIG_TRACING=
 armkdir=$(tools/vmtest.sh -a arm -k 6.1 headers) || { echo "not ok - lint: no arm headers"; exit 1; }
 refuses -k "$armkdir" ARCH=arm CROSS_COMPILE=arm-linux-gnueabihf- \
 	"is built with CONFIG_THUMB2_KERNEL" CONFIG_THUMB2_KERNEL=y
+# arm64 with a shadow call stack: returns go through the shadow copy.
+arm64kdir=$(tools/vmtest.sh -a arm64 -k 6.1 headers) || { echo "not ok - lint: no arm64 headers"; exit 1; }
+refuses -k "$arm64kdir" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
+	"is built with CONFIG_SHADOW_CALL_STACK" CONFIG_SHADOW_CALL_STACK=y
 exit $rc
