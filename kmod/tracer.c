@@ -389,7 +389,9 @@ static noinline void ng_pop_unreturned(struct ng_stack *t, unsigned int depth,
  * still registered it sleeps a millisecond at a time (its state put back
  * each time), so that the unregistration's RCU Tasks grace period ends;
  * once ng_ops is off it spins, preempted but runnable: what the drain
- * must not take for asleep.  One task at a time.
+ * must not take for asleep (cond_resched() preempts it as an interrupt
+ * would on a kernel that preempts fully; arm64 6.1 is voluntary only).
+ * One task at a time; the reader holds no spinlock there.
  */
 static noinline void notrace ng_test_hold(void)
 {
@@ -398,7 +400,7 @@ static noinline void notrace ng_test_hold(void)
 	bool spinning = false;
 
 	if (!ng_inject(NG_INJECT_HOLD_RETURN) || task_is_running(current) ||
-	    !preemptible() || strcmp(current->comm, "ng-preempted") ||
+	    !in_task() || irqs_disabled() || strcmp(current->comm, "ng-preempted") ||
 	    atomic_cmpxchg(&holding, 0, 1))
 		return;
 	pr_info("test: holding %d in a return, state %#x\n", current->pid, state);
