@@ -7,7 +7,13 @@
 #   make ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- KDIR=...   cross build
 #   make C=1 W=1              sparse and extra warnings, passed to kbuild
 #   make demo                 boot a stock kernel in QEMU and trace a command
-#   make check                host unit tests, then the VM test matrix
+#   make check                host unit tests, then every stock kernel of the
+#                             VM matrix with the core tests, the long ones
+#                             in rotation (Documentation/testing.md)
+#   make check-full           every test in every cell; builds the patched
+#                             kernels first if missing (about an hour)
+#   make patched-kernels      build the kernels with kernel-patches/ (x86_64,
+#                             arm64) so that make check boots them too
 #   make bench                per-call cost vs function_graph, in QEMU
 #   make soak                 every function, every task, 10 minutes of load
 #                             (SOAK_MINUTES) on x86_64 and arm64; not in check
@@ -25,7 +31,7 @@
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
-.PHONY: all module userspace check unit vmcheck demo bench soak lint clean \
+.PHONY: all module userspace check check-full patched-kernels unit vmcheck demo bench soak lint clean \
 	dkms-version dkms-source dkms-install dkms-uninstall install uninstall
 
 all: module userspace
@@ -40,9 +46,17 @@ module:
 userspace:
 	$(MAKE) -C userspace
 
-# Host unit tests first (fast), then six boots; one summary line at the end.
+# Host unit tests first (fast), then the boots; one summary line at the end.
 check:
 	tools/check.sh
+
+check-full:
+	NANOGRAPH_CHECK=full tools/check.sh
+
+patched-kernels:
+	for a in $$(tools/vmtest.sh list | sed -n 's/^patched lines: patched on \(.*\) (.*/\1/p'); do \
+		tools/kernel-build.sh -a $$a || exit 1; \
+	done
 
 unit:
 	tools/check.sh --unit-only

@@ -3,7 +3,19 @@
 #
 # make check: host unit tests, then the VM matrix, one summary line.
 #
-#   tools/check.sh [--unit-only | --vm-only]
+#   tools/check.sh [--unit-only | --vm-only | --plan]
+#
+# --plan prints which cells boot and what each runs, and boots nothing.
+#
+# NANOGRAPH_CHECK=core (make check, the default) boots every stock cell
+# with the core tests ("# tier: core") and gives each other test to one
+# cell of each architecture, the choice moving with the commit (the
+# rotation, printed; NANOGRAPH_ROTATION=N repeats one), "tier: core+full"
+# tests running at full size there; patched cells run only when their
+# kernel is built (make patched-kernels).  NANOGRAPH_CHECK=full (make
+# check-full): every test in every cell, the "scope: arch" ones in each
+# architecture's first cell and on FULL_LINES, patched kernels built
+# when missing (Documentation/testing.md).
 #
 # NANOGRAPH_MATRIX overrides the boots, e.g. "x86_64:6.1 arm64:6.12";
 # a cell is ARCH[/MACHINE]:LINE[:TESTS], TESTS being comma-separated
@@ -46,14 +58,17 @@ CELL_TIMES=${NANOGRAPH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/nanograph}/cell-se
 # scenarios on 6.12 at full size; NANOGRAPH_FULL_LINES="6.1 6.12" adds
 # its cells here).
 FULL_LINES=${NANOGRAPH_FULL_LINES:-"6.1"}
+CHECK_MODE=${NANOGRAPH_CHECK:-core}
+case "$CHECK_MODE" in core | full) ;; *) echo "NANOGRAPH_CHECK=$CHECK_MODE: core or full" >&2; exit 2 ;; esac
 # Cells hold globs: never expand them against the current directory.
 set -f
-unit=1 vm=1
+unit=1 vm=1 plan=0
 case "${1:-}" in
 --unit-only) vm=0 ;;
 --vm-only) unit=0 ;;
+--plan) unit=0 plan=1 ;;
 "") ;;
-*) echo "usage: $0 [--unit-only|--vm-only]" >&2; exit 2 ;;
+*) echo "usage: $0 [--unit-only|--vm-only|--plan]" >&2; exit 2 ;;
 esac
 
 pass=0 fail=0 skip=0
@@ -71,7 +86,7 @@ tally() {
 	done
 }
 
-"$ROOT/tools/setup-host.sh" || { echo "0 passed, 1 failed"; exit 1; }
+[ "$plan" = 1 ] || "$ROOT/tools/setup-host.sh" || { echo "0 passed, 1 failed"; exit 1; }
 start=$(date +%s)
 
 if [ "$unit" = 1 ]; then
@@ -133,8 +148,16 @@ boot_cell() {
 	# promised on (Documentation/reliability.md).
 	[ "$(first_of_arch "$cell")" != "$cell" ] || scope=""
 	case " $FULL_LINES " in *" ${opts[3]} "*) scope="" ;; esac
+	# make check: the cell's own list (core and its share of the
+	# rotation), each test named, so no scope applies.
+	local full=all
+	if [ -e "$f.tests" ]; then
+		opts+=(-t "$(cat "$f.tests")")
+		full=$(cat "$f.full")
+		scope=""
+	fi
 	t0=$(date +%s)
-	NANOGRAPH_SCOPE=$scope "$ROOT/tools/vmtest.sh" "${opts[@]}" run >"$f.out" 2>&1 || rc=$?
+	NANOGRAPH_FULL=$full NANOGRAPH_SCOPE=$scope "$ROOT/tools/vmtest.sh" "${opts[@]}" run >"$f.out" 2>&1 || rc=$?
 	echo "$cell $(( $(date +%s) - t0 ))" >"$f.secs"
 	# A newer line whose packages the archive lists but does not serve
 	# (trixie's armmp: 404 here) is skipped like one it does not list;
@@ -194,6 +217,13 @@ fi
 cell_skip() {
 	local cell=$1 v sv dir
 	cell_opts "$cell"
+	if [ "${opts[3]}" = patched ] && [ "$CHECK_MODE" = core ]; then
+		dir=$("$ROOT/tools/kernel-build.sh" -a "${opts[1]}" -p 2>/dev/null)
+		[ -e "$dir/.complete" ] || {
+			echo "the patched kernel is not built: make patched-kernels builds it (about an hour on 2 cores), make check-full too"
+			return 0
+		}
+	fi
 	if [ "${opts[3]}" = patched ] && [ "${CI:-}" = true ]; then
 		dir=$("$ROOT/tools/kernel-build.sh" -a "${opts[1]}" -p 2>/dev/null)
 		[ -e "$dir/.complete" ] || {
@@ -267,6 +297,133 @@ stop_cells() {
 	exit 130
 }
 
+# The rotation's number: NANOGRAPH_ROTATION, else the commit's (its
+# first 7 hex digits), else 0.
+rotation_seed() {
+	local h
+	if [ -n "${NANOGRAPH_ROTATION:-}" ]; then
+		echo "$NANOGRAPH_ROTATION"
+		return
+	fi
+	h=$(git -C "$ROOT" rev-parse --short=7 HEAD 2>/dev/null) || h=0
+	echo $((16#${h:-0}))
+}
+
+# A test's tier: core, core+full, or nothing (it rotates).
+tier_of() {
+	sed -n 's/^# tier: *//p' "$1"
+}
+
+# How long each test took in a cell of an architecture: "ARCH TEST
+# SECONDS" lines, this machine's runs first (kept by keep_test_times),
+# then the table in the tree; unknown tests count 20 s.
+TEST_TIMES=${CELL_TIMES%/*}/test-seconds
+test_secs() {
+	local f files=()
+	for f in "$TEST_TIMES" "$ROOT/selftests/vm/test-seconds"; do
+		[ ! -f "$f" ] || files+=("$f")
+	done
+	awk -v a="$1" -v t="$2" '$1 == a && $2 == t { print $3; exit }' "${files[@]}" |
+		grep . || echo 20
+}
+
+# make check's lists: each stock cell that boots gets the core tests;
+# each other test (and each core+full one, at full size) goes to one of
+# its architecture's cells.  The cells are balanced by the tests' last
+# times (longest first, each to the least loaded cell), starting from an
+# order of the cells shifted by the rotation's number, so that the
+# whole assignment moves with the commit and over a few commits every
+# test meets every kernel.  ftracetest (34) only among x86_64's cells,
+# where make check-full runs it too.  Writes each cell's comma-separated
+# globs to its .tests file and its full-size tests' numbers to its .full
+# file; a cell with a list of its own in NANOGRAPH_MATRIX (the Cortex-A9
+# board) keeps it.
+plan_rotation() {
+	local seed t name tier arch c f shift
+	local -a cells
+	seed=$(rotation_seed)
+	echo "# rotation $seed (NANOGRAPH_ROTATION=$seed make check repeats it)"
+	for c in $MATRIX; do
+		f=$(cell_file "$c")
+		[ ! -e "$f.skip" ] || continue
+		cell_opts "$c"
+		[ "${#opts[@]}" -le 4 ] || continue	# a list of its own
+		: >"$f.tests"
+		echo 0 >"$f.full"
+	done
+	: >"$work/rotating"
+	for t in $(set +f; ls "$ROOT"/selftests/vm/tests/*.tc); do
+		name=$(basename "$t" .tc)
+		tier=$(tier_of "$t")
+		for c in $MATRIX; do
+			f=$(cell_file "$c")
+			[ -e "$f.tests" ] || continue
+			case $tier in core*) printf '%s-*,' "${name%%-*}" >>"$f.tests" ;; esac
+		done
+		[ "$tier" = core ] || echo "$name $tier" >>"$work/rotating"
+	done
+	: >"$work/rotation"
+	for arch in x86_64 arm64 arm; do
+		cells=()
+		for c in $MATRIX; do
+			[ -e "$(cell_file "$c").tests" ] && [ "${c%%[:/]*}" = "$arch" ] &&
+				[ "${c#*:}" != patched ] && cells+=("$c")
+		done
+		[ "${#cells[@]}" -gt 0 ] || continue
+		shift=$(( (seed + $(printf '%s' "$arch" | cksum | cut -d' ' -f1)) % ${#cells[@]} ))
+		while read -r name tier; do
+			[ "${name%%-*}" != 34 ] || [ "$arch" = x86_64 ] || continue
+			echo "$name $(test_secs "$arch" "$name")"
+		done <"$work/rotating" |
+		awk -v cells="${cells[*]}" -v shift="$shift" '
+			BEGIN { n = split(cells, c, " ")
+				for (i = 1; i <= n; i++) o[i] = c[1 + (i - 1 + shift) % n] }
+			{ name[NR] = $1; d[NR] = $2 + 0; idx[NR] = NR }
+			END {
+				for (i = 2; i <= NR; i++)	# longest first, stable
+					for (j = i; j > 1 && d[idx[j - 1]] < d[idx[j]]; j--) {
+						x = idx[j]; idx[j] = idx[j - 1]; idx[j - 1] = x
+					}
+				for (i = 1; i <= NR; i++) {
+					b = 1
+					for (k = 2; k <= n; k++) if (load[k] < load[b]) b = k
+					load[b] += d[idx[i]]
+					print o[b], name[idx[i]]
+				}
+			}' >>"$work/rotation"
+	done
+	while read -r c name; do
+		f=$(cell_file "$c")
+		if [ "$(awk -v n="$name" '$1 == n { print $2 }' "$work/rotating")" = core+full ]; then
+			echo "$(cat "$f.full"),${name%%-*}" >"$f.full"
+		else
+			printf '%s-*,' "${name%%-*}" >>"$f.tests"
+		fi
+	done <"$work/rotation"
+	for c in $MATRIX; do
+		f=$(cell_file "$c")
+		[ -e "$f.tests" ] || continue
+		sed -i 's/,$//' "$f.tests"
+		echo "# $c: core, and $(awk -v c="$c" '$1 == c { printf "%s ", $2 }' "$work/rotation" | sort)"
+	done
+}
+
+# Keep how long each test took in this run's cells, by architecture, for
+# the next run's balance (TEST_TIMES).
+keep_test_times() {
+	local cell new=$work/test-seconds
+	for cell in $MATRIX; do
+		awk -v a="${cell%%[:/]*}" '
+			/^# [0-9][0-9]-[^:]*: .*\([0-9.]+s\)$/ {
+				t = $2; sub(/:$/, "", t); s = $NF; gsub(/[()s]/, "", s)
+				printf "%s %s %d\n", a, t, s + 0.5 }' "$(cell_file "$cell").out"
+	done | sort -k1,2 -k3,3nr | sort -u -k1,2 >"$new.run"
+	cp "$new.run" "$new"
+	[ ! -f "$TEST_TIMES" ] || awk 'NR == FNR { seen[$1 " " $2] = 1; next } !(($1 " " $2) in seen)' \
+		"$new.run" "$TEST_TIMES" >>"$new"
+	mv "$new" "$TEST_TIMES"
+}
+
 if [ "$vm" = 1 ]; then
 	work=$(mktemp -d)
 	trap stop_cells INT TERM HUP
@@ -280,6 +437,15 @@ if [ "$vm" = 1 ]; then
 			echo 0 >"$f.rc"
 		fi
 	done
+	[ "$CHECK_MODE" != core ] || plan_rotation
+	if [ "$plan" = 1 ]; then
+		for cell in $MATRIX; do
+			f=$(cell_file "$cell")
+			[ ! -e "$f.skip" ] || cat "$f.out"
+		done
+		rm -rf "$work"
+		exit 0
+	fi
 	# Then run NANOGRAPH_JOBS cells at a time (default 2: the machines
 	# have two cores, and a boot is mostly one busy QEMU thread).  Each
 	# builds, then boots; vmtest.sh builds one cell at a time (a lock),
@@ -297,18 +463,25 @@ if [ "$vm" = 1 ]; then
 	done
 	wait
 	record_times
+	keep_test_times
 	for cell in $MATRIX; do
 		f=$(cell_file "$cell")
 		cell_opts "$cell"
 		echo "# VM ${opts[*]}"
 		rc=$(cat "$f.rc")
+		p0=$pass f0=$fail s0=$skip
 		tally <"$f.out"
 		if [ "$rc" != 0 ] && ! grep -q '^not ok' "$f.out"; then
 			echo "not ok - $cell rig: vmtest.sh exited $rc"
 			grep -v '^\(ok\|#\)' "$f.out" | tail -n 20 | sed 's/^/# /'
 			fail=$((fail + 1))
 		fi
+		printf '%-34s %6s %6s %6s %6s\n' "$cell" $((pass - p0)) $((fail - f0)) \
+			$((skip - s0)) "$(cut -d' ' -f2 "$f.secs" 2>/dev/null || echo -)" >>"$work/table"
 	done
+	# The end table: where the time went.
+	echo "# $(printf '%-34s %6s %6s %6s %6s' cell passed failed skipped secs)"
+	sed 's/^/# /' "$work/table"
 	rm -rf "$work"
 fi
 

@@ -95,6 +95,8 @@ Environment:
                        (watchdog_thresh=3, say, to report shorter stalls)
   NANOGRAPH_SEED       seed of the randomised selftests (28-fuzz), to replay
                        a run; each run prints the seed it used
+  NANOGRAPH_FULL=NN,...   run only these tests at their full size (ng_full;
+                       default all; make check names the rotation's)
   NANOGRAPH_SCOPE=kernel  skip the tests marked "# scope: arch" (make check
                        runs those in one cell per architecture)
   NANOGRAPH_PARAMS     "NAME=VALUE ..." knobs of the selftests (ngvm.NAME=
@@ -968,10 +970,15 @@ initramfs_pack() {
 # on x86_64 6.1 (3.5 more the first time, for the baseline), so by
 # default one cell of the matrix runs it (Documentation/testing.md).
 ftracetest_wanted() {
-	local w
+	local w g gs
 	if [ -n "$TESTS" ]; then
-		# shellcheck disable=SC2254
-		case 34-ftracetest in $TESTS) return 0 ;; esac
+		# A list of globs: one of them names test 34, or no ftracetest.
+		IFS=, read -ra gs <<<"$TESTS"
+		for g in "${gs[@]}"; do
+			# shellcheck disable=SC2254
+			case 34-ftracetest in $g) return 0 ;; esac
+		done
+		return 1
 	fi
 	for w in $FTRACETEST_CELLS; do
 		case "$w" in
@@ -996,6 +1003,9 @@ boot() {
 	[ -z "${NANOGRAPH_PROFILE:-}" ] || append="$append ngvm.profile=$NANOGRAPH_PROFILE"
 	[ -z "${NANOGRAPH_SEED:-}" ] || append="$append ngvm.seed=$NANOGRAPH_SEED"
 	[ -z "${NANOGRAPH_SCOPE:-}" ] || append="$append ngvm.scope=$NANOGRAPH_SCOPE"
+	# Which tests run at their full size (lib.sh ng_full): make check
+	# names the rotation's, NN,NN...; by default every test.
+	append="$append ngvm.full=${NANOGRAPH_FULL:-all}"
 	local p
 	for p in ${NANOGRAPH_PARAMS:-}; do append="$append ngvm.$p"; done
 	[ -z "${NANOGRAPH_SOAK_MINUTES:-}" ] || append="$append ngvm.soak=$NANOGRAPH_SOAK_MINUTES"

@@ -313,6 +313,17 @@ ng_param() {
 	echo "${p_v:-$2}"
 }
 
+# ng_full: does this boot run the current test at its full size?  make
+# check runs a "# tier: core+full" test short in every cell and full in
+# the one cell of each architecture its rotation picks (tools/check.sh):
+# ngvm.full=NN,... (test numbers: the command line is short on arm);
+# "all" (tools/vmtest.sh's default, make check-full) runs every test full.
+ng_full() {
+	f_l=$(ng_param full all)
+	case ",$f_l," in *",all,"* | *",${NG_TEST%%-*},"*) return 0 ;; esac
+	return 1
+}
+
 # ng_count_entries_of FUNC: from now on the top-level buffer takes only
 # nanograph:func_entry events of FUNC (an event filter on the ip field:
 # from FUNC's address to the next symbol's, where its ftrace call site

@@ -12,6 +12,11 @@
 # the kernel (the collector's own logic, a long scenario): make check runs
 # it on bookworm's 6.1 line, the first cell of each architecture, and
 # the others (ngvm.scope=kernel on the command line) skip it, saying so.
+# A "# tier: core" line marks a test that make check runs in every cell;
+# the others (and "# tier: core+full" ones at their full size: ng_full in
+# lib.sh) run in one cell of each architecture, which moves with the
+# commit (tools/check.sh, Documentation/testing.md); the host passes the
+# list to run, so the tier is not read here.
 # NG_TESTS_DIR names another directory of tests next to tests/ (soak/:
 # the long test of "make soak", never part of the normal run).
 
