@@ -5,6 +5,7 @@
  * start and at the end, lost events, counter wrap, the clock, idle tasks,
  * symbols, and all-or-nothing output.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -687,6 +688,65 @@ static void test_cmd_warns_unresolved(void)
 	T_FILE_EQ(t_path("u/9.txt"), "5001:+0x1000\n5002:+0x2000\n5003:POP\n5004:POP\n");
 }
 
+/* How many entries of this test's directory start with @prefix. */
+static int count_prefixed(const char *prefix)
+{
+	DIR *d = opendir(t_tmpdir());
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)))
+		n += !strncmp(e->d_name, prefix, strlen(prefix));
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/*
+ * A trace.dat cut short or with a damaged header (a copy interrupted, a
+ * disk full): convert says so and exits 1, never crashes, and leaves no
+ * temporary directory beside the output.  Before, every cut inside the
+ * headers crashed (rc 139: libtracecmd's failed open) and left a
+ * ".out.XXXXXX" directory behind each time.
+ */
+static void test_cmd_truncated(void)
+{
+	static const long cuts[] = { 0, 8, 100, 1000, 3200, 5000, 20000 };
+	char dat[600], cut[600], out[600], *all, *err;
+	size_t len, i, bad = 0;
+	struct t_result r;
+	FILE *f;
+
+	snprintf(dat, sizeof(dat), "%s", t_path("whole.dat"));
+	snprintf(cut, sizeof(cut), "%s", t_path("cut.dat"));
+	snprintf(out, sizeof(out), "%s", t_path("cutout"));
+	T_EQ_INT(make_tdat(dat, 2000, true), 0);
+	all = t_read_file(dat, &len);
+	T_ASSERT(all && len > 20000);
+	for (i = 0; all && i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		f = fopen(cut, "w");
+		T_ASSERT(f);
+		if (!f)
+			break;
+		fwrite(all, 1, (size_t)cuts[i], f);
+		fclose(f);
+		r = convert_cmd("-o", out, cut, NULL, NULL);
+		err = r.err;
+		if (r.status < 0 || r.status > 1 || (r.status == 1 && (!err || !*err))) {
+			t_diag("cut at %ld bytes: status %d, stderr: %s", cuts[i],
+			       r.status, err ? err : "(none)");
+			bad++;
+		}
+		t_result_free(&r);
+		if (count_prefixed(".cutout.")) {
+			t_diag("cut at %ld bytes: a temporary directory is left", cuts[i]);
+			bad++;
+		}
+	}
+	free(all);
+	T_EQ_INT((int)bad, 0);
+}
+
 static const struct t_case cases[] = {
 	{ "nesting", test_nesting },
 	{ "interleaved_threads_one_cpu", test_interleaved },
@@ -710,6 +770,7 @@ static const struct t_case cases[] = {
 	{ "cmd_threads_over_open_files", test_cmd_threads_over_open_files },
 	{ "unloaded_module_as_hex", test_unloaded_module_as_hex },
 	{ "cmd_warns_unresolved", test_cmd_warns_unresolved },
+	{ "cmd_truncated", test_cmd_truncated },
 };
 
 T_SUITE(convert, cases);

@@ -10,9 +10,12 @@
  * tracing starts, so the file also carries its own time base.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
 #include <trace-cmd.h>
 
 #include "nanograph.h"
@@ -78,9 +81,48 @@ static int feed(void *priv, const struct ng_event *ev)
 	return ng_conv_event(priv, ev);
 }
 
+/*
+ * Would libtracecmd open @path without crashing?  Its failed open frees a
+ * handle half made (tracecmd_open_fd() → tracecmd_close(): a NULL
+ * dereference with libtracecmd 1.3 on a file cut inside its CPU data,
+ * `head -c 3200 trace.dat`; trace-cmd report exits before closing).
+ * So the first open of a file is tried in a child, its complaints
+ * silenced: 0 if it opened, -EBADMSG if it failed or crashed.
+ */
+static int tdat_probe(const char *path)
+{
+	struct tracecmd_input *handle;
+	int status, fd;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0)
+			dup2(fd, STDERR_FILENO);
+		handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+		_exit(handle ? 0 : 1);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EBADMSG;
+}
+
 /* Open @path with libtracecmd: -ENOENT, -EACCES, or -EBADMSG for the rest. */
 static int tdat_open(const char *path, struct tracecmd_input **handlep)
 {
+	int ret;
+
+	*handlep = NULL;
+	if (access(path, R_OK))
+		return errno == ENOENT || errno == EACCES ? -errno : -EBADMSG;
+	ret = tdat_probe(path);
+	if (ret)
+		return ret;
 	errno = 0;
 	*handlep = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
 	if (*handlep)
