@@ -9,6 +9,7 @@
  * "KTAP version 1", the plan "1..N", then "ok N name" / "not ok N name",
  * with "# " diagnostics before each result. Exits 1 if any test failed.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -126,6 +127,30 @@ bool t_exists(const char *path)
 	struct stat st;
 
 	return lstat(path, &st) == 0;
+}
+
+const char *t_temp_of(const char *path)
+{
+	static char buf[1024];
+	const char *slash = strrchr(path, '/');
+	char dir[512], prefix[512];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1,
+		 slash ? path : ".");
+	snprintf(prefix, sizeof(prefix), ".%s.", slash ? slash + 1 : path);
+	d = opendir(dir);
+	while (d && (e = readdir(d))) {
+		if (strncmp(e->d_name, prefix, strlen(prefix)))
+			continue;
+		snprintf(buf, sizeof(buf), "%s/%s", dir, e->d_name);
+		closedir(d);
+		return buf;
+	}
+	if (d)
+		closedir(d);
+	return NULL;
 }
 
 char *t_read_file(const char *path, size_t *lenp)

@@ -97,6 +97,11 @@ const char *t_tmpdir(void);
 /* "<tmpdir>/<name>" in one of a few rotating static buffers. */
 const char *t_path(const char *name);
 bool t_exists(const char *path);
+/*
+ * The temporary file being written for @path (DIR/.NAME.XXXXXX, outfile.c),
+ * in a static buffer, or NULL if there is none.
+ */
+const char *t_temp_of(const char *path);
 /* Whole file, malloc'd and NUL-terminated; NULL if unreadable. */
 char *t_read_file(const char *path, size_t *lenp);
 /* Create or replace @path with @content; 0 or -errno. */

@@ -299,6 +299,37 @@ static const char *const chrome_check =
 	"assert m=={(0,None,'process_name','idle'),(0,4194305,'thread_name','swapper/1'),"
 	"(5,None,'process_name','main'),(5,5,'thread_name','main')},m";
 
+/*
+ * An export written as root into a directory others can write: a symlink
+ * planted at the temporary name the writer used to take
+ * (".trace.json.tmp") pointed the bytes at any file; two exports to one
+ * -o wrote one file between them.  Now each temporary name is made with
+ * O_EXCL: the planted link and its target stay as they were, the output
+ * is whole, and it keeps the mode of the file it replaces.
+ */
+static void test_export_temp_names(void)
+{
+	struct ng_recording rec;
+	struct ng_pp_bad bad;
+	struct stat st;
+
+	T_EQ_INT(t_make_example(true), 0);
+	T_EQ_INT(t_write_file(t_path("victim"), "precious\n"), 0);
+	T_EQ_INT(symlink(t_path("victim"), t_path(".t.json.tmp")), 0);
+	T_EQ_INT(t_write_file(t_path("t.json"), "old"), 0);
+	T_EQ_INT(chmod(t_path("t.json"), 0640), 0);
+	T_EQ_INT(ng_recording_open(&rec, t_path("rec")), 0);
+	T_EQ_INT(ng_export_chrome(&rec, t_path("t.json"), &bad), 0);
+	T_EQ_INT(ng_export_chrome(&rec, t_path("t.json"), &bad), 0);
+	ng_recording_close(&rec);
+	T_FILE_EQ(t_path("victim"), "precious\n");
+	T_ASSERT(t_json_ok(t_path("t.json"), chrome_check));
+	T_EQ_INT(stat(t_path("t.json"), &st), 0);
+	T_EQ_INT((int)(st.st_mode & 0777), 0640);
+	T_EQ_INT(lstat(t_path(".t.json.tmp"), &st), 0);
+	T_ASSERT(S_ISLNK(st.st_mode));
+}
+
 /* The whole JSON, byte for byte, and parsed back by python3. */
 static void test_chrome_json(void)
 {
@@ -310,7 +341,7 @@ static void test_chrome_json(void)
 	T_EQ_INT(ng_export_chrome(&rec, t_path("t.json"), &bad), 0);
 	ng_recording_close(&rec);
 	T_FILE_EQ(t_path("t.json"), chrome_want);
-	T_ASSERT(!t_exists(t_path(".t.json.tmp")));
+	T_ASSERT(!t_temp_of(t_path("t.json")));
 	T_ASSERT(t_json_ok(t_path("t.json"), chrome_check));
 }
 
@@ -441,11 +472,11 @@ static void test_export_bad_input(void)
 	T_EQ_U64(bad.line, 3);
 	T_EQ_STR(bad.why, "1 frame(s) still open at end of file");
 	T_ASSERT(!t_exists(t_path("out.json")));
-	T_ASSERT(!t_exists(t_path(".out.json.tmp")));
+	T_ASSERT(!t_temp_of(t_path("out.json")));
 	T_EQ_INT(ng_export_folded(&rec, t_path("out.folded"), &bad), -EBADMSG);
 	T_EQ_STR(bad.file, "7.txt");
 	T_ASSERT(!t_exists(t_path("out.folded")));
-	T_ASSERT(!t_exists(t_path(".out.folded.tmp")));
+	T_ASSERT(!t_temp_of(t_path("out.folded")));
 	/* an output that cannot be written is not blamed on an input */
 	T_EQ_INT(t_write_file(t_rp("7.txt"), "1:+a\n2:POP\n"), 0);
 	T_EQ_INT(ng_export_chrome(&rec, t_path("no/out.json"), &bad), -ENOENT);
@@ -605,9 +636,9 @@ static void test_cmd_export_errors(void)
 	T_RUN(t_ng("export", "--chrome", dir, NULL), 1, "", want);
 	T_RUN(t_ng("export", "--folded", dir, NULL), 1, "", want);
 	T_ASSERT(!t_exists(t_rp("trace.json")));
-	T_ASSERT(!t_exists(t_rp(".trace.json.tmp")));
+	T_ASSERT(!t_temp_of(t_rp("trace.json")));
 	T_ASSERT(!t_exists(t_rp("stacks.folded")));
-	T_ASSERT(!t_exists(t_rp(".stacks.folded.tmp")));
+	T_ASSERT(!t_temp_of(t_rp("stacks.folded")));
 
 	/* an earlier export stays whole when a later one fails */
 	T_EQ_INT(t_write_file(t_rp("trace.json"), "old"), 0);
@@ -707,7 +738,7 @@ static void test_cmd_output_dash(void)
 	snprintf(out, sizeof(out), "%s", t_path("report.txt"));
 	T_RUN(t_ng("report", "-o", out, dir, NULL), 0, "", "");
 	T_FILE_EQ(out, report_want);
-	T_ASSERT(!t_exists(t_path(".report.txt.tmp")));
+	T_ASSERT(!t_temp_of(t_path("report.txt")));
 	snprintf(out, sizeof(out), "%s", t_path("no/such/dir/r.txt"));
 	snprintf(want, sizeof(want), "nanograph report: cannot write %s: No such file or directory\n", out);
 	T_RUN(t_ng("report", "--output", out, dir, NULL), 1, "", want);
@@ -1006,6 +1037,7 @@ static const struct t_case cases[] = {
 	{ "profile_sort_keys", test_profile_sort_keys },
 	{ "recording_files_and_names", test_recording_files_and_names },
 	{ "chrome_json", test_chrome_json },
+	{ "export_temp_names", test_export_temp_names },
 	{ "chrome_exact_and_escaped", test_chrome_exact_and_escaped },
 	{ "chrome_long_outer_call", test_chrome_long_outer_call },
 	{ "folded_stacks", test_folded_stacks },

@@ -256,7 +256,7 @@ static void test_no_clock(void)
 	OUT(c, 0, 4, 1150, 0, VFS_READ);
 	T_EQ_INT(ng_conv_finish(c, NULL), -ENODATA);
 	T_ASSERT(!t_exists(t_path("4.txt")));
-	T_ASSERT(!t_exists(t_path(".4.txt.tmp")));
+	T_ASSERT(!t_temp_of(t_path("4.txt")));
 	T_ASSERT(!t_exists(t_path("threads.tsv")));
 
 	c = conv();
@@ -385,7 +385,7 @@ static void test_all_or_nothing(void)
 	T_ASSERT(ret == -EFBIG);
 	T_ASSERT(!t_exists(t_path("1.txt")));
 	T_ASSERT(!t_exists(t_path("2.txt")));
-	T_ASSERT(!t_exists(t_path(".2.txt.tmp")));
+	T_ASSERT(!t_temp_of(t_path("2.txt")));
 	T_ASSERT(!t_exists(t_path("threads.tsv")));
 	T_EQ_U64(s.threads, 0);
 }
@@ -444,7 +444,7 @@ static void test_held_events_bounded(void)
 	T_EQ_INT(ev(c, NG_EV_EXIT, 0, 4, 1100 + i, 0, VFS_READ), -ENODATA);
 	T_EQ_INT(ng_conv_finish(c, NULL), -ENODATA);
 	T_ASSERT(!t_exists(t_path("4.txt")));
-	T_ASSERT(!t_exists(t_path(".4.txt.tmp")));
+	T_ASSERT(!t_temp_of(t_path("4.txt")));
 	T_ASSERT(!t_exists(t_path("threads.tsv")));
 }
 
@@ -584,7 +584,7 @@ static void test_threads_over_open_files(void)
 			 24001 + 2 * tid);
 		T_FILE_EQ(t_path(name), want);
 	}
-	T_ASSERT(!t_exists(t_path(".5000.txt.tmp")));
+	T_ASSERT(!t_temp_of(t_path("5000.txt")));
 }
 
 /* The same through the command, on a trace.dat of 5000 threads, ulimit -n 256. */
@@ -622,8 +622,8 @@ static void test_cmd_threads_over_open_files(void)
 		rows += tsv[i] == '\n';
 	free(tsv);
 	T_EQ_INT(rows, 5001);
-	snprintf(name, sizeof(name), "many/.%d.txt.tmp", 1);
-	T_ASSERT(!t_exists(t_path(name)));
+	snprintf(name, sizeof(name), "many/%d.txt", 1);
+	T_ASSERT(!t_temp_of(t_path(name)));
 }
 
 /*

@@ -148,7 +148,7 @@ static void test_convert_writes_info(void)
 		 "}\n",
 		 NANOGRAPH_VERSION, t_nanograph(), out, dat, dat, bytes);
 	T_FILE_EQ(t_path("out/info.json"), want);
-	T_ASSERT(!t_exists(t_path("out/.info.json.tmp")));
+	T_ASSERT(!t_temp_of(t_path("out/info.json")));
 	T_ASSERT(t_json_ok(t_path("out/info.json"),
 			 "assert j['counts']['repaired']==2 and j['filters'] is None"));
 	/* the same counts the files show: 43's call closed at the end */

@@ -314,8 +314,8 @@ static void test_cmd_convert_interrupted(void)
 	/* wait until it writes 42.txt in its new directory, then Ctrl-C */
 	for (i = 0; i < 20000; i++) {
 		if ((has_entry(t_path("w"), ".d.", tmp, sizeof(tmp)) &&
-		     has_entry(tmp, ".42.txt.tmp", tmpfile, sizeof(tmpfile))) ||
-		    has_entry(d, ".42.txt.tmp", tmpfile, sizeof(tmpfile)))
+		     has_entry(tmp, ".42.txt.", tmpfile, sizeof(tmpfile))) ||
+		    has_entry(d, ".42.txt.", tmpfile, sizeof(tmpfile)))
 			break;
 		nanosleep(&ms, NULL);
 	}

@@ -20,10 +20,12 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -908,7 +910,7 @@ static void test_bad_input(void)
 	T_EQ_U64(bad.line, 3);
 	T_EQ_STR(bad.why, "1 frame(s) still open at end of file");
 	T_ASSERT(!t_exists(t_path("out.pf")));
-	T_ASSERT(!t_exists(t_path(".out.pf.tmp")));
+	T_ASSERT(!t_temp_of(t_path("out.pf")));
 	/* an output that cannot be written is not blamed on an input */
 	T_EQ_INT(t_write_file(t_rp("7.txt"), "1:+a\n2:POP\n"), 0);
 	T_EQ_INT(ng_export_perfetto(&rec, t_path("no/out.pf"), &bad, NULL), -ENOENT);
@@ -927,6 +929,30 @@ static void test_bad_input(void)
  * buffer) or while the encoder and the parser still run (many), and no
  * file is left under either name.
  */
+/*
+ * Files of this process and its children can grow to @bytes at most
+ * (RLIMIT_FSIZE; SIGXFSZ ignored: the write fails with EFBIG), or as
+ * before when @bytes is 0: a full disk for the one output being written.
+ * (A symlink to /dev/full planted at the temporary name did this before
+ * those names became unguessable.)
+ */
+static void fsize_limit(rlim_t bytes)
+{
+	static struct rlimit old;
+	static bool saved;
+	struct rlimit lim;
+
+	if (!saved) {
+		getrlimit(RLIMIT_FSIZE, &old);
+		saved = true;
+	}
+	signal(SIGXFSZ, SIG_IGN);
+	lim = old;
+	if (bytes)
+		lim.rlim_cur = bytes;
+	setrlimit(RLIMIT_FSIZE, &lim);
+}
+
 static void test_write_error(void)
 {
 	struct ng_recording rec;
@@ -935,15 +961,14 @@ static void test_write_error(void)
 	char line[64];
 	size_t i;
 
-	if (!t_exists("/dev/full"))
-		t_skip("no /dev/full to fill");
 	T_EQ_INT(t_make_example(true), 0);
 	T_EQ_INT(ng_recording_open(&rec, t_path("rec")), 0);
-	T_EQ_INT(symlink("/dev/full", t_path(".full.pf.tmp")), 0);
-	T_EQ_INT(ng_export_perfetto(&rec, t_path("full.pf"), &bad, NULL), -ENOSPC);
+	fsize_limit(1);
+	T_EQ_INT(ng_export_perfetto(&rec, t_path("full.pf"), &bad, NULL), -EFBIG);
+	fsize_limit(0);
 	T_ASSERT(!bad.file);
 	T_ASSERT(!t_exists(t_path("full.pf")));
-	T_ASSERT(!t_exists(t_path(".full.pf.tmp")));
+	T_ASSERT(!t_temp_of(t_path("full.pf")));
 	ng_recording_close(&rec);
 
 	/* about 10 MB of output: the error stops the export midway */
@@ -954,11 +979,12 @@ static void test_write_error(void)
 	T_EQ_INT(t_write_file(t_rp("6.txt"), big.s), 0);
 	free(big.s);
 	T_EQ_INT(ng_recording_open(&rec, t_path("rec")), 0);
-	T_EQ_INT(symlink("/dev/full", t_path(".full.pf.tmp")), 0);
-	T_EQ_INT(ng_export_perfetto(&rec, t_path("full.pf"), &bad, NULL), -ENOSPC);
+	fsize_limit(1 << 20);
+	T_EQ_INT(ng_export_perfetto(&rec, t_path("full.pf"), &bad, NULL), -EFBIG);
+	fsize_limit(0);
 	T_ASSERT(!bad.file);
 	T_ASSERT(!t_exists(t_path("full.pf")));
-	T_ASSERT(!t_exists(t_path(".full.pf.tmp")));
+	T_ASSERT(!t_temp_of(t_path("full.pf")));
 	ng_recording_close(&rec);
 }
 
@@ -991,7 +1017,9 @@ static void test_cmd_export(void)
 /* Every error of the option, with its message; nothing left behind. */
 static void test_cmd_export_errors(void)
 {
-	char dir[600], out[600], want[2000];
+	char dir[600], out[600], want[2000], line[64];
+	struct str big = { 0 };
+	size_t i;
 
 	T_EQ_INT(t_make_example(true), 0);
 	snprintf(dir, sizeof(dir), "%s", t_path("rec"));
@@ -1019,7 +1047,7 @@ static void test_cmd_export_errors(void)
 		 "nothing written\n", dir, dir);
 	T_RUN(t_ng("export", "--perfetto", dir, NULL), 1, "", want);
 	T_FILE_EQ(t_rp("trace.perfetto-trace"), "old");
-	T_ASSERT(!t_exists(t_rp(".trace.perfetto-trace.tmp")));
+	T_ASSERT(!t_temp_of(t_rp("trace.perfetto-trace")));
 	T_EQ_INT(unlink(t_rp("8.txt")), 0);
 
 	/* an output that cannot be written */
@@ -1028,16 +1056,25 @@ static void test_cmd_export_errors(void)
 		 "nanograph export: cannot write %s: No such file or directory\n", out);
 	T_RUN(t_ng("export", "--perfetto", "-o", out, dir, NULL), 1, "", want);
 
-	/* a full disk: /dev/full stands in for the temporary file */
-	if (t_exists("/dev/full")) {
-		T_EQ_INT(symlink("/dev/full", t_rp(".trace.perfetto-trace.tmp")), 0);
-		snprintf(want, sizeof(want),
-			 "nanograph export: cannot write %s/trace.perfetto-trace: No space left on device\n",
-			 dir);
-		T_RUN(t_ng("export", "--perfetto", dir, NULL), 1, "", want);
-		T_FILE_EQ(t_rp("trace.perfetto-trace"), "old");
-		T_ASSERT(!t_exists(t_rp(".trace.perfetto-trace.tmp")));
+	/*
+	 * A full disk: a file size limit stands in for it, above what the
+	 * messages take, below the export of 20,000 more calls.
+	 */
+	for (i = 0; i < 20000; i++) {
+		snprintf(line, sizeof(line), "%zu:+f\n%zu:POP\n", 2 * i, 2 * i + 1);
+		str_add(&big, line, strlen(line));
 	}
+	T_EQ_INT(t_write_file(t_rp("6.txt"), big.s), 0);
+	free(big.s);
+	snprintf(want, sizeof(want),
+		 "nanograph export: cannot write %s/trace.perfetto-trace: File too large\n",
+		 dir);
+	fsize_limit(64 << 10);
+	T_RUN(t_ng("export", "--perfetto", dir, NULL), 1, "", want);
+	fsize_limit(0);
+	T_EQ_INT(unlink(t_rp("6.txt")), 0);
+	T_FILE_EQ(t_rp("trace.perfetto-trace"), "old");
+	T_ASSERT(!t_temp_of(t_rp("trace.perfetto-trace")));
 }
 
 static const struct t_case cases[] = {

@@ -136,7 +136,7 @@ static void test_replay_example(void)
 	/* the same, whole, in a file; nothing written into the recording */
 	T_RUN(t_ng("replay", "--output", t_path("tree.txt"), dir, NULL), 0, "", "");
 	T_FILE_EQ(t_path("tree.txt"), EXAMPLE_TREE);
-	T_ASSERT(!t_exists(t_path(".tree.txt.tmp")));
+	T_ASSERT(!t_temp_of(t_path("tree.txt")));
 }
 
 /* --abstime: each line's event, a call's start or a closing brace's end. */
@@ -854,7 +854,7 @@ static void test_cmd_replay_errors(void)
 	T_RUN(t_ng("replay", dir, NULL), 1, "", want);
 	T_RUN(t_ng("replay", "-o", t_path("out.txt"), dir, NULL), 1, "", want);
 	T_ASSERT(!t_exists(t_path("out.txt")));
-	T_ASSERT(!t_exists(t_path(".out.txt.tmp")));
+	T_ASSERT(!t_temp_of(t_path("out.txt")));
 	/* a thread the filters leave out is not read */
 	T_RUN(t_ng("replay", "--tid", "0-1", "-o", t_path("out.txt"), dir, NULL), 0, "", "");
 	T_FILE_EQ(t_path("out.txt"), IDLE1_TREE);

@@ -50,10 +50,10 @@ static void test_temp_then_rename(void)
 	T_EQ_INT(ng_threads_open(&w, t_tmpdir()), 0);
 	T_EQ_INT(ng_threads_add(w, 1, 1, "init"), 0);
 	T_ASSERT(!t_exists(t_path("threads.tsv")));
-	T_ASSERT(t_exists(t_path(".threads.tsv.tmp")));
+	T_ASSERT(t_temp_of(t_path("threads.tsv")));
 	T_EQ_INT(ng_threads_close(w), 0);
 	T_ASSERT(t_exists(t_path("threads.tsv")));
-	T_ASSERT(!t_exists(t_path(".threads.tsv.tmp")));
+	T_ASSERT(!t_temp_of(t_path("threads.tsv")));
 }
 
 static void test_abort_and_errors(void)
@@ -64,7 +64,7 @@ static void test_abort_and_errors(void)
 	T_EQ_INT(ng_threads_add(w, 1, 1, "init"), 0);
 	ng_threads_abort(w);
 	T_ASSERT(!t_exists(t_path("threads.tsv")));
-	T_ASSERT(!t_exists(t_path(".threads.tsv.tmp")));
+	T_ASSERT(!t_temp_of(t_path("threads.tsv")));
 	T_EQ_INT(ng_threads_open(&w, t_path("no-such-dir")), -ENOENT);
 }
 

@@ -232,7 +232,7 @@ struct ng_output;
 
 /*
  * Write @path through a stream that goes to a temporary name next to it
- * (".NAME.tmp"), renamed to @path by ng_output_commit(): @path only ever
+ * (".NAME.XXXXXX", made with O_EXCL), renamed to @path by ng_output_commit(): @path only ever
  * holds a whole file, and an earlier one stays as it was on failure.
  */
 int ng_output_open(struct ng_output **op, const char *path);
@@ -284,7 +284,7 @@ struct ng_pp_stats {
 struct ng_pp_writer;
 
 /*
- * Start DIR/<tid>.txt. Lines go to DIR/.<tid>.txt.tmp, which is renamed to
+ * Start DIR/<tid>.txt. Lines go to DIR/.<tid>.txt.XXXXXX, which is renamed to
  * the final name by ng_pp_close(), so the final name only ever holds a
  * whole file.
  */

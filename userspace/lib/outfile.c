@@ -41,13 +41,40 @@ static int outfile_fopen(struct ng_outfile *of, const char *path, int flags,
 	return 0;
 }
 
-/* Create DIR/.NAME.tmp (replacing a stale one) and remember DIR/NAME. */
+/*
+ * The mode a new file gets from open(..., 0666): from the process's
+ * umask, read without changing it (umask(2) cannot, and threads may be
+ * creating files meanwhile); 0644 if /proc does not say.
+ */
+static mode_t outfile_new_mode(void)
+{
+	unsigned int mask = 022;
+	char line[64];
+	FILE *f = fopen("/proc/self/status", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Umask: %o", &mask) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return 0666 & ~mask;
+}
+
+/*
+ * Create DIR/.NAME.XXXXXX and remember DIR/NAME.  A name of its own each
+ * time, made with O_EXCL (mkostemp): a symlink planted at a fixed
+ * temporary name cannot make a root export write through it, and two
+ * writers of one NAME cannot mix their bytes (the last rename wins, each
+ * file whole).  The file gets the mode NAME has, or a new file's.
+ */
 int ng_outfile_open(struct ng_outfile *of, const char *dir, const char *name)
 {
+	struct stat st;
+	mode_t mode;
 	int fd, ret;
 
 	memset(of, 0, sizeof(*of));
-	if (asprintf(&of->tmp, "%s/.%s.tmp", dir, name) < 0) {
+	if (asprintf(&of->tmp, "%s/.%s.XXXXXX", dir, name) < 0) {
 		of->tmp = NULL;
 		return -ENOMEM;
 	}
@@ -56,13 +83,17 @@ int ng_outfile_open(struct ng_outfile *of, const char *dir, const char *name)
 		outfile_free_names(of);
 		return -ENOMEM;
 	}
-	fd = open(of->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = mkostemp(of->tmp, O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
 		outfile_free_names(of);
 		return ret;
 	}
-	of->fp = fdopen(fd, "w");
+	if (!stat(of->final, &st) && S_ISREG(st.st_mode))
+		mode = st.st_mode & 07777;
+	else
+		mode = outfile_new_mode();
+	of->fp = fchmod(fd, mode) ? NULL : fdopen(fd, "w");
 	if (!of->fp) {
 		ret = -errno;
 		close(fd);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1 */
 /*
  * outfile.h - library-internal: an output file written under a temporary
- * name (DIR/.NAME.tmp) and renamed to DIR/NAME once complete, so that a
- * reader who sees the final name sees a whole file.
+ * name (DIR/.NAME.XXXXXX, made with O_EXCL) and renamed to DIR/NAME
+ * once complete, so that a reader who sees the final name sees a whole file.
  */
 #ifndef NG_OUTFILE_H
 #define NG_OUTFILE_H
@@ -12,7 +12,7 @@
 
 struct ng_outfile {
 	FILE *fp;
-	char *tmp;	/* DIR/.NAME.tmp */
+	char *tmp;	/* DIR/.NAME.XXXXXX */
 	char *final;	/* DIR/NAME; NULL for a stream */
 	int err;	/* first write error (-errno), sticky */
 	bool own;	/* a stream we opened (a device, a FIFO): closed at the end */

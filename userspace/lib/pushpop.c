@@ -42,7 +42,7 @@ struct ng_pp_writer {
 	struct ng_pp_stats stats;
 };
 
-/* Open DIR/.<tid>.txt.tmp; it becomes DIR/<tid>.txt at close. */
+/* Open DIR/.<tid>.txt.XXXXXX; it becomes DIR/<tid>.txt at close. */
 int ng_pp_open(struct ng_pp_writer **wp, const char *dir, pid_t tid)
 {
 	char name[32];

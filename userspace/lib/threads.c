@@ -18,7 +18,7 @@ struct ng_threads_writer {
 	struct ng_outfile out;
 };
 
-/* Start DIR/.threads.tsv.tmp with its header. */
+/* Start DIR/.threads.tsv.XXXXXX with its header. */
 int ng_threads_open(struct ng_threads_writer **wp, const char *dir)
 {
 	struct ng_threads_writer *w = calloc(1, sizeof(*w));
