@@ -7,10 +7,13 @@
  * and that a bad input never leaves a file under the output's name.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nanograph.h"
@@ -601,6 +604,53 @@ static void test_cmd_report_errors(void)
 }
 
 /* Both formats at their default paths and with -o, byte for byte. */
+/*
+ * Ctrl-C, SIGTERM or SIGHUP while export writes: it dies of the signal as
+ * before, and its temporary file goes with it (it stayed behind, hidden,
+ * 66 to 570 MB of it, and with names of its own each time, would pile up).
+ */
+static void test_cmd_export_signal(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	const struct timespec ms = { 0, 1000000 };
+	char out[600], line[64];
+	int status, i, k;
+	FILE *f;
+	pid_t pid;
+
+	if (!t_nanograph())
+		t_skip("no --nanograph binary given");
+	T_EQ_INT(t_make_example(true), 0);
+	f = fopen(t_rp("6.txt"), "w");
+	T_ASSERT(f);
+	for (i = 0; f && i < 400000; i++) {
+		snprintf(line, sizeof(line), "%d:+f\n%d:POP\n", 2 * i, 2 * i + 1);
+		fputs(line, f);
+	}
+	if (f)
+		fclose(f);
+	snprintf(out, sizeof(out), "%s", t_path("out.json"));
+	for (k = 0; k < 3; k++) {
+		pid = fork();
+		T_ASSERT(pid >= 0);
+		if (!pid) {
+			execl(t_nanograph(), t_nanograph(), "export", "--chrome", "-o", out,
+			      t_path("rec"), (char *)NULL);
+			_exit(127);
+		}
+		for (i = 0; i < 20000 && !t_temp_of(out); i++)
+			nanosleep(&ms, NULL);
+		T_ASSERT(i < 20000);
+		kill(pid, sigs[k]);
+		T_ASSERT(waitpid(pid, &status, 0) == pid);
+		T_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == sigs[k]);
+		if (t_temp_of(out))
+			t_diag("signal %d: %s left", sigs[k], t_temp_of(out));
+		T_ASSERT(!t_temp_of(out));
+		T_ASSERT(!t_exists(out));
+	}
+}
+
 static void test_cmd_export(void)
 {
 	char dir[600], out[600];
@@ -1047,6 +1097,7 @@ static const struct t_case cases[] = {
 	{ "cmd_report_no_threads_tsv", test_cmd_report_no_threads_tsv },
 	{ "cmd_report_errors", test_cmd_report_errors },
 	{ "cmd_export", test_cmd_export },
+	{ "cmd_export_signal", test_cmd_export_signal },
 	{ "cmd_export_errors", test_cmd_export_errors },
 	{ "deep_every_view", test_deep_every_view },
 	{ "cmd_output_dash", test_cmd_output_dash },

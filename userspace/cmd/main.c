@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -391,6 +392,30 @@ static int finish_stdout(const struct ng_cmd *cmd, int rc)
 	return NG_EXIT_FAIL;
 }
 
+/*
+ * Ctrl-C, SIGTERM, SIGHUP: remove the temporary file being written
+ * (export, replay -o, report -o: ng_output_remove_temporaries()), then
+ * die of the signal as before.  convert and record stop cooperatively
+ * and install handlers of their own.
+ */
+static void on_fatal_signal(int sig)
+{
+	ng_output_remove_temporaries();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void clean_on_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa = { 0 };
+	size_t i;
+
+	sa.sa_handler = on_fatal_signal;
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	const struct ng_cmd *cmd;
@@ -414,5 +439,6 @@ int main(int argc, char **argv)
 	cmd = find_command(arg);
 	if (!cmd)
 		return ng_usage_error(NULL, "unknown command '%s'", arg);
+	clean_on_signals();
 	return finish_stdout(cmd, cmd->run(cmd, argc - 1, argv + 1));
 }

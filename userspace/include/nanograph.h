@@ -241,6 +241,12 @@ FILE *ng_output_fp(const struct ng_output *o);
 int ng_output_commit(struct ng_output *o);
 /* Remove the temporary file; frees @o. */
 void ng_output_abort(struct ng_output *o);
+/*
+ * Remove the temporary files of the outputs being written (the first 16
+ * open at once; a recording's thread files go with its directory).
+ * Async-signal-safe: for a handler of a fatal signal.
+ */
+void ng_output_remove_temporaries(void);
 
 /* ---- a recording's directory (outdir.c) -------------------------------- */
 

@@ -15,8 +15,54 @@
 #include "nanograph.h"
 #include "outfile.h"
 
+/*
+ * The temporary files being written, for a fatal signal's handler
+ * (ng_output_remove_temporaries()): slots taken and given back with
+ * atomics, a name cleared before it is freed.
+ */
+#define NG_LIVE_TMPS 16
+static char *ng_live_tmps[NG_LIVE_TMPS];
+
+static void live_add(char *tmp)
+{
+	char *none;
+	int i;
+
+	for (i = 0; i < NG_LIVE_TMPS; i++) {
+		none = NULL;
+		if (__atomic_compare_exchange_n(&ng_live_tmps[i], &none, tmp, false,
+						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			return;
+	}
+}
+
+static void live_del(char *tmp)
+{
+	char *was;
+	int i;
+
+	for (i = 0; tmp && i < NG_LIVE_TMPS; i++) {
+		was = tmp;
+		__atomic_compare_exchange_n(&ng_live_tmps[i], &was, NULL, false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	}
+}
+
+void ng_output_remove_temporaries(void)
+{
+	char *tmp;
+	int i;
+
+	for (i = 0; i < NG_LIVE_TMPS; i++) {
+		tmp = __atomic_load_n(&ng_live_tmps[i], __ATOMIC_SEQ_CST);
+		if (tmp)
+			unlink(tmp);
+	}
+}
+
 static void outfile_free_names(struct ng_outfile *of)
 {
+	live_del(of->tmp);
 	free(of->tmp);
 	free(of->final);
 	of->tmp = NULL;
@@ -83,6 +129,8 @@ int ng_outfile_open(struct ng_outfile *of, const char *dir, const char *name)
 		outfile_free_names(of);
 		return -ENOMEM;
 	}
+	/* Known before it exists: mkostemp() fills the name in place. */
+	live_add(of->tmp);
 	fd = mkostemp(of->tmp, O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
