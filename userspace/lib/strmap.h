@@ -28,5 +28,7 @@ size_t ng_strmap_count(const struct ng_strmap *m);
 /* Every value, in no particular order: a malloc'd array the caller frees. */
 int ng_strmap_values(const struct ng_strmap *m, void ***valuesp, size_t *nr);
 void ng_strmap_free(struct ng_strmap *m);
+/* The most entries one bucket holds (for tests: the hash's spread). */
+size_t ng_strmap_longest_chain(const struct ng_strmap *m);
 
 #endif /* NG_STRMAP_H */
