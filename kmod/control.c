@@ -333,6 +333,10 @@ static ssize_t tracing_on_store(struct kobject *kobj, struct kobj_attribute *att
 	ret = ng_parse_number(buf, count, ULONG_MAX, ERANGE, &val);
 	if (ret)
 		return ret;
+	/* Stopping stays allowed: a recording from before can end. */
+	ret = val ? ng_locked_down() : 0;
+	if (ret)
+		return ret;
 	if (val)
 		ng_events_sync(true);
 	ret = ng_value_store(kobj, attr, buf, count);

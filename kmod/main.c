@@ -38,6 +38,9 @@ static int __init nanograph_init(void)
 
 	if (ng_selfcheck_on)
 		static_branch_enable(&ng_selfcheck);
+	ret = ng_locked_down();
+	if (ret)
+		return ret;
 	ret = ng_arch_counter_init();
 	if (ret)
 		return ret;

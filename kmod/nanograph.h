@@ -18,6 +18,7 @@
 #include <linux/mutex.h>
 #include <linux/rculist.h>
 #include <linux/rcupdate.h>
+#include <linux/security.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/seq_buf.h>
@@ -142,6 +143,17 @@ void ng_retstack_exit(void);
 #define NG_INJECT_HOLD_RETURN	8	/* with selfcheck: see ng_test_hold() */
 extern unsigned int ng_inject_mask;
 DECLARE_STATIC_KEY_FALSE(ng_selfcheck);
+
+/*
+ * Under lockdown=confidentiality tracefs refuses every open
+ * (LOCKDOWN_TRACEFS): nanograph refuses the same, to start recording and
+ * to read what was recorded (-EPERM).  Stopping and unloading stay
+ * allowed.
+ */
+static inline int ng_locked_down(void)
+{
+	return security_locked_down(LOCKDOWN_TRACEFS);
+}
 
 static inline bool ng_inject(unsigned int what)
 {

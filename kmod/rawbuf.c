@@ -481,6 +481,8 @@ static ssize_t ng_raw_read(struct file *filp, struct kobject *kobj,
 
 	if (count < rs)
 		return -EINVAL;		/* never "empty" while records wait */
+	if (ng_locked_down())
+		return -EPERM;
 	mutex_lock(&ng_raw_lock);
 	if (!c->data) {
 		mutex_unlock(&ng_raw_lock);
