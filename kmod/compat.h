@@ -72,6 +72,17 @@
  * work is queued on the deprecated system_wq.
  * Kbuild sets NG_HAVE_SYSTEM_PERCPU_WQ from the header.
  */
+/*
+ * 6.12: a fair task that blocks may stay on its run queue, dequeue
+ * delayed (DELAY_DEQUEUE, se.sched_delayed) until its CPU next picks it.
+ * Kbuild sets NG_HAVE_SCHED_DELAYED from the header.
+ */
+#ifdef NG_HAVE_SCHED_DELAYED
+#define ng_task_sched_delayed(tsk)	READ_ONCE((tsk)->se.sched_delayed)
+#else
+#define ng_task_sched_delayed(tsk)	false
+#endif
+
 #ifdef NG_HAVE_SYSTEM_PERCPU_WQ
 #define ng_system_wq		system_percpu_wq
 #define ng_system_unbound_wq	system_dfl_wq

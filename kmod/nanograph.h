@@ -372,7 +372,7 @@ int ng_tracer_init(void);
 /* Registering ng_ops, every function in steps (ops_steps.c). */
 int ng_ops_register_steps(struct ftrace_ops *ops, bool every);
 int ng_ops_filter_every(struct ftrace_ops *ops);
-void ng_ops_unregister_steps(struct ftrace_ops *ops, bool every);
+int ng_ops_unregister_steps(struct ftrace_ops *ops, bool every);
 unsigned long ng_patch_max(void);
 
 /*

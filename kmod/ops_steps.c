@@ -60,8 +60,14 @@ static const char *const ng_slices[] = {
 /* In us: an unsigned long is read whole on 32-bit too. */
 static unsigned long ng_patch_max_us;
 
-/* The last slice that matched a function when the filter grew: kept. */
-static unsigned int ng_slice_kept = ARRAY_SIZE(ng_slices) - 1;
+/*
+ * The slice a shrinking filter keeps: "s*", which no other slice
+ * overlaps (the last one, "[!a-z]*", loses its "__" names with the
+ * first two) and which every kernel has.  ng_keep_matched: it matched
+ * functions when the filter last grew; if not, the stop is one step.
+ */
+#define NG_SLICE_KEEP	2
+static bool ng_keep_matched;
 
 /* One ftrace call that patches text ended: keep the longest. */
 static void ng_timed(u64 t0)
@@ -103,8 +109,8 @@ static int ng_slice_set(struct ftrace_ops *ops, unsigned int i, bool reset)
 	t0 = ktime_get_ns();
 	ret = ftrace_set_filter(ops, glob, strlen(glob), reset);
 	ng_timed(t0);
-	if (!ret)
-		ng_slice_kept = i;	/* they are added in order */
+	if (i == NG_SLICE_KEEP)
+		ng_keep_matched = !ret;
 	return ret;
 }
 
@@ -185,9 +191,9 @@ out_reset:
 }
 
 /*
- * Shrink @ops's filter from empty (every function) to one slice, a slice
- * at a time.  On failure the filter holds what it had reached: every
- * function, or "*" less some slices.
+ * Shrink @ops's filter from empty (every function) to the slice kept, a
+ * slice at a time.  On failure the filter holds what it had reached:
+ * every function, or "*" less some slices, never an empty one.
  */
 static int ng_slices_shrink(struct ftrace_ops *ops)
 {
@@ -196,12 +202,14 @@ static int ng_slices_shrink(struct ftrace_ops *ops)
 	int ret;
 	u64 t0;
 
+	if (!ng_keep_matched)
+		return -ENOENT;
 	t0 = ktime_get_ns();
 	ret = ng_inject(NG_INJECT_REGISTER) ? -ENOMEM :
 	      ftrace_set_filter(ops, all, 1, 1);
 	ng_timed(t0);
 	for (i = 0; !ret && i < ARRAY_SIZE(ng_slices); i++) {
-		if (i == ng_slice_kept)
+		if (i == NG_SLICE_KEEP)
 			continue;
 		cond_resched();
 		ret = ng_slice_clear(ops, i);
@@ -218,16 +226,19 @@ static int ng_slices_shrink(struct ftrace_ops *ops)
  * again once it is off.  Should a step fail (ENOMEM), the rest goes in
  * one step, as it would without them.
  */
-void ng_ops_unregister_steps(struct ftrace_ops *ops, bool every)
+int ng_ops_unregister_steps(struct ftrace_ops *ops, bool every)
 {
+	int ret;
+
 	lockdep_assert_held(&ng_control_lock);
-	if (!every || !ng_arch_patch_in_steps()) {
-		unregister_ftrace_function(ops);
-		return;
-	}
+	if (!every || !ng_arch_patch_in_steps())
+		return unregister_ftrace_function(ops);
 	ng_slices_shrink(ops);
-	unregister_ftrace_function(ops);
-	ftrace_set_filter(ops, NULL, 0, 1);
+	ret = unregister_ftrace_function(ops);
+	/* Still registered (ftrace disabled itself?): leave its filter be. */
+	if (!WARN_ON_ONCE(ret))
+		ftrace_set_filter(ops, NULL, 0, 1);
+	return ret;
 }
 
 /*

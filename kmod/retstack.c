@@ -613,16 +613,19 @@ static bool ng_task_stack_alive(struct task_struct *tsk)
 /*
  * Was @tsk preempted, rather than switched out by itself?  The
  * scheduler's own view, not the task's state: a preempted task stays on
- * its run queue (__schedule() dequeues only a task that blocks), and a
- * task preempted between set_current_state() and schedule() has a
+ * its run queue (__schedule() dequeues a task only when it blocks), and
+ * a task preempted between set_current_state() and schedule() has a
  * sleeping state while it is still runnable, maybe in the middle of a
- * return.  Stable here: every CPU is in stop_machine(), so no run-queue
- * lock is held and no wakeup runs.  An idle task is never preempted (it
- * switches out in schedule_idle(), preemption off).
+ * return.  A task that blocked may stay queued too from 6.12, its
+ * dequeue delayed (se.sched_delayed): it blocked, so it is not in a
+ * return.  Stable here: every CPU is in stop_machine(), with interrupts
+ * off, so no run-queue lock is held and no wakeup or migration runs.  An
+ * idle task is never preempted (it switches out in schedule_idle(),
+ * preemption off).
  */
 static bool ng_task_preempted(struct task_struct *tsk)
 {
-	return tsk->pid && READ_ONCE(tsk->on_rq);
+	return tsk->pid && READ_ONCE(tsk->on_rq) && !ng_task_sched_delayed(tsk);
 }
 
 /*

@@ -601,13 +601,14 @@ static int ng_tracer_start(void)
 	ret = ng_ops_register_steps(&ng_ops, ng_list_empty(NG_FTRACE_FILTER));
 	if (ret)
 		goto err;
-	ng_registered = true;
-	static_branch_enable(&ng_recording);
+	WRITE_ONCE(ng_registered, true);
 	ret = ng_ops_set(&ng_graph_ops, &ng_graph_registered, ng_graph_listed);
 	if (!ret)
 		ret = ng_ops_set(&ng_notrace_ops, &ng_notrace_registered, ng_notrace_listed);
 	if (ret)
 		goto err;
+	/* Every ops on, the notrace roots too: calls are recorded from here. */
+	static_branch_enable(&ng_recording);
 	return 0;
 err:
 	pr_err("cannot start recording: %d\n", ret);
@@ -654,10 +655,18 @@ void ng_tracer_put(bool control)
 		ng_tracer_stop();
 }
 
+/* No call is recorded from now on (ng_hook()'s first test). */
+static void ng_recording_off(void)
+{
+	if (static_key_enabled(&ng_recording))
+		static_branch_disable(&ng_recording);
+}
+
 /* ng_ops is off (unregistered by the caller): the drain does the rest. */
 static void ng_tracer_stopped(void)
 {
-	ng_registered = false;
+	ng_recording_off();
+	WRITE_ONCE(ng_registered, false);
 	ng_stacks_stop();
 	ng_stacks_report_open();
 	ng_clock_emit();
@@ -675,8 +684,7 @@ static void ng_tracer_stopped(void)
 static void ng_tracer_stop(void)
 {
 	lockdep_assert_held(&ng_control_lock);
-	if (static_key_enabled(&ng_recording))
-		static_branch_disable(&ng_recording);
+	ng_recording_off();
 	ng_ops_set(&ng_notrace_ops, &ng_notrace_registered, false);
 	ng_ops_set(&ng_graph_ops, &ng_graph_registered, false);
 	if (!ng_registered) {
@@ -708,7 +716,7 @@ static bool ng_drain_frames(bool patient)
 				   msecs_to_jiffies(NG_DRAIN_GRACE_MS)))
 		return false;
 	if (ng_stacks_abandon()) {
-		WRITE_ONCE(ng_drain_ms, min(ng_drain_ms * 2, NG_DRAIN_BACKOFF_MS));
+		WRITE_ONCE(ng_drain_ms, min(READ_ONCE(ng_drain_ms) * 2, NG_DRAIN_BACKOFF_MS));
 		return false;
 	}
 	return !ng_live_frames(NULL, NULL);
@@ -945,7 +953,7 @@ void ng_tracer_exit(void)
 			break;
 		if (waited++ % 100 == 0)
 			pr_warn("unload waits for tasks returning through the trampoline\n");
-		msleep(ng_drain_ms);
+		msleep(READ_ONCE(ng_drain_ms));
 	}
 	ng_drain_grace();
 	mutex_lock(&ng_control_lock);
