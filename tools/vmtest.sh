@@ -1005,7 +1005,7 @@ boot() {
 	[ -z "${NANOGRAPH_SCOPE:-}" ] || append="$append ngvm.scope=$NANOGRAPH_SCOPE"
 	# Which tests run at their full size (lib.sh ng_full): make check
 	# names the rotation's, NN,NN...; by default every test.
-	append="$append ngvm.full=${NANOGRAPH_FULL:-all}"
+	[ -z "${NANOGRAPH_FULL:-}" ] || append="$append ngvm.full=$NANOGRAPH_FULL"
 	local p
 	for p in ${NANOGRAPH_PARAMS:-}; do append="$append ngvm.$p"; done
 	[ -z "${NANOGRAPH_SOAK_MINUTES:-}" ] || append="$append ngvm.soak=$NANOGRAPH_SOAK_MINUTES"
