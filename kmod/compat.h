@@ -67,12 +67,6 @@
 #endif
 
 /*
- * 6.17 (Debian's 6.12 from 6.12.95): system_percpu_wq and system_dfl_wq
- * are system_wq's and system_unbound_wq's new names; 7.2 warns once when
- * work is queued on the deprecated system_wq.
- * Kbuild sets NG_HAVE_SYSTEM_PERCPU_WQ from the header.
- */
-/*
  * 6.12: a fair task that blocks may stay on its run queue, dequeue
  * delayed (DELAY_DEQUEUE, se.sched_delayed) until its CPU next picks it.
  * Kbuild sets NG_HAVE_SCHED_DELAYED from the header.
@@ -83,6 +77,12 @@
 #define ng_task_sched_delayed(tsk)	false
 #endif
 
+/*
+ * 6.17 (Debian's 6.12 from 6.12.95): system_percpu_wq and system_dfl_wq
+ * are system_wq's and system_unbound_wq's new names; 7.2 warns once when
+ * work is queued on the deprecated system_wq.
+ * Kbuild sets NG_HAVE_SYSTEM_PERCPU_WQ from the header.
+ */
 #ifdef NG_HAVE_SYSTEM_PERCPU_WQ
 #define ng_system_wq		system_percpu_wq
 #define ng_system_unbound_wq	system_dfl_wq

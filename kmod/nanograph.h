@@ -18,9 +18,9 @@
 #include <linux/mutex.h>
 #include <linux/rculist.h>
 #include <linux/rcupdate.h>
-#include <linux/security.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/security.h>
 #include <linux/seq_buf.h>
 #include <linux/spinlock.h>
 #include <linux/trace_recursion.h>

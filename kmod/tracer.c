@@ -209,13 +209,14 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	 * Before anything that needs RCU (the pid map, the stack table, the
 	 * events): traceable code runs in idle after ct_idle_enter(), where
 	 * RCU is not watching, on 32-bit arm always (not
-	 * ARCH_WANTS_NO_INSTR) and on x86_64 and arm64 up to 6.2
-	 * (arch_cpu_idle(), default_idle(): __cpuidle became noinstr in
-	 * 6.3).  A grace period does not wait for such a reader: the pid map
-	 * could be freed under it, and a tracepoint fired there is unsafe.
-	 * Refused and counted, as ftrace does for an ops that asks
-	 * (FTRACE_OPS_FL_RCU), on every kernel: one call of a few
-	 * instructions, cheaper than knowing which kernels need it.
+	 * ARCH_WANTS_NO_INSTR) and on Debian's x86_64 6.1 (arch_cpu_idle(),
+	 * default_idle(); the 6.12 and later kernels of the matrix do not
+	 * let ftrace patch them).  A grace period does not wait for such a
+	 * reader: the pid map could be freed under it, and a tracepoint
+	 * fired there is unsafe.  Refused and counted, as ftrace does for an
+	 * ops that asks (FTRACE_OPS_FL_RCU), on every kernel for now: one
+	 * exported call per hooked call, whose cost make bench has yet to
+	 * show.  Recording off comes first: a patched-out branch while on.
 	 */
 	if (!static_branch_likely(&ng_recording))
 		return;
