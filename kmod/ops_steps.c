@@ -95,39 +95,25 @@ unsigned long ng_patch_max(void)
 }
 
 /*
- * Add slice @i to @ops's filter (@reset: replace it).  -EINVAL: the
- * slice matches no function (nothing changed, nothing to patch).
+ * Add slice @i to @ops's filter (@reset: replace it), or with @out take
+ * it out ("!glob").  -EINVAL: the slice matches no function (nothing
+ * changed, nothing to patch).
  */
-static int ng_slice_set(struct ftrace_ops *ops, unsigned int i, bool reset)
+static int ng_slice_filter(struct ftrace_ops *ops, unsigned int i, bool reset,
+			   bool out)
 {
 	/* ftrace's matcher edits the glob in place: give it a copy. */
-	char glob[16];
-	int ret;
-	u64 t0;
-
-	strscpy(glob, ng_slices[i], sizeof(glob));
-	t0 = ktime_get_ns();
-	ret = ftrace_set_filter(ops, glob, strlen(glob), reset);
-	ng_timed(t0);
-	if (i == NG_SLICE_KEEP)
-		ng_keep_matched = !ret;
-	return ret;
-}
-
-/*
- * Take slice @i out of @ops's filter ("!glob").  -EINVAL: the slice
- * matches no function (nothing changed).
- */
-static int ng_slice_clear(struct ftrace_ops *ops, unsigned int i)
-{
 	char glob[17] = "!";
+	char *g = out ? glob : glob + 1;
 	int ret;
 	u64 t0;
 
 	strscpy(glob + 1, ng_slices[i], sizeof(glob) - 1);
 	t0 = ktime_get_ns();
-	ret = ftrace_set_filter(ops, glob, strlen(glob), 0);
+	ret = ftrace_set_filter(ops, g, strlen(g), reset);
 	ng_timed(t0);
+	if (i == NG_SLICE_KEEP && !out)
+		ng_keep_matched = !ret;
 	return ret;
 }
 
@@ -145,7 +131,7 @@ static int ng_slices_grow(struct ftrace_ops *ops, unsigned int first)
 	for (i = first; i < ARRAY_SIZE(ng_slices); i++) {
 		cond_resched();
 		ret = ng_inject(NG_INJECT_REGISTER) ? -ENOMEM :
-		      ng_slice_set(ops, i, false);
+		      ng_slice_filter(ops, i, false, false);
 		if (ret && ret != -EINVAL)
 			return ret;
 	}
@@ -170,7 +156,7 @@ int ng_ops_register_steps(struct ftrace_ops *ops, bool every)
 		return ng_inject(NG_INJECT_REGISTER) ? -ENOMEM : ng_register(ops);
 	/* The first slice that matches anything starts the filter. */
 	for (i = 0; i < ARRAY_SIZE(ng_slices); i++) {
-		ret = ng_slice_set(ops, i, true);
+		ret = ng_slice_filter(ops, i, true, false);
 		if (ret != -EINVAL)
 			break;
 	}
@@ -212,7 +198,7 @@ static int ng_slices_shrink(struct ftrace_ops *ops)
 		if (i == NG_SLICE_KEEP)
 			continue;
 		cond_resched();
-		ret = ng_slice_clear(ops, i);
+		ret = ng_slice_filter(ops, i, false, true);
 		if (ret == -EINVAL)
 			ret = 0;
 	}

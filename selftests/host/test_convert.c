@@ -5,7 +5,6 @@
  * start and at the end, lost events, counter wrap, the clock, idle tasks,
  * symbols, and all-or-nothing output.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -688,20 +687,6 @@ static void test_cmd_warns_unresolved(void)
 	T_FILE_EQ(t_path("u/9.txt"), "5001:+0x1000\n5002:+0x2000\n5003:POP\n5004:POP\n");
 }
 
-/* How many entries of this test's directory start with @prefix. */
-static int count_prefixed(const char *prefix)
-{
-	DIR *d = opendir(t_tmpdir());
-	struct dirent *e;
-	int n = 0;
-
-	while (d && (e = readdir(d)))
-		n += !strncmp(e->d_name, prefix, strlen(prefix));
-	if (d)
-		closedir(d);
-	return n;
-}
-
 /*
  * A trace.dat cut short or with a damaged header (a copy interrupted, a
  * disk full): convert says so and exits 1, never crashes, and leaves no
@@ -738,7 +723,7 @@ static void test_cmd_truncated(void)
 			bad++;
 		}
 		t_result_free(&r);
-		if (count_prefixed(".cutout.")) {
+		if (t_temp_of(out)) {
 			t_diag("cut at %ld bytes: a temporary directory is left", cuts[i]);
 			bad++;
 		}
