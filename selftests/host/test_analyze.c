@@ -746,9 +746,15 @@ static void test_deep_every_view(void)
 	T_RUN(t_ng("export", "--folded", t_path("deep"), NULL), 0, "", "");
 	out = t_read_file(t_path("deep/stacks.folded"), &len);
 	T_ASSERT(out);
-	/* "1;f;f;...;f 1\n" */
-	n = len == 2 * DEEP + 4 && !strncmp(out, "1;f;", 4) &&
-	    !strcmp(out + len - 5, ";f 1\n");
+	/*
+	 * "1;f;...;f;[deeper] 1\n": NG_FOLDED_MAX_DEPTH frames, then one for
+	 * the rest (it wrote all 300,000: "1;f;f;...;f 1\n", 600 KB here,
+	 * and 15 GB for a 2 MB file of 100,000 frames each with its own time).
+	 */
+	n = len == 2 + 2 * NG_FOLDED_MAX_DEPTH + strlen(NG_FOLDED_DEEPER " 1\n") &&
+	    !strncmp(out, "1;f;", 4) &&
+	    !strcmp(out + len - strlen(";f;" NG_FOLDED_DEEPER " 1\n"),
+		    ";f;" NG_FOLDED_DEEPER " 1\n");
 	free(out);
 	T_ASSERT(n);
 
@@ -1078,6 +1084,147 @@ static void test_cmd_report_diff_filter_errors(void)
 	T_RUN(t_ng("report", "--diff", "--comm", "7", old, new, NULL), 1, "", want);
 }
 
+/*
+ * Allocations past @mb MiB fail (ASan's max_allocation_size_mb) in a
+ * child run with these words: how a small machine runs out of memory.
+ */
+static struct t_result ng_small(int mb, const char *a1, const char *a2,
+				const char *a3)
+{
+	char opt[128], *argv[] = { NULL, (char *)a1, (char *)a2, (char *)a3,
+			      NULL };
+	char *env[] = { opt, NULL };
+
+	snprintf(opt, sizeof(opt),
+		 "ASAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=%d",
+		 mb);
+	return t_nanograph_run(argv, env);
+}
+
+/*
+ * Files that are not what they say: a thread file that is /dev/zero
+ * (report and replay grew until the machine ran out of memory), a line
+ * of 16 MiB and one byte, a NUL inside a label (two names read as one),
+ * and "check" out of memory (it said ok, exit 0).
+ */
+static void test_hostile_files(void)
+{
+	char dir[600], want[2000], *big;
+	const size_t len = (16U << 20) + 1;
+	struct t_result r;
+	FILE *f;
+
+	T_EQ_INT(t_make_example(true), 0);
+	snprintf(dir, sizeof(dir), "%s", t_path("rec"));
+	T_EQ_INT(symlink("/dev/zero", t_rp("9.txt")), 0);
+	snprintf(want, sizeof(want),
+		 "nanograph report: %s/9.txt: not a regular file\n", dir);
+	T_RUN(ng_small(64, "report", dir, NULL), 1, "", want);
+	T_RUN(ng_small(64, "replay", dir, NULL), 1, "", NULL);
+	T_RUN(ng_small(64, "export", "--folded", dir), 1, "", NULL);
+	snprintf(want, sizeof(want),
+		 "%s/9.txt: cannot read: not a regular file or a pipe\n", dir);
+	T_RUN(t_ng("check", t_rp("9.txt"), NULL), 1, want, "");
+	r = t_ng("check", "/dev/zero", NULL);
+	T_ASSERT(r.status == 1 && r.out &&
+		 !strcmp(r.out, "/dev/zero: cannot read: not a regular file or a pipe\n"));
+	t_result_free(&r);
+	T_EQ_INT(unlink(t_rp("9.txt")), 0);
+
+	/* one line past the bound: refused at that line, nothing held */
+	big = malloc(len + 8);
+	T_ASSERT(big);
+	if (!big)
+		return;
+	memset(big, 'x', len + 8);
+	memcpy(big, "1:+", 3);
+	f = fopen(t_rp("9.txt"), "w");
+	T_ASSERT(f && fwrite(big, 1, len + 3, f) == len + 3 &&
+		 fputs("\n2:POP\n", f) >= 0 && !fclose(f));
+	snprintf(want, sizeof(want),
+		 "%s/9.txt:1: error (syntax): line longer than 16777216 bytes\n", dir);
+	T_RUN(t_ng("check", t_rp("9.txt"), NULL), 1, want, "");
+	snprintf(want, sizeof(want),
+		 "nanograph report: %s/9.txt:1: not a valid push/pop line: "
+		 "line longer than 16777216 bytes (see 'nanograph check %s/9.txt')\n",
+		 dir, dir);
+	T_RUN(t_ng("report", dir, NULL), 1, "", want);
+
+	/* out of memory on a long line (8 MiB): an error, never "ok" */
+	f = fopen(t_rp("9.txt"), "w");
+	T_ASSERT(f && fwrite(big, 1, 8U << 20, f) == 8U << 20 &&
+		 fputs("\n2:POP\n", f) >= 0 && !fclose(f));
+	free(big);
+	snprintf(want, sizeof(want), "%s/9.txt: cannot read: %s\n", dir,
+		 strerror(ENOMEM));
+	T_RUN(ng_small(4, "check", t_rp("9.txt"), NULL), 1, want, NULL);
+
+	/* a NUL in a label: "a\0b" and "a\0c" are not one function "a" */
+	f = fopen(t_rp("9.txt"), "w");
+	T_ASSERT(f && fwrite("1:+a\0b\n2:POP\n", 1, 13, f) == 13 && !fclose(f));
+	snprintf(want, sizeof(want),
+		 "%s/9.txt:1: error (syntax): NUL byte in label\n", dir);
+	T_RUN(t_ng("check", t_rp("9.txt"), NULL), 1, want, "");
+	snprintf(want, sizeof(want),
+		 "nanograph report: %s/9.txt:1: not a valid push/pop line: "
+		 "NUL byte in label (see 'nanograph check %s/9.txt')\n", dir, dir);
+	T_RUN(t_ng("report", dir, NULL), 1, "", want);
+}
+
+/*
+ * A threads.tsv of a million rows of other threads, ours last: only the
+ * rows of the recording's threads and their processes are kept (it kept
+ * every row: 1.96 GB for 120 MB; with allocations past 8 MiB failing,
+ * the names were lost).
+ */
+static void test_threads_tsv_bounded(void)
+{
+	char dir[600];
+	struct t_result r;
+	FILE *f;
+	int i;
+
+	T_EQ_INT(t_make_example(false), 0);
+	snprintf(dir, sizeof(dir), "%s", t_path("rec"));
+	f = fopen(t_rp("threads.tsv"), "w");
+	T_ASSERT(f);
+	if (!f)
+		return;
+	fputs("tid\tpid\tcomm\n", f);
+	for (i = 100; i < 1000100; i++)
+		fprintf(f, "%d\t%d\tother\n", i, i);
+	fputs("0-1\t0\tswapper/1\n5\t5\tmain\n", f);
+	T_ASSERT(!fclose(f));
+	r = ng_small(8, "report", "--threads", dir);
+	T_ASSERT(r.status == 0 && r.out && strstr(r.out, "# tid 5, pid 5, main: "));
+	t_result_free(&r);
+}
+
+/*
+ * Names go to terminals: a control byte in a function or thread name is
+ * written as \xNN by replay and report (ESC [2J cleared the screen).
+ */
+static void test_names_escaped(void)
+{
+	char dir[600];
+	struct t_result r;
+
+	T_EQ_INT(t_make_rec(dir, sizeof(dir), "esc", "5.txt",
+			    "1:+a\x1b[2Jb\n2:POP\n", "threads.tsv",
+			    "tid\tpid\tcomm\n5\t5\tbel\x07\n", NULL), 0);
+	r = t_ng("replay", dir, NULL);
+	T_ASSERT(r.status == 0 && r.out && !strchr(r.out, '\x1b') &&
+		 !strchr(r.out, '\x07') &&
+		 strstr(r.out, "a\\x1b[2Jb();\n") &&
+		 strstr(r.out, "# tid 5, pid 5, bel\\x07\n"));
+	t_result_free(&r);
+	r = t_ng("report", "--threads", dir, NULL);
+	T_ASSERT(r.status == 0 && r.out && !strchr(r.out, '\x1b') &&
+		 strstr(r.out, "  a\\x1b[2Jb\n") &&
+		 strstr(r.out, "# tid 5, pid 5, bel\\x07: "));
+	t_result_free(&r);
+}
+
 static const struct t_case cases[] = {
 	{ "walk_calls", test_walk_calls },
 	{ "walk_visitor_stops", test_walk_visitor_stops },
@@ -1101,6 +1248,9 @@ static const struct t_case cases[] = {
 	{ "cmd_export_errors", test_cmd_export_errors },
 	{ "deep_every_view", test_deep_every_view },
 	{ "cmd_output_dash", test_cmd_output_dash },
+	{ "hostile_files", test_hostile_files },
+	{ "threads_tsv_bounded", test_threads_tsv_bounded },
+	{ "names_escaped", test_names_escaped },
 	{ "profile_diff", test_profile_diff },
 	{ "cmd_report_diff", test_cmd_report_diff },
 	{ "cmd_report_diff_errors", test_cmd_report_diff_errors },

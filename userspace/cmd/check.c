@@ -4,6 +4,7 @@
  * each file and print one line per file, in the "file:line:" form editors
  * and CI logs already understand.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,7 +19,9 @@ static bool check_one(const char *path)
 	int ret = ng_pp_check_file(path, &c);
 
 	if (ret < 0) {
-		printf("%s: cannot read: %s\n", path, strerror(-ret));
+		/* -EINVAL: ng_pp_check_file() reads files and pipes only */
+		printf("%s: cannot read: %s\n", path, ret == -EINVAL ?
+		       "not a regular file or a pipe" : strerror(-ret));
 		return false;
 	}
 	if (c.error) {

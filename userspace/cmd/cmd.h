@@ -96,10 +96,11 @@ extern char **ng_argv;
 
 /*
  * One line on stderr for a file of @rec that cannot be read or breaks the
- * format (*@bad, @err from the library): report and replay say it alike.
+ * format (*@bad, @err from the library), @tail at its end ("; nothing
+ * written"): report, replay, export and info say it alike.
  */
 void ng_cmd_bad_input(const struct ng_cmd *self, const struct ng_recording *rec,
-		      const struct ng_pp_bad *bad, int err);
+		      const struct ng_pp_bad *bad, int err, const char *tail);
 
 /* ---- the filter options of replay, report and export (cmd/filter.c) ---- */
 

@@ -46,16 +46,12 @@ NG_FILTER_HELP("-t, ")
 "See Documentation/report-export.md.";
 
 /* One line on stderr: which input or output failed, and why. */
-static void export_error(const struct ng_recording *rec, const char *out,
+static void export_error(const struct ng_cmd *self,
+			 const struct ng_recording *rec, const char *out,
 			 const struct ng_pp_bad *bad, int err)
 {
-	if (err == -EBADMSG && bad->file)
-		fprintf(stderr, "nanograph export: %s/%s:%" PRIu64 ": not a valid push/pop line: %s (see 'nanograph check %s/%s'); nothing written\n",
-			rec->dir, bad->file, bad->line, bad->why, rec->dir,
-			bad->file);
-	else if (bad->file)
-		fprintf(stderr, "nanograph export: %s/%s: %s; nothing written\n",
-			rec->dir, bad->file, strerror(-err));
+	if (bad->file)
+		ng_cmd_bad_input(self, rec, bad, err, "; nothing written");
 	else if (err == -ENOMEM)
 		fprintf(stderr, "nanograph export: %s: %s\n", rec->dir,
 			strerror(-err));
@@ -139,7 +135,7 @@ static int export(const struct ng_cmd *self, int argc, char **argv,
 		      fmt == OPT_PERFETTO ? ng_export_perfetto(&rec, out, &bad, NULL) :
 					    ng_export_folded(&rec, out, &bad);
 	if (ret)
-		export_error(&rec, out, &bad, ret);
+		export_error(self, &rec, out, &bad, ret);
 	else
 		ng_cmd_say_clamped(self, &rec, 1);
 	ng_recording_close(&rec);

@@ -190,18 +190,21 @@ void ng_cmd_say_clamped(const struct ng_cmd *self,
 }
 
 void ng_cmd_bad_input(const struct ng_cmd *self, const struct ng_recording *rec,
-		      const struct ng_pp_bad *bad, int err)
+		      const struct ng_pp_bad *bad, int err, const char *tail)
 {
-	if (err == -EBADMSG)
-		fprintf(stderr, "nanograph %s: %s/%s:%" PRIu64 ": not a valid push/pop line: %s (see 'nanograph check %s/%s')\n",
+	if (err == -EBADMSG && bad->file && bad->line)
+		fprintf(stderr, "nanograph %s: %s/%s:%" PRIu64 ": not a valid push/pop line: %s (see 'nanograph check %s/%s')%s\n",
 			self->name, rec->dir, bad->file, bad->line, bad->why,
-			rec->dir, bad->file);
+			rec->dir, bad->file, tail);
+	else if (err == -EBADMSG && bad->file)	/* the file, not a line */
+		fprintf(stderr, "nanograph %s: %s/%s: %s%s\n", self->name,
+			rec->dir, bad->file, bad->why, tail);
 	else if (bad->file)
-		fprintf(stderr, "nanograph %s: %s/%s: %s\n", self->name,
-			rec->dir, bad->file, strerror(-err));
+		fprintf(stderr, "nanograph %s: %s/%s: %s%s\n", self->name,
+			rec->dir, bad->file, strerror(-err), tail);
 	else
-		fprintf(stderr, "nanograph %s: %s: %s\n", self->name, rec->dir,
-			strerror(-err));
+		fprintf(stderr, "nanograph %s: %s: %s%s\n", self->name,
+			rec->dir, strerror(-err), tail);
 }
 
 /* One place makes and frees the filter, so a view has one exit path. */

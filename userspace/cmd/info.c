@@ -185,13 +185,8 @@ static int print_derived(const struct ng_cmd *self, const char *dir,
 	}
 	if (!ret) {
 		ret = ng_recording_totals(&rec, &t, &bad);
-		if (ret == -EBADMSG)
-			fprintf(stderr, "nanograph info: %s/%s:%" PRIu64 ": not a valid push/pop line: %s (see 'nanograph check %s/%s')\n",
-				rec.dir, bad.file, bad.line, bad.why, rec.dir,
-				bad.file);
-		else if (ret)
-			fprintf(stderr, "nanograph info: %s/%s: %s\n", rec.dir,
-				bad.file ? bad.file : "", strerror(-ret));
+		if (ret)
+			ng_cmd_bad_input(self, &rec, &bad, ret, "");
 		ng_recording_close(&rec);
 		if (ret)
 			return NG_EXIT_FAIL;

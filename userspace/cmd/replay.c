@@ -52,7 +52,7 @@ static int replay_to(FILE *fp, void *arg)
 	int ret = ng_replay(v->rec, fp, v->abstime, &bad);
 
 	if (ret && (bad.file || ret == -ENOMEM))
-		ng_cmd_bad_input(v->self, v->rec, &bad, ret);
+		ng_cmd_bad_input(v->self, v->rec, &bad, ret, "");
 	else if (ret)
 		fprintf(stderr, "nanograph %s: cannot write %s: %s\n",
 			v->self->name, v->out, strerror(-ret));
@@ -69,7 +69,7 @@ static int replay_stdout(struct replay_view *v)
 	int ret = ng_recording_check(v->rec, &bad);
 
 	if (ret) {
-		ng_cmd_bad_input(v->self, v->rec, &bad, ret);
+		ng_cmd_bad_input(v->self, v->rec, &bad, ret, "");
 		return NG_EXIT_FAIL;
 	}
 	v->out = "to standard output";

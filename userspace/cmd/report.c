@@ -66,12 +66,15 @@ static int print_table(FILE *fp, struct ng_profile *p, enum ng_sort key,
 		return ret;
 	fprintf(fp, "%12s %12s %10s %12s %12s  %s\n", "Total", "Self",
 		"Calls", "Avg", "Max", "Function");
-	for (i = 0; i < n && i < limit; i++)
-		fprintf(fp, "%12s %12s %10" PRIu64 " %12s %12s  %s\n",
+	for (i = 0; i < n && i < limit; i++) {
+		fprintf(fp, "%12s %12s %10" PRIu64 " %12s %12s  ",
 			ng_fmt_time(a, sizeof(a), s[i].total_ns, raw),
 			ng_fmt_time(b, sizeof(b), s[i].self_ns, raw), s[i].calls,
 			ng_fmt_time(c, sizeof(c), s[i].avg_ns, raw),
-			ng_fmt_time(d, sizeof(d), s[i].max_ns, raw), s[i].label);
+			ng_fmt_time(d, sizeof(d), s[i].max_ns, raw));
+		ng_fputs_escaped(s[i].label, fp);
+		fputc('\n', fp);
+	}
 	return 0;
 }
 
@@ -104,7 +107,7 @@ static int load(const struct ng_cmd *self, const struct ng_recording *rec,
 	for (i = 0; !ret && i < rec->nr_threads; i++)
 		ret = ng_profile_add_thread(profs[nr == 1 ? 0 : i], rec, i, &bad);
 	if (ret)
-		ng_cmd_bad_input(self, rec, &bad, ret);
+		ng_cmd_bad_input(self, rec, &bad, ret, "");
 	return ret;
 }
 
@@ -145,8 +148,9 @@ static int print_report(const struct ng_cmd *self, FILE *fp,
 			if (t->pid >= 0)
 				snprintf(pid, sizeof(pid), "%d", t->pid);
 			ng_profile_totals(profs[i], &c, &f, &l);
-			fprintf(fp, "\n# tid %s, pid %s, %s: ", t->tid, pid,
-				t->comm);
+			fprintf(fp, "\n# tid %s, pid %s, ", t->tid, pid);
+			ng_fputs_escaped(t->comm, fp);
+			fputs(": ", fp);
 			print_counts(fp, c, f, l, raw);
 		}
 		ret = print_table(fp, profs[i], key, limit, raw);
@@ -240,7 +244,9 @@ static void print_diff_table(FILE *fp, const struct ng_func_diff *rows,
 		print_diff_times(fp, r, r->old.total_ns, r->new.total_ns, raw);
 		print_diff_times(fp, r, r->old.self_ns, r->new.self_ns, raw);
 		print_diff_times(fp, r, r->old.avg_ns, r->new.avg_ns, raw);
-		fprintf(fp, "  %s\n", r->label);
+		fputs("  ", fp);
+		ng_fputs_escaped(r->label, fp);
+		fputc('\n', fp);
 	}
 }
 
@@ -267,8 +273,9 @@ static int print_diff(const struct ng_cmd *self, FILE *fp,
 	}
 	for (i = 0; !ret && i < 2; i++) {
 		ng_profile_totals(p[i], &c, &f, &l);
-		fprintf(fp, "# %s %s: %zu thread%s, ", i ? "new" : "old",
-			recs[i].dir, recs[i].nr_threads,
+		fprintf(fp, "# %s ", i ? "new" : "old");
+		ng_fputs_escaped(recs[i].dir, fp);
+		fprintf(fp, ": %zu thread%s, ", recs[i].nr_threads,
 			recs[i].nr_threads == 1 ? "" : "s");
 		print_counts(fp, c, f, l, raw);
 	}

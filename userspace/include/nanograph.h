@@ -41,6 +41,14 @@ int ng_parse_num(const char *s, unsigned int decimals, uint64_t min,
 int ng_parse_line_nums(const char *text, const char *key, uint64_t min,
 		       uint64_t max, uint64_t *vals, int n);
 
+/* ---- names as terminal text (escape.c) -------------------------------- */
+
+/*
+ * Write @s to @fp with each control byte (below 0x20, and 0x7f) as
+ * "\xNN": names come from files and go to terminals.
+ */
+void ng_fputs_escaped(const char *s, FILE *fp);
+
 /* ---- control directory of the module (ctl.c) -------------------------- */
 
 /* Where the module puts its control files, and the variable that moves it. */

@@ -425,8 +425,15 @@ int ng_export_chrome(const struct ng_recording *rec, const char *path,
  * "comm;f1;...;fn <ns>", weighted by fn's self time in that stack summed
  * over the recording, lines in byte order; a stack whose weight is 0
  * (no line would add to any frame's width) is left out. ';' in a comm or
- * label is written as '_' so the frames stay apart.
+ * label is written as '_' so the frames stay apart. A stack keeps at
+ * most NG_FOLDED_MAX_DEPTH calls below its comm, as perf's stacks keep
+ * 127 (kernel.perf_event_max_stack): what ran deeper is weighed as one
+ * frame "[deeper]" after them, so the weights still add up to the time
+ * recorded and the output grows with the distinct stacks, not with the
+ * square of the depth.
  */
+#define NG_FOLDED_MAX_DEPTH	512
+#define NG_FOLDED_DEEPER	"[deeper]"
 int ng_export_folded(const struct ng_recording *rec, const char *path,
 		     struct ng_pp_bad *bad);
 /*

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "nanograph.h"
+#include "lines.h"
 #include "ppline.h"
 #include "strmap.h"
 
@@ -90,21 +91,29 @@ struct tsv_row {
 	char comm[64];
 };
 
-/* Split "tid\tpid\tcomm" (no newline); false for the header or a bad row. */
-static bool parse_row(char *line, struct tsv_row *r)
+/* Split "tid\tpid\tcomm" (@len bytes, no newline); false for the header or a bad row. */
+static bool parse_row(const char *line, size_t len, struct tsv_row *r)
 {
-	char *pid = strchr(line, '\t'), *comm;
+	const char *pid = memchr(line, '\t', len), *comm;
+	char num[16];
 	uint64_t v;
 
 	if (!pid)
 		return false;
-	comm = strchr(pid + 1, '\t');
+	comm = memchr(pid + 1, '\t', line + len - pid - 1);
 	if (!comm || !ng_tid_parse(line, pid - line, &r->idle, &r->id))
 		return false;
-	*comm++ = '\0';
 	/* -1: not known (convert writes it); anything else not a pid: the same */
-	r->pid = ng_parse_num(pid + 1, 0, 0, INT_MAX, &v) ? -1 : (int)v;
-	snprintf(r->comm, sizeof(r->comm), "%s", comm);
+	r->pid = -1;
+	if ((size_t)(comm - pid - 1) < sizeof(num)) {
+		memcpy(num, pid + 1, comm - pid - 1);
+		num[comm - pid - 1] = '\0';
+		if (!ng_parse_num(num, 0, 0, INT_MAX, &v))
+			r->pid = (int)v;
+	}
+	comm++;
+	snprintf(r->comm, sizeof(r->comm), "%.*s",
+		 (int)(line + len - comm), comm);
 	return true;
 }
 
@@ -127,28 +136,37 @@ static const struct tsv_row *find_row(const struct tsv_row *rows, size_t nr,
 	return nr ? bsearch(&key, rows, nr, sizeof(*rows), row_cmp) : NULL;
 }
 
-/*
- * Name each thread from threads.tsv: its pid and comm, and the comm of its
- * process's main thread (the row whose tid is the pid), which may have a
- * row but no file of its own. Names are a convenience: a missing or odd
- * table leaves the tids as names rather than failing the report.
- */
-static void read_threads_tsv(struct ng_recording *rec)
-{
-	struct tsv_row *rows = NULL, *r;
-	size_t nr = 0, cap = 0, lcap = 0;
-	const struct tsv_row *row;
-	struct ng_rec_thread *t;
-	char *path, *line = NULL;
-	FILE *f = NULL;
+/* A threads.tsv line is short: tid, pid and a comm of 16 bytes. */
+#define TSV_LINE_MAX	4096
 
-	if (asprintf(&path, "%s/threads.tsv", rec->dir) >= 0) {
-		f = fopen(path, "re");
-		free(path);
-	}
-	rec->have_threads_tsv = f != NULL;
-	while (f && getline(&line, &lcap, f) > 0) {
-		line[strcspn(line, "\r\n")] = '\0';
+/*
+ * The rows of threads.tsv that @want (sorted, @nr_want of them) names,
+ * sorted, in *@rowsp: memory follows the recording's threads, not the
+ * size of the table, which is only read (a regular file, lines.h).
+ */
+static size_t tsv_rows(const char *dir, const struct tsv_row *want,
+		       size_t nr_want, struct tsv_row **rowsp, bool *opened)
+{
+	struct tsv_row *rows = NULL, *r, row;
+	size_t nr = 0, cap = 0, len;
+	struct ng_lines in;
+	const char *line;
+	char *path;
+	bool partial;
+
+	*rowsp = NULL;
+	if (asprintf(&path, "%s/threads.tsv", dir) < 0)
+		return 0;
+	*opened = !ng_lines_open(&in, path, TSV_LINE_MAX, false);
+	free(path);
+	if (!*opened)
+		return 0;
+	while (ng_lines_next(&in, &line, &len, &partial) > 0) {
+		if (len && line[len - 1] == '\r')
+			len--;
+		if (!parse_row(line, len, &row) ||
+		    !find_row(want, nr_want, row.idle, row.id))
+			continue;
 		if (nr == cap) {
 			cap = cap ? 2 * cap : 64;
 			r = realloc(rows, cap * sizeof(*r));
@@ -156,13 +174,48 @@ static void read_threads_tsv(struct ng_recording *rec)
 				break;
 			rows = r;
 		}
-		nr += parse_row(line, &rows[nr]);
+		rows[nr++] = row;
 	}
-	free(line);
-	if (f)
-		fclose(f);
+	ng_lines_close(&in);
 	if (nr)
 		qsort(rows, nr, sizeof(*rows), row_cmp);
+	*rowsp = rows;
+	return nr;
+}
+
+/*
+ * Name each thread from threads.tsv: its pid and comm, and the comm of its
+ * process's main thread (the row whose tid is the pid), which may have a
+ * row but no file of its own: read twice, for the threads, then for
+ * their processes. Names are a convenience: a missing or odd table
+ * leaves the tids as names rather than failing the report.
+ */
+static void read_threads_tsv(struct ng_recording *rec)
+{
+	struct tsv_row *want, *rows = NULL, *procs = NULL;
+	size_t nr = 0, nr_procs = 0, i, n;
+	const struct tsv_row *row;
+	struct ng_rec_thread *t;
+	bool opened;
+
+	want = calloc(rec->nr_threads ? rec->nr_threads : 1, sizeof(*want));
+	if (want) {
+		/* rec->threads are in row_cmp's order already */
+		for (i = 0; i < rec->nr_threads; i++) {
+			want[i].idle = rec->threads[i].idle;
+			want[i].id = rec->threads[i].id;
+		}
+		nr = tsv_rows(rec->dir, want, rec->nr_threads, &rows,
+			      &rec->have_threads_tsv);
+		for (i = n = 0; i < nr; i++)
+			if (rows[i].pid > 0)
+				want[n++] = (struct tsv_row){ .id = rows[i].pid };
+		if (n) {
+			qsort(want, n, sizeof(*want), row_cmp);
+			nr_procs = tsv_rows(rec->dir, want, n, &procs, &opened);
+		}
+	}
+	free(want);
 	for (t = rec->threads; t < rec->threads + rec->nr_threads; t++) {
 		row = find_row(rows, nr, t->idle, t->id);
 		if (row) {
@@ -172,7 +225,7 @@ static void read_threads_tsv(struct ng_recording *rec)
 		}
 	}
 	for (t = rec->threads; t < rec->threads + rec->nr_threads; t++) {
-		row = t->pid > 0 ? find_row(rows, nr, false, t->pid) : NULL;
+		row = t->pid > 0 ? find_row(procs, nr_procs, false, t->pid) : NULL;
 		if (t->idle)
 			snprintf(t->process, sizeof(t->process), "idle");
 		else if (row && row->comm[0])
@@ -181,6 +234,7 @@ static void read_threads_tsv(struct ng_recording *rec)
 			memcpy(t->process, t->comm, sizeof(t->process));
 	}
 	free(rows);
+	free(procs);
 }
 
 /* A recording is whatever push/pop files DIR holds; names are optional. */
@@ -366,6 +420,9 @@ static int walk_line(struct walk *w, const struct ng_pp_visitor *v,
 		return walk_fail(w, "missing newline at end of file");
 
 	if (!l.pop) {
+		if (w->depth == NG_PP_DEPTH_MAX)
+			return walk_fail(w, "more than %u open frames",
+					 NG_PP_DEPTH_MAX);
 		ret = walk_push(w, ns, l.label, l.label_len);
 		if (!ret && v->enter)
 			ret = v->enter(v->priv, w->labels + w->stack[w->depth - 1].label_at,
@@ -394,74 +451,45 @@ static int walk_line(struct walk *w, const struct ng_pp_visitor *v,
 	return ret;
 }
 
-/* Bytes read at a time; a longer line grows the buffer to hold it. */
-#define WALK_CHUNK	(1U << 20)
-
 /*
- * Stream one file: read() in large chunks and split lines in place, so
- * memory is one chunk (or the longest line) whatever the size of the
- * file, and no line is copied; the stack holds only the open frames.
+ * Stream one file (a regular one: lines.h): memory is one chunk (or the
+ * longest line) whatever the size of the file, no line is copied, and
+ * the stack holds only the open frames, at most NG_PP_DEPTH_MAX.
  */
 int ng_pp_walk(const char *path, const struct ng_pp_visitor *v,
 	       struct ng_pp_bad *bad)
 {
 	struct ng_pp_bad ignored;
 	struct walk w = { .bad = bad ? bad : &ignored };
-	size_t cap = WALK_CHUNK, have = 0;
-	char *buf, *p, *end, *nl;
+	struct ng_lines in;
+	const char *line;
 	uint64_t last = 0;
-	ssize_t n;
-	int fd, ret = 0;
+	bool partial;
+	size_t len;
+	int ret;
 
 	memset(w.bad, 0, sizeof(*w.bad));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	buf = malloc(cap);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	while (!ret) {
-		n = read(fd, buf + have, cap - have);
-		if (n < 0) {
-			if (errno != EINTR)
-				ret = -errno;
-			continue;
-		}
-		if (!n) {
-			/* the last line has no newline: the checker's error */
-			if (have) {
-				w.line++;
-				ret = walk_line(&w, v, buf, have, &last, true);
-			}
+	ret = ng_lines_open(&in, path, NG_PP_LINE_MAX, false);
+	if (ret == -EINVAL || ret == -EISDIR)
+		return walk_fail(&w, "not a regular file");
+	if (ret)
+		return ret;
+	while ((ret = ng_lines_next(&in, &line, &len, &partial)) > 0) {
+		w.line++;
+		ret = walk_line(&w, v, line, len, &last, partial);
+		if (ret)
 			break;
-		}
-		end = buf + have + n;
-		for (p = buf; !ret && (nl = memchr(p, '\n', end - p)); p = nl + 1) {
-			w.line++;
-			ret = walk_line(&w, v, p, nl - p, &last, false);
-		}
-		have = end - p;
-		memmove(buf, p, have);
-		if (have == cap) {
-			p = realloc(buf, 2 * cap);
-			if (!p) {
-				ret = -ENOMEM;
-				break;
-			}
-			buf = p;
-			cap *= 2;
-		}
+	}
+	if (ret == -E2BIG) {
+		w.line++;
+		ret = walk_fail(&w, "line longer than %u bytes", NG_PP_LINE_MAX);
 	}
 	if (!ret && w.depth)
 		ret = walk_fail(&w, "%zu frame(s) still open at end of file",
 				w.depth);
-	free(buf);
+	ng_lines_close(&in);
 	free(w.stack);
 	free(w.labels);
-	close(fd);
 	return ret;
 }
 

@@ -432,7 +432,8 @@ struct folded {
 	struct ng_strmap *nodes;	/* (parent, label) -> struct fnode */
 	struct fnode root;		/* parent of the comms, not written */
 	struct fnode *comm;		/* this thread's comm */
-	struct fnode **open;		/* node of each open frame, by depth */
+	struct fnode **open;		/* node of each open frame, by depth,
+					 * the deeper ones all at the last */
 	size_t open_cap;
 	char *tmp;			/* a label with its ';' replaced */
 	size_t tmp_cap;
@@ -482,7 +483,10 @@ static struct fnode *fold_node(struct folded *f, struct fnode *parent,
 	return n;
 }
 
-/* A call starts: find its stack's node, below its caller's. */
+/*
+ * A call starts: find its stack's node, below its caller's; past
+ * NG_FOLDED_MAX_DEPTH, the one "[deeper]" node below the last frame.
+ */
 static int folded_enter(void *priv, const char *label, uint64_t ns,
 			size_t depth)
 {
@@ -490,6 +494,10 @@ static int folded_enter(void *priv, const char *label, uint64_t ns,
 	struct fnode *n;
 
 	(void)ns;
+	if (depth > NG_FOLDED_MAX_DEPTH)
+		return 0;
+	if (depth == NG_FOLDED_MAX_DEPTH)
+		label = NG_FOLDED_DEEPER;
 	if (depth == f->open_cap) {
 		size_t cap = f->open_cap ? 2 * f->open_cap : 64;
 		struct fnode **o = realloc(f->open, cap * sizeof(*o));
@@ -510,8 +518,11 @@ static int folded_enter(void *priv, const char *label, uint64_t ns,
 static int folded_leave(void *priv, const struct ng_call *call)
 {
 	struct folded *f = priv;
+	size_t depth = call->depth;
 
-	f->open[call->depth]->weight += call->self_ns;
+	if (depth > NG_FOLDED_MAX_DEPTH)
+		depth = NG_FOLDED_MAX_DEPTH;
+	f->open[depth]->weight += call->self_ns;
 	return 0;
 }
 

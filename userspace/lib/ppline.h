@@ -18,6 +18,15 @@
 #include <stdint.h>
 #include <string.h>
 
+/*
+ * What a reader holds is bounded, the same for the checker and the
+ * walker: a line (a label is a function's name, 512 bytes in the
+ * kernel; converted files may carry longer ones) and the open frames
+ * (the kernel's shadow stacks hold 64; "check" takes files far deeper).
+ */
+#define NG_PP_LINE_MAX		(16U << 20)
+#define NG_PP_DEPTH_MAX		(1U << 20)
+
 struct ng_pp_line {
 	uint64_t ns;
 	bool pop;
@@ -60,6 +69,9 @@ static inline const char *ng_pp_parse_line(const char *line, size_t len,
 		return "expected POP or +<label> after ':'";
 	if (len == 1)
 		return "empty label after '+'";
+	/* a C string ends at a NUL: two names would read as one */
+	if (memchr(line + 1, '\0', len - 1))
+		return "NUL byte in label";
 	l->pop = false;
 	l->label = line + 1;
 	l->label_len = len - 1;

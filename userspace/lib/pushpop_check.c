@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "nanograph.h"
+#include "lines.h"
 #include "ppline.h"
 
 /* Remember the first error only; later ones are usually its echoes. */
@@ -57,6 +58,9 @@ static void check_line(struct ng_pp_check *c, const char *line, size_t len)
 
 	if (!l.pop) {
 		c->pushes++;
+		if (c->depth == NG_PP_DEPTH_MAX)
+			check_fail(c, NG_PP_ESYNTAX, "more than %u open frames",
+				   NG_PP_DEPTH_MAX);
 		if (++c->depth > c->max_depth)
 			c->max_depth = c->depth;
 	} else {
@@ -100,31 +104,32 @@ int ng_pp_check_buf(const char *buf, size_t len, struct ng_pp_check *c)
 	return c->error;
 }
 
-/* Check a file, streaming it: push/pop files can be gigabytes. */
+/*
+ * Check a file, streaming it: push/pop files can be gigabytes.  A regular
+ * file or a pipe ("check <(...)"); a line past NG_PP_LINE_MAX ends the
+ * check there, as an error of that line.
+ */
 int ng_pp_check_file(const char *path, struct ng_pp_check *c)
 {
+	struct ng_lines in;
 	bool partial = false;
-	size_t cap = 0;
-	char *line = NULL;
-	ssize_t n;
-	FILE *fp;
+	const char *line;
+	size_t len;
 	int ret;
 
 	memset(c, 0, sizeof(*c));
-	fp = fopen(path, "re");
-	if (!fp)
-		return -errno;
-	errno = 0;
-	while ((n = getline(&line, &cap, fp)) > 0) {
-		if (line[n - 1] == '\n')
-			n--;
-		else
-			partial = true;
-		check_line(c, line, n);
+	ret = ng_lines_open(&in, path, NG_PP_LINE_MAX, true);
+	if (ret)
+		return ret;
+	while ((ret = ng_lines_next(&in, &line, &len, &partial)) > 0)
+		check_line(c, line, len);
+	ng_lines_close(&in);
+	if (ret == -E2BIG) {
+		c->lines++;
+		check_fail(c, NG_PP_ESYNTAX, "line longer than %u bytes",
+			   NG_PP_LINE_MAX);
+		return c->error;
 	}
-	ret = ferror(fp) ? -(errno ? errno : EIO) : 0;
-	free(line);
-	fclose(fp);
 	if (ret)
 		return ret;
 	check_end(c, partial);

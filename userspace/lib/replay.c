@@ -57,8 +57,10 @@ static void rp_header(struct rp *r)
 
 	if (t->pid >= 0)
 		snprintf(pid, sizeof(pid), "%d", t->pid);
-	fprintf(r->fp, "%s# tid %s, pid %s, %s\n", r->blocks ? "\n" : "",
-		t->tid, pid, t->comm);
+	fprintf(r->fp, "%s# tid %s, pid %s, ", r->blocks ? "\n" : "",
+		t->tid, pid);
+	ng_fputs_escaped(t->comm, r->fp);
+	fputc('\n', r->fp);
 	if (r->abstime)
 		fprintf(r->fp, "#%15s %13s |  FUNCTION CALLS\n", "TIMESTAMP",
 			"DURATION");
@@ -92,15 +94,18 @@ static void rp_line(struct rp *r, uint64_t ts, const uint64_t *dur,
 		fprintf(fp, "%*s", (int)(2 * depth), "");
 	else
 		fprintf(fp, "%*s[%zu] ", 2 * NG_REPLAY_MAX_INDENT, "", depth);
+	if (kind == RP_CLOSE)
+		fputs("} /* ", fp);
+	ng_fputs_escaped(label, fp);
 	switch (kind) {
 	case RP_OPEN:
-		fprintf(fp, "%s() {\n", label);
+		fputs("() {\n", fp);
 		break;
 	case RP_LEAF:
-		fprintf(fp, "%s();%s\n", label, mark);
+		fprintf(fp, "();%s\n", mark);
 		break;
 	case RP_CLOSE:
-		fprintf(fp, "} /* %s */%s\n", label, mark);
+		fprintf(fp, " */%s\n", mark);
 		break;
 	}
 }
