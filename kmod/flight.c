@@ -19,9 +19,12 @@
  * the shortest duration trigger's come here (every call, while a
  * return-value trigger is set).  A trigger names a function; the module
  * cannot look a name up (kallsyms_lookup_name() is not exported), so a
- * long call's address is named with sprint_symbol_no_offset() and the
- * answer kept: per trigger the address that matched, and a small cache
- * of addresses that match none.
+ * long call's address is named with sprint_symbol_no_offset() once, and
+ * the verdict kept in a table of addresses (struct ng_verdicts): which
+ * triggers name its function.  Every later exit of that address costs a
+ * hash and a comparison, whatever the number of functions hooked.  The
+ * table is made at each arm and made anew when a module comes or goes
+ * while armed, since a module's addresses may be the next one's.
  */
 #define pr_fmt(fmt) "nanograph: " fmt
 
@@ -32,7 +35,9 @@
 #include <linux/kallsyms.h>
 #include <linux/kernfs.h>
 #include <linux/kobject.h>
+#include <linux/mm.h>
 #include <linux/math64.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
@@ -49,7 +54,11 @@
 
 #define NG_TRIGGERS_MAX		8
 #define NG_TRIGGER_NS_MAX	(3600ULL * NSEC_PER_SEC)
-#define NG_MISS_BITS		6
+/* 2^17 addresses: every function of a 7.x kernel (about 60,000) fits */
+#define NG_VERDICT_BITS		17
+#define NG_VERDICT_PROBES	16
+/* A slot being filled: no function starts at address 1. */
+#define NG_VERDICT_BUSY		1UL
 
 int ng_flight_state;
 DEFINE_STATIC_KEY_FALSE(ng_trigger_on);
@@ -78,7 +87,22 @@ struct ng_trigger {
 	u64 ticks;		/* the same in counter ticks */
 	enum ng_trigger_op op;	/* return value: how it is compared */
 	int value;		/* with what */
-	unsigned long ip;	/* the address found to have this name */
+};
+
+/*
+ * The verdict on one address: the triggers (a bit each) that name its
+ * function, none for most.  @ip is 0 while the slot is free and
+ * NG_VERDICT_BUSY while its first user fills it; it is set last, with
+ * release, so that a reader that finds its address reads its mask.
+ */
+struct ng_verdict {
+	unsigned long ip;
+	unsigned long mask;
+};
+
+struct ng_verdicts {
+	struct rcu_head rcu;
+	struct ng_verdict slot[1 << NG_VERDICT_BITS];
 };
 
 /*
@@ -87,7 +111,8 @@ struct ng_trigger {
  */
 static struct ng_trigger ng_triggers[NG_TRIGGERS_MAX];
 static unsigned int ng_nr_triggers;
-static unsigned long ng_trigger_misses[1 << NG_MISS_BITS];
+/* While armed with triggers; replaced under ng_control_lock, read under RCU. */
+static struct ng_verdicts __rcu *ng_verdicts;
 
 /* The call that fired: written by the one that claimed it. */
 static struct {
@@ -182,52 +207,141 @@ static bool ng_trigger_hits(const struct ng_trigger *t, u64 ticks, int ret,
 }
 
 /*
+ * The triggers that name @ip's function, looked up by name: a bit each.
+ * -EAGAIN when it cannot be done here (ng_trigger_name()) or in NMI,
+ * where the module symbols' lookup is not safe; the call is then let go.
+ */
+static long ng_trigger_mask_of(unsigned long ip)
+{
+	unsigned long mask = 0;
+	unsigned int i, n = READ_ONCE(ng_nr_triggers);
+	char *name;
+
+	if (in_nmi())
+		return -EAGAIN;
+	name = ng_trigger_name(ip);
+	if (!name)
+		return -EAGAIN;
+	ng_stat_inc(trigger_lookups);
+	for (i = 0; i < n; i++)
+		if (!strcmp(ng_triggers[i].name, name))
+			mask |= BIT(i);
+	this_cpu_write(ng_sym_busy, false);
+	return mask;
+}
+
+/*
+ * @ip's verdict from @v, learnt on first use: a free slot on its probe
+ * sequence is claimed (cmpxchg: one filler per slot), filled, then
+ * published.  A slot being filled by another CPU is passed over; at
+ * worst the same address gets a second slot with the same verdict.
+ * -EAGAIN when the verdict cannot be had now.
+ */
+static long ng_verdict_of(struct ng_verdicts *v, unsigned long ip)
+{
+	unsigned int h = hash_long(ip, NG_VERDICT_BITS), i;
+	struct ng_verdict *slot;
+	unsigned long cur;
+	long mask;
+
+	for (i = 0; i < NG_VERDICT_PROBES; i++) {
+		slot = &v->slot[(h + i) & ((1 << NG_VERDICT_BITS) - 1)];
+		/* Pairs with the smp_store_release() below. */
+		cur = smp_load_acquire(&slot->ip);
+		if (cur == ip)
+			return READ_ONCE(slot->mask);
+		if (cur)
+			continue;
+		mask = ng_trigger_mask_of(ip);
+		if (mask < 0)
+			return mask;
+		if (cmpxchg(&slot->ip, 0UL, NG_VERDICT_BUSY))
+			return mask;	/* taken meanwhile: not kept */
+		WRITE_ONCE(slot->mask, mask);
+		/* Pairs with the smp_load_acquire() above: mask, then ip. */
+		smp_store_release(&slot->ip, ip);
+		return mask;
+	}
+	/* Every slot of its sequence taken: named each time, not kept. */
+	return ng_trigger_mask_of(ip);
+}
+
+/*
  * A call of @ip lasted @ticks, at least the shortest duration trigger's
  * (every call, when a return-value trigger is set), and returned @retval
  * if @returned: does it fire a trigger?  Out of line, since only such
- * calls come here; the name lookup happens once per address.
+ * calls come here; the name lookup happens once per address and arm.
  */
 noinline void ng_trigger_check(unsigned long ip, u64 ticks, u64 now,
 			       unsigned long retval, bool returned)
 {
-	unsigned long *miss = &ng_trigger_misses[hash_long(ip, NG_MISS_BITS)];
-	bool known = false, matched = false;
-	unsigned int i, n = READ_ONCE(ng_nr_triggers);
+	struct ng_verdicts *v;
+	unsigned int i;
 	int ret = (int)retval;
-	char *name;
+	long mask;
 
-	if (READ_ONCE(ng_flight_state) != NG_FLIGHT_ARMED || READ_ONCE(*miss) == ip)
+	if (READ_ONCE(ng_flight_state) != NG_FLIGHT_ARMED)
 		return;
-	for (i = 0; i < n; i++) {
-		if (READ_ONCE(ng_triggers[i].ip) != ip)
-			continue;
-		known = true;
-		if (ng_trigger_hits(&ng_triggers[i], ticks, ret, returned)) {
+	/* The hook runs with preemption off: an RCU reader. */
+	v = rcu_dereference_sched(ng_verdicts);
+	if (!v)
+		return;
+	mask = ng_verdict_of(v, ip);
+	if (mask <= 0)
+		return;
+	for (i = 0; i < NG_TRIGGERS_MAX; i++) {
+		if ((mask & BIT(i)) &&
+		    ng_trigger_hits(&ng_triggers[i], ticks, ret, returned)) {
 			ng_trigger_fire(i, ticks, now, ret);
 			return;
 		}
 	}
-	if (known)
-		return;
-	name = ng_trigger_name(ip);
-	if (!name)
-		return;
-	for (i = 0; i < n; i++) {
-		struct ng_trigger *t = &ng_triggers[i];
-
-		if (strcmp(t->name, name))
-			continue;
-		matched = true;
-		cmpxchg(&t->ip, 0UL, ip);
-		if (ng_trigger_hits(t, ticks, ret, returned)) {
-			ng_trigger_fire(i, ticks, now, ret);
-			break;
-		}
-	}
-	this_cpu_write(ng_sym_busy, false);
-	if (!matched)
-		WRITE_ONCE(*miss, ip);
 }
+
+/*
+ * A new, empty verdict table in place of the old one (NULL: none), which
+ * is freed once no exit can be reading it.
+ */
+static int ng_verdicts_renew(bool make)
+{
+	struct ng_verdicts *v = NULL, *old;
+
+	lockdep_assert_held(&ng_control_lock);
+	if (make) {
+		v = kvzalloc(sizeof(*v), GFP_KERNEL);
+		if (!v)
+			return -ENOMEM;
+	}
+	old = rcu_replace_pointer(ng_verdicts, v,
+				  lockdep_is_held(&ng_control_lock));
+	if (old)
+		kvfree_rcu(old, rcu);
+	return 0;
+}
+
+/*
+ * A module comes or goes: while armed, the verdicts start over, before
+ * the new module's code runs (COMING) and once the old one's addresses
+ * are free for another (GOING).
+ */
+static int ng_flight_module_event(struct notifier_block *nb,
+				  unsigned long action, void *data)
+{
+	if (action != MODULE_STATE_COMING && action != MODULE_STATE_GOING)
+		return NOTIFY_DONE;
+	mutex_lock(&ng_control_lock);
+	if (rcu_access_pointer(ng_verdicts) && ng_verdicts_renew(true)) {
+		/* No table, no fires: better than stale verdicts. */
+		ng_verdicts_renew(false);
+		pr_warn("no memory for the trigger's addresses: no trigger fires until the next arm\n");
+	}
+	mutex_unlock(&ng_control_lock);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block ng_flight_module_nb = {
+	.notifier_call = ng_flight_module_event,
+};
 
 /* Counter ticks to nanoseconds, and back. */
 static u64 ng_ticks_to_ns(u64 ticks)
@@ -303,6 +417,8 @@ static int ng_flight_arm(void)
 	} else if (state == NG_FLIGHT_FROZEN) {
 		ng_raw_flight_discard();
 	}
+	if (ng_nr_triggers && ng_verdicts_renew(true))
+		return -ENOMEM;
 	atomic_set(&ng_hit_claimed, 0);
 	ng_hit_frozen = false;
 	if (ng_nr_triggers)
@@ -322,6 +438,7 @@ static int ng_flight_off(void)
 	WRITE_ONCE(ng_flight_state, NG_FLIGHT_OFF);
 	static_branch_disable(&ng_trigger_on);
 	static_branch_disable(&ng_flight_on);
+	ng_verdicts_renew(false);
 	atomic_set(&ng_hit_claimed, 0);
 	ng_hit_frozen = false;
 	return 0;
@@ -475,7 +592,6 @@ static int ng_parse_trigger(char *line, struct ng_trigger *t)
 	if (ret)
 		return ret;
 	strscpy(t->name, line, sizeof(t->name));
-	t->ip = 0;
 	return 0;
 }
 
@@ -488,7 +604,7 @@ static ssize_t trigger_store(struct kobject *kobj, struct kobj_attribute *attr,
 {
 	struct ng_trigger *parsed;
 	char *text, *cur, *line;
-	unsigned int n = 0, i;
+	unsigned int n = 0;
 	u64 min = U64_MAX;
 	int ret = 0;
 
@@ -523,8 +639,6 @@ static ssize_t trigger_store(struct kobject *kobj, struct kobj_attribute *attr,
 		memcpy(ng_triggers, parsed, sizeof(*parsed) * NG_TRIGGERS_MAX);
 		WRITE_ONCE(ng_nr_triggers, n);
 		WRITE_ONCE(ng_trigger_min, min);
-		for (i = 0; i < ARRAY_SIZE(ng_trigger_misses); i++)
-			WRITE_ONCE(ng_trigger_misses[i], 0);
 	}
 	mutex_unlock(&ng_control_lock);
 out:
@@ -539,11 +653,14 @@ struct kobj_attribute ng_attr_trigger = __ATTR_RW_MODE(trigger, 0600);
 void ng_flight_init(struct kobject *kobj)
 {
 	ng_flight_kn = sysfs_get_dirent(kobj->sd, "flight");
+	/* Cannot fail: a blocking notifier chain takes any block. */
+	WARN_ON(register_module_notifier(&ng_flight_module_nb));
 }
 
 /* The control files are gone: nothing arms again. */
 void ng_flight_exit(void)
 {
+	unregister_module_notifier(&ng_flight_module_nb);
 	mutex_lock(&ng_control_lock);
 	ng_flight_off();
 	mutex_unlock(&ng_control_lock);

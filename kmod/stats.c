@@ -29,7 +29,7 @@ void ng_stats_render(struct seq_buf *s)
 {
 	struct ng_stats_line sum = {};
 	u64 overwritten = ng_raw_flight_cut(), frozen_dropped = 0;
-	u64 nested = 0, unwatched = 0, selfcheck = 0;
+	u64 nested = 0, unwatched = 0, selfcheck = 0, lookups = 0;
 	unsigned long frames;
 	unsigned int tasks, owners;
 	int cpu;
@@ -52,6 +52,7 @@ void ng_stats_render(struct seq_buf *s)
 		nested += local64_read(&st->nested);
 		unwatched += local64_read(&st->unwatched);
 		selfcheck += local64_read(&st->selfcheck);
+		lookups += local64_read(&st->trigger_lookups);
 		overwritten += local64_read(&st->overwritten);
 		frozen_dropped += local64_read(&st->frozen_dropped);
 		if (!cpu_online(cpu) && !(c.entries | c.exits | c.dropped | c.skipped))
@@ -85,6 +86,12 @@ void ng_stats_render(struct seq_buf *s)
 	 */
 	seq_buf_printf(s, "overwritten %llu\n", overwritten);
 	seq_buf_printf(s, "frozen_dropped %llu\n", frozen_dropped);
+	/*
+	 * Exits whose function a flight trigger had to look up by name:
+	 * once per address and arm, or each time where the verdict table
+	 * is full (flight.c).
+	 */
+	seq_buf_printf(s, "trigger_lookups %llu\n", lookups);
 	/* Tasks holding hooked frames keep the module in use. */
 	frames = ng_live_frames(&tasks, &owners);
 	seq_buf_printf(s, "traced_tasks %u\n", owners);

@@ -345,10 +345,17 @@ wk_ftrace() {
 # in this boot), then admits every task; the buffers are emptied after
 # that, so the workload starts as function_graph's does: everything
 # hooked, nothing recorded before it, buffers empty.
+# "retval" is raw with the flight recorder armed on a return-value
+# trigger that never fires (vfs_read==-E2BIG): every exit of every
+# function is looked at, what issue 27's defect 6 made a cliff.
 wk_ng() {
-	if [ "$1" = raw ]; then echo raw; else echo events; fi >$NG/buffer_mode ||
+	case $1 in raw | retval) echo raw ;; *) echo events ;; esac >$NG/buffer_mode ||
 		{ echo "# $1: buffer_mode refused"; return 1; }
 	[ "$1" != calls ] || calls_events 1 || return 1
+	if [ "$1" = retval ]; then
+		echo 'vfs_read==-E2BIG' >$NG/trigger &&
+			echo arm >$NG/flight || { echo "# retval: no flight"; return 1; }
+	fi
 	echo >$NG/set_ftrace_filter
 	echo 32767 >$NG/set_event_pid
 	echo 1 >$NG/tracing_on
@@ -362,7 +369,12 @@ wk_ng() {
 	# recorded as well, unlike function_graph's (ftrace's tracing_on).
 	calls=$(($(ng_total 2) - e0))
 	lost=$(($(ng_total 4) - d0))
-	if [ "$1" = raw ]; then
+	if [ "$1" = retval ]; then
+		# armed, the buffers overwrite and cannot be read: none counted
+		echo off >$NG/flight
+		echo >$NG/trigger
+		ev=0
+	elif [ "$1" = raw ]; then
 		ev=$(($(cat $NG/per_cpu/cpu*/raw | wc -c) / 16))
 	else
 		echo 0 >$T/tracing_on
@@ -427,6 +439,7 @@ wk_tracecmd() {
 if [ "$FORKS" -gt 0 ] && [ -n "$HAVE_RAW" ]; then
 	WK_ROUNDS=3
 	WK_MODES="none function_graph ng_raw ng_events"
+	[ ! -e $NG/flight ] || WK_MODES="$WK_MODES ng_retval"
 	[ ! -d $T/events/nanograph/func_call ] || WK_MODES="$WK_MODES ng_calls"
 	r=1
 	while [ $r -le $WK_ROUNDS ]; do
@@ -435,6 +448,7 @@ if [ "$FORKS" -gt 0 ] && [ -n "$HAVE_RAW" ]; then
 			none) res="$(wk_workload) 0 0 0" ;;
 			function_graph) res=$(wk_ftrace) ;;
 			ng_raw) res=$(wk_ng raw) ;;
+			ng_retval) res=$(wk_ng retval) ;;
 			ng_events) res=$(wk_ng events) ;;
 			ng_calls) res=$(wk_ng calls) ;;
 			esac && echo "wrun $r $m $res"

@@ -159,6 +159,10 @@ wk_table() {
 			vg = (med[mode] != "" && med["function_graph"] > 0) ? sprintf("%.2f", med[mode] / med["function_graph"]) : "-"
 			printf "%s %20s %9s\n", line[mode], range[mode], vg
 		}
+		# A return-value trigger armed: every exit looked at.
+		if (med["ng_raw"] > 0 && med["ng_retval"] != "")
+			printf "retval trigger armed: %.2fx raw'"'"'s added time\n",
+				med["ng_retval"] / med["ng_raw"]
 	}'
 }
 
