@@ -328,6 +328,7 @@ void ng_raw_restate_tasks(void);
 int ng_raw_resize(unsigned long *kb);
 int ng_raw_files_init(struct kobject *parent);
 void ng_raw_files_exit(void);
+int ng_raw_init(void);
 void ng_raw_exit(void);
 
 /* The flight recorder (flight.c), its buffers' side in rawbuf.c. */

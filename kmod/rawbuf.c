@@ -15,7 +15,13 @@
  * The buffers exist while buffer_mode is "raw": allocated when the mode
  * is chosen or resized, freed when it is left or the module unloads, all
  * only while the tracer is idle (no ops registered, no frame live), so no
- * writer can be running.  Each CPU's buffer is read, consuming, from
+ * writer can be running.  Only online CPUs get one, and a CPU that comes
+ * online gets its own before it runs anything (ng_raw_cpu_prepare(), as
+ * the ring buffer's trace_rb_cpu_prepare()); one that goes offline keeps
+ * it, with what it holds, until the mode is left.  Cloud machines report
+ * 64 to 240 possible CPUs, most of which never come online.
+ *
+ * Each CPU's buffer is read, consuming, from
  * /sys/kernel/nanograph/per_cpu/cpuN/raw: a binary sysfs file, so read(2)
  * and splice(2) both work.  A read never blocks; 0 bytes means "nothing
  * now"; a read too small for one record is refused (EINVAL).  A full
@@ -41,6 +47,8 @@
  */
 #define pr_fmt(fmt) "nanograph: " fmt
 
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -66,6 +74,10 @@ static atomic_long_t ng_raw_cut;
 
 /* Per-CPU size in KiB, a power of two; what raw_buffer_size_kb shows. */
 unsigned int ng_raw_size_kb = 4096;
+
+/* The size of the buffers allocated, 0 while there are none (ng_raw_lock). */
+static unsigned int ng_raw_alloc_kb;
+static enum cpuhp_state ng_raw_cpuhp;
 
 /* Readers against allocation and release of the buffers. */
 static DEFINE_MUTEX(ng_raw_lock);
@@ -351,6 +363,7 @@ static void ng_raw_free(void)
 {
 	int cpu;
 
+	lockdep_assert_held(&ng_raw_lock);
 	for_each_possible_cpu(cpu) {
 		struct ng_raw_cpu *c = per_cpu_ptr(&ng_raw_cpus, cpu);
 		struct ng_raw_handed *h = per_cpu_ptr(&ng_raw_handed, cpu);
@@ -363,32 +376,65 @@ static void ng_raw_free(void)
 		memset(c, 0, sizeof(*c));
 		c->last_pid = -1;
 	}
+	ng_raw_alloc_kb = 0;
 }
 
-/* Empty buffers of @kb KiB for every possible CPU, or none at all. */
+/* An empty buffer of @kb KiB for @cpu, on its node. */
+static int ng_raw_alloc_cpu(int cpu, unsigned int kb)
+{
+	struct ng_raw_cpu *c = per_cpu_ptr(&ng_raw_cpus, cpu);
+	size_t bytes = (size_t)kb << 10;
+
+	lockdep_assert_held(&ng_raw_lock);
+	c->data = vmalloc_node(bytes, cpu_to_node(cpu));
+	if (!c->data)
+		return -ENOMEM;
+	c->mask = bytes / sizeof(struct ng_raw_record) - 1;
+	c->head = 0;
+	c->commit = 0;
+	c->tail = 0;
+	c->pass = false;
+	c->nest = 0;
+	c->task_pos = 0;
+	c->last_pid = -1;
+	return 0;
+}
+
+/*
+ * Empty buffers of @kb KiB for every online CPU, or none at all; CPU
+ * hotplug held off (the caller holds cpus_read_lock()), so that a CPU
+ * coming up meanwhile finds them made, and gets its own.
+ */
 static int ng_raw_alloc(unsigned int kb)
 {
-	size_t bytes = (size_t)kb << 10;
 	int cpu;
 
-	for_each_possible_cpu(cpu) {
-		struct ng_raw_cpu *c = per_cpu_ptr(&ng_raw_cpus, cpu);
-
-		c->data = vmalloc_node(bytes, cpu_to_node(cpu));
-		if (!c->data) {
+	/* lockdep_assert_cpus_held() is not exported to modules */
+	lockdep_assert_held(&ng_raw_lock);
+	for_each_online_cpu(cpu) {
+		if (ng_raw_alloc_cpu(cpu, kb)) {
 			ng_raw_free();
 			return -ENOMEM;
 		}
-		c->mask = bytes / sizeof(struct ng_raw_record) - 1;
-		c->head = 0;
-		c->commit = 0;
-		c->tail = 0;
-		c->pass = false;
-		c->nest = 0;
-		c->task_pos = 0;
-		c->last_pid = -1;
 	}
+	ng_raw_alloc_kb = kb;
 	return 0;
+}
+
+/*
+ * A CPU comes up, before it runs anything: its buffer, if the others
+ * have theirs and it has none yet (it kept its own while offline).  If
+ * none can be had, it stays down, as with the ring buffer's.
+ */
+static int ng_raw_cpu_prepare(unsigned int cpu)
+{
+	int ret = 0;
+
+	mutex_lock(&ng_raw_lock);
+	if (ng_raw_alloc_kb && !per_cpu_ptr(&ng_raw_cpus, cpu)->data)
+		ret = ng_raw_alloc_cpu(cpu, ng_raw_alloc_kb);
+	mutex_unlock(&ng_raw_lock);
+	return ret;
 }
 
 /*
@@ -401,16 +447,18 @@ int ng_raw_set_mode(bool raw)
 
 	if (raw == static_key_enabled(&ng_raw_on))
 		return 0;
+	cpus_read_lock();
 	mutex_lock(&ng_raw_lock);
 	if (raw) {
 		ret = ng_raw_alloc(ng_raw_size_kb);
 		if (!ret)
-			static_branch_enable(&ng_raw_on);
+			static_branch_enable_cpuslocked(&ng_raw_on);
 	} else {
-		static_branch_disable(&ng_raw_on);
+		static_branch_disable_cpuslocked(&ng_raw_on);
 		ng_raw_free();
 	}
 	mutex_unlock(&ng_raw_lock);
+	cpus_read_unlock();
 	return ret;
 }
 
@@ -453,12 +501,15 @@ int ng_raw_resize(unsigned long *kb)
 	*kb = roundup_pow_of_two(*kb);
 	if (!static_key_enabled(&ng_raw_on))
 		return 0;
+	cpus_read_lock();
 	mutex_lock(&ng_raw_lock);
 	ng_raw_free();
 	ret = ng_raw_alloc(*kb);
 	if (ret && ng_raw_alloc(ng_raw_size_kb))
-		static_branch_disable(&ng_raw_on);	/* not even the old size */
+		/* not even the old size */
+		static_branch_disable_cpuslocked(&ng_raw_on);
 	mutex_unlock(&ng_raw_lock);
+	cpus_read_unlock();
 	return ret;
 }
 
@@ -581,9 +632,26 @@ void ng_raw_files_exit(void)
 	ng_raw_attrs = NULL;
 }
 
+/* At load: CPUs that come up while in raw mode get their buffers. */
+int ng_raw_init(void)
+{
+	int ret;
+
+	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN,
+					"nanograph/raw:prepare",
+					ng_raw_cpu_prepare, NULL);
+	if (ret < 0)
+		return ret;
+	ng_raw_cpuhp = ret;
+	return 0;
+}
+
 /* Module exit: no writer can run any more. */
 void ng_raw_exit(void)
 {
+	cpuhp_remove_state_nocalls(ng_raw_cpuhp);
 	static_branch_disable(&ng_raw_on);
+	mutex_lock(&ng_raw_lock);
 	ng_raw_free();
+	mutex_unlock(&ng_raw_lock);
 }

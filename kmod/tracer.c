@@ -923,7 +923,12 @@ int ng_tracer_init(void)
 	ret = ng_comm_init();
 	if (ret)
 		goto out_pids;
+	ret = ng_raw_init();
+	if (ret)
+		goto out_comm;
 	return 0;
+out_comm:
+	ng_comm_exit();
 out_pids:
 	ng_pids_exit();
 out_retstack:
