@@ -34,6 +34,7 @@
 #include <linux/irq_work.h>
 #include <linux/kallsyms.h>
 #include <linux/kernfs.h>
+#include <linux/delay.h>
 #include <linux/kobject.h>
 #include <linux/mm.h>
 #include <linux/math64.h>
@@ -417,6 +418,9 @@ static int ng_flight_arm(void)
 	} else if (state == NG_FLIGHT_FROZEN) {
 		ng_raw_flight_discard();
 	}
+	/* Test-only: room for a read between the discard and the arm. */
+	if (ng_inject(NG_INJECT_ARM_DELAY))
+		msleep(500);
 	if (ng_nr_triggers && ng_verdicts_renew(true))
 		return -ENOMEM;
 	atomic_set(&ng_hit_claimed, 0);

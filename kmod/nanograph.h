@@ -141,6 +141,7 @@ void ng_retstack_exit(void);
 #define NG_INJECT_REGISTER	2	/* registering ng_ops: ENOMEM */
 #define NG_INJECT_LOAD		4	/* the load, once everything is up */
 #define NG_INJECT_HOLD_RETURN	8	/* with selfcheck: see ng_test_hold() */
+#define NG_INJECT_ARM_DELAY	16	/* flight=arm waits 0.5 s before it arms */
 extern unsigned int ng_inject_mask;
 DECLARE_STATIC_KEY_FALSE(ng_selfcheck);
 

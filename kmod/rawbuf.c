@@ -36,7 +36,12 @@
  * later position (the copy succeeded), or any other open file reads this
  * CPU (they count as read).  A read at the same position again means the
  * copy failed (EFAULT): the same records are handed again.  The open file
- * is held meanwhile, so that its address cannot name another one.
+ * is held meanwhile, so that its address cannot name another one.  Handed
+ * records stand only while tail is where they were handed: a read that
+ * slipped in between flight's discard and its arm hands records that the
+ * armed writers may overwrite (counted as overwritten) and a freeze may
+ * cut (counted as cut); moving tail past them again then would skip as
+ * many records of the window, counted nowhere.
  *
  * Reads come in passes: the first read after a 0 notes where the records
  * end, and the pass returns 0 once it reaches that point, even if more
@@ -87,6 +92,7 @@ struct ng_raw_handed {
 	struct file *file;	/* NULL: nothing handed */
 	loff_t pos;		/* where that read started */
 	unsigned long n;	/* records */
+	unsigned long tail;	/* from this tail on */
 };
 
 static DEFINE_PER_CPU(struct ng_raw_handed, ng_raw_handed);
@@ -287,8 +293,9 @@ static void ng_raw_settle_handed(struct ng_raw_cpu *c, struct ng_raw_handed *h)
 	lockdep_assert_held(&ng_raw_lock);
 	if (!h->file)
 		return;
-	/* Pairs with ng_raw_reserve(): copied out before they are reused. */
-	smp_store_release(&c->tail, c->tail + h->n);
+	if (c->tail == h->tail)
+		/* Pairs with ng_raw_reserve(): copied out before they are reused. */
+		smp_store_release(&c->tail, c->tail + h->n);
 	fput(h->file);
 	h->file = NULL;
 }
@@ -317,6 +324,8 @@ void ng_raw_flight_settle(void)
 
 		if (!c->data)
 			continue;
+		/* A read that raced the arm: its records are read, or gone. */
+		ng_raw_settle_handed(c, per_cpu_ptr(&ng_raw_handed, cpu));
 		/* Pairs with ng_raw_commit(): the records below commit are whole. */
 		commit = smp_load_acquire(&c->commit);
 		for (t = c->tail; t != commit; t++)
@@ -546,8 +555,11 @@ static ssize_t ng_raw_read(struct file *filp, struct kobject *kobj,
 	}
 	tail = c->tail;
 	if (h->file) {
-		/* Unless this is the failed read again, they were read. */
-		if (h->file != filp || h->pos != off) {
+		/*
+		 * Unless this is the failed read again, they were read; unless
+		 * tail moved meanwhile (see the top of this file).
+		 */
+		if ((h->file != filp || h->pos != off) && tail == h->tail) {
 			tail += h->n;
 			/* Pairs with ng_raw_reserve(): copied out before they are reused. */
 			smp_store_release(&c->tail, tail);
@@ -570,6 +582,7 @@ static ssize_t ng_raw_read(struct file *filp, struct kobject *kobj,
 		h->file = get_file(filp);
 		h->pos = off;
 		h->n = n;
+		h->tail = tail;
 	}
 	mutex_unlock(&ng_raw_lock);
 	return n * rs;
