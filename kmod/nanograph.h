@@ -115,6 +115,7 @@ struct ng_pid_map;
 int ng_stacks_assign(struct ng_pid_map *map);
 void ng_stacks_stop(void);
 unsigned long ng_stacks_abandon(void);
+void ng_stacks_trim_abandoned(void);
 void ng_stacks_report_open(void);
 void ng_stacks_release(void);
 

@@ -735,6 +735,66 @@ unsigned long ng_stacks_abandon(void)
 }
 
 /*
+ * A stack whose frames were all abandoned: its task never returns
+ * through them (their real addresses are back), so they only eat the
+ * depth of the next recording and, on top, look like a call already
+ * hooked.  Dropped unless the task may be in the middle of a return
+ * (ng_task_preempted()): then its top frame may still be being popped.
+ */
+static void ng_stack_trim(struct task_struct *tsk, struct ng_stack *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->depth; i++)
+		if (!(s->frames[i].flags & NG_FRAME_GONE))
+			return;
+	if (tsk && ng_task_preempted(tsk))
+		return;
+	s->depth = 0;
+	s->graph_depth = 0;
+	s->notrace_depth = 0;
+}
+
+/* stop_machine() callback: no task runs, none can push (no ops). */
+static int ng_trim_stopped(void *data)
+{
+	struct ng_stack *s;
+	unsigned int b;
+	int cpu;
+
+	for (b = 0; b < NG_BUCKETS; b++)
+		hlist_for_each_entry(s, &ng_buckets[b], node)
+			ng_stack_trim(s->task, s);
+	for_each_possible_cpu(cpu) {
+		s = per_cpu(ng_idle_stacks, cpu);
+		if (s)
+			ng_stack_trim(cpu_online(cpu) ? s->task : NULL, s);
+	}
+	return 0;
+}
+
+/*
+ * tracing_on=1 during the drain of the last recording (the stacks are
+ * still there): the frames it abandoned go, so that the new recording
+ * starts at depth 0.  Only when there are any: it stops the machine.
+ */
+void ng_stacks_trim_abandoned(void)
+{
+	struct ng_stack *s;
+	bool any = false;
+	unsigned int b;
+
+	rcu_read_lock();
+	for (b = 0; b < NG_BUCKETS && !any; b++)
+		hlist_for_each_entry_rcu(s, &ng_buckets[b], node)
+			if (s->depth && (READ_ONCE(s->frames[0].flags) & NG_FRAME_GONE))
+				any = true;
+	rcu_read_unlock();
+	if (any)
+		stop_machine(ng_trim_stopped, NULL, NULL);
+}
+
+/*
  * The drain is over (no frame live, no task in the trampoline, no ops
  * registered): every stack goes, the pool's too, until recording starts
  * again.

@@ -269,8 +269,12 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 		ng_ctx_inc(bit, skipped);
 		goto out;
 	}
-	/* Another of our ops hooked this very call already. */
-	if (depth && t->frames[depth - 1].key == key && t->frames[depth - 1].ip == ip)
+	/*
+	 * Another of our ops hooked this very call already; not a frame
+	 * abandoned by a drain, which the call left long ago.
+	 */
+	if (depth && t->frames[depth - 1].key == key && t->frames[depth - 1].ip == ip &&
+	    !(t->frames[depth - 1].flags & NG_FRAME_GONE))
 		goto out;
 
 	/*
@@ -592,6 +596,9 @@ static int ng_tracer_start(void)
 	if (!ng_pinned) {
 		__module_get(THIS_MODULE);
 		ng_pinned = true;
+	} else {
+		/* The last drain's abandoned frames, if it got that far. */
+		ng_stacks_trim_abandoned();
 	}
 	ret = ng_stacks_start();
 	if (ret)
