@@ -34,9 +34,7 @@
 #include <linux/irq_work.h>
 #include <linux/kallsyms.h>
 #include <linux/kernfs.h>
-#include <linux/delay.h>
 #include <linux/kobject.h>
-#include <linux/mm.h>
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -45,6 +43,7 @@
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
+#include <linux/vmalloc.h>
 
 #include "compat.h"
 #include "nanograph.h"
@@ -112,8 +111,13 @@ struct ng_verdicts {
  */
 static struct ng_trigger ng_triggers[NG_TRIGGERS_MAX];
 static unsigned int ng_nr_triggers;
-/* While armed with triggers; replaced under ng_control_lock, read under RCU. */
+/*
+ * While armed with triggers; replaced under ng_verdicts_lock, read under
+ * RCU.  A lock of its own: the module notifier takes it at every module
+ * load, which must not wait for a start or stop under ng_control_lock.
+ */
 static struct ng_verdicts __rcu *ng_verdicts;
+static DEFINE_MUTEX(ng_verdicts_lock);
 
 /* The call that fired: written by the one that claimed it. */
 static struct {
@@ -281,9 +285,13 @@ noinline void ng_trigger_check(unsigned long ip, u64 ticks, u64 now,
 	int ret = (int)retval;
 	long mask;
 
-	if (READ_ONCE(ng_flight_state) != NG_FLIGHT_ARMED)
+	/*
+	 * An exit runs with preemption off, an RCU reader, but on 32-bit
+	 * arm a hooked function may return where RCU is not watching (after
+	 * ct_irq_exit()): the table may be freed under it there.
+	 */
+	if (READ_ONCE(ng_flight_state) != NG_FLIGHT_ARMED || !rcu_is_watching())
 		return;
-	/* The hook runs with preemption off: an RCU reader. */
 	v = rcu_dereference_sched(ng_verdicts);
 	if (!v)
 		return;
@@ -307,37 +315,53 @@ static int ng_verdicts_renew(bool make)
 {
 	struct ng_verdicts *v = NULL, *old;
 
-	lockdep_assert_held(&ng_control_lock);
+	lockdep_assert_held(&ng_verdicts_lock);
 	if (make) {
-		v = kvzalloc(sizeof(*v), GFP_KERNEL);
+		/* vmalloc: 2 MiB and a head would be a 4 MiB kmalloc */
+		v = vzalloc(sizeof(*v));
 		if (!v)
 			return -ENOMEM;
 	}
 	old = rcu_replace_pointer(ng_verdicts, v,
-				  lockdep_is_held(&ng_control_lock));
+				  lockdep_is_held(&ng_verdicts_lock));
 	if (old)
 		kvfree_rcu(old, rcu);
 	return 0;
 }
 
 /*
- * A module comes or goes: while armed, the verdicts start over, before
- * the new module's code runs (COMING) and once the old one's addresses
- * are free for another (GOING).
+ * A module comes or goes: while armed, the verdicts start over before a
+ * new module's code runs (COMING: its addresses may be an unloaded one's,
+ * whose verdicts would be taken for its own), and when one goes (GOING,
+ * so that the table does not keep verdicts of addresses no one has).
  */
 static int ng_flight_module_event(struct notifier_block *nb,
 				  unsigned long action, void *data)
 {
 	if (action != MODULE_STATE_COMING && action != MODULE_STATE_GOING)
 		return NOTIFY_DONE;
-	mutex_lock(&ng_control_lock);
+	if (!rcu_access_pointer(ng_verdicts))
+		return NOTIFY_DONE;
+	mutex_lock(&ng_verdicts_lock);
 	if (rcu_access_pointer(ng_verdicts) && ng_verdicts_renew(true)) {
 		/* No table, no fires: better than stale verdicts. */
 		ng_verdicts_renew(false);
 		pr_warn("no memory for the trigger's addresses: no trigger fires until the next arm\n");
 	}
-	mutex_unlock(&ng_control_lock);
+	mutex_unlock(&ng_verdicts_lock);
 	return NOTIFY_OK;
+}
+
+/* Arm and off: a table of their own, or none. */
+static int ng_verdicts_set(bool make)
+{
+	int ret;
+
+	lockdep_assert_held(&ng_control_lock);
+	mutex_lock(&ng_verdicts_lock);
+	ret = ng_verdicts_renew(make);
+	mutex_unlock(&ng_verdicts_lock);
+	return ret;
 }
 
 static struct notifier_block ng_flight_module_nb = {
@@ -396,10 +420,8 @@ static void ng_flight_stop_overwriting(int state)
 	int old;
 
 	lockdep_assert_held(&ng_control_lock);
-	/* A trigger may still move armed to triggered: either comes first. */
-	old = xchg(&ng_flight_state, state);
+	old = ng_raw_flight_leave(state);
 	ng_hit_frozen = old == NG_FLIGHT_TRIGGERED && state == NG_FLIGHT_FROZEN;
-	ng_raw_flight_settle();
 }
 
 static int ng_flight_arm(void)
@@ -411,24 +433,17 @@ static int ng_flight_arm(void)
 		return -EINVAL;
 	if (state == NG_FLIGHT_ARMED)
 		return 0;
-	if (state == NG_FLIGHT_OFF) {
-		/* Task records every NG_FLIGHT_RESTATE records from now on. */
-		static_branch_enable(&ng_flight_on);
-		ng_raw_flight_discard();
-	} else if (state == NG_FLIGHT_FROZEN) {
-		ng_raw_flight_discard();
-	}
-	/* Test-only: room for a read between the discard and the arm. */
-	if (ng_inject(NG_INJECT_ARM_DELAY))
-		msleep(500);
-	if (ng_nr_triggers && ng_verdicts_renew(true))
+	/* What can fail first: a failed arm changes nothing. */
+	if (ng_nr_triggers && ng_verdicts_set(true))
 		return -ENOMEM;
 	atomic_set(&ng_hit_claimed, 0);
 	ng_hit_frozen = false;
 	if (ng_nr_triggers)
 		static_branch_enable(&ng_trigger_on);
-	/* Pairs with ng_raw_overwrite(): the buffers are ready first. */
-	smp_store_release(&ng_flight_state, NG_FLIGHT_ARMED);
+	/* Task records every NG_FLIGHT_RESTATE records from now on. */
+	static_branch_enable(&ng_flight_on);
+	/* From off or frozen, what the buffers hold goes first. */
+	ng_raw_flight_arm(state == NG_FLIGHT_OFF || state == NG_FLIGHT_FROZEN);
 	return 0;
 }
 
@@ -442,7 +457,7 @@ static int ng_flight_off(void)
 	WRITE_ONCE(ng_flight_state, NG_FLIGHT_OFF);
 	static_branch_disable(&ng_trigger_on);
 	static_branch_disable(&ng_flight_on);
-	ng_verdicts_renew(false);
+	ng_verdicts_set(false);
 	atomic_set(&ng_hit_claimed, 0);
 	ng_hit_frozen = false;
 	return 0;

@@ -142,7 +142,7 @@ void ng_retstack_exit(void);
 #define NG_INJECT_REGISTER	2	/* registering ng_ops: ENOMEM */
 #define NG_INJECT_LOAD		4	/* the load, once everything is up */
 #define NG_INJECT_HOLD_RETURN	8	/* with selfcheck: see ng_test_hold() */
-#define NG_INJECT_ARM_DELAY	16	/* flight=arm waits 0.5 s before it arms */
+#define NG_INJECT_ARM_DELAY	16	/* flight=arm holds raw reads 0.5 s */
 extern unsigned int ng_inject_mask;
 DECLARE_STATIC_KEY_FALSE(ng_selfcheck);
 
@@ -358,8 +358,8 @@ void ng_trigger_check(unsigned long ip, u64 ticks, u64 now, unsigned long retval
 void ng_flight_init(struct kobject *kobj);
 void ng_flight_exit(void);
 void ng_flight_release(void);
-void ng_raw_flight_settle(void);
-void ng_raw_flight_discard(void);
+int ng_raw_flight_leave(int state);
+void ng_raw_flight_arm(bool discard);
 unsigned long ng_raw_flight_cut(void);
 
 /* The tracer (tracer.c); called with ng_control_lock held. */

@@ -36,12 +36,10 @@
  * later position (the copy succeeded), or any other open file reads this
  * CPU (they count as read).  A read at the same position again means the
  * copy failed (EFAULT): the same records are handed again.  The open file
- * is held meanwhile, so that its address cannot name another one.  Handed
- * records stand only while tail is where they were handed: a read that
- * slipped in between flight's discard and its arm hands records that the
- * armed writers may overwrite (counted as overwritten) and a freeze may
- * cut (counted as cut); moving tail past them again then would skip as
- * many records of the window, counted nowhere.
+ * is held meanwhile, so that its address cannot name another one.  No
+ * records are handed while the flight recorder overwrites: arm settles
+ * them and arms in one step (ng_raw_flight_arm()), and reads are refused
+ * until the freeze.
  *
  * Reads come in passes: the first read after a 0 notes where the records
  * end, and the pass returns 0 once it reaches that point, even if more
@@ -53,6 +51,7 @@
 #define pr_fmt(fmt) "nanograph: " fmt
 
 #include <linux/cpu.h>
+#include <linux/delay.h>
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/file.h>
@@ -80,6 +79,9 @@ static atomic_long_t ng_raw_cut;
 /* Per-CPU size in KiB, a power of two; what raw_buffer_size_kb shows. */
 unsigned int ng_raw_size_kb = 4096;
 
+/* Leaving overwriting: reads are refused (ng_raw_lock). */
+static bool ng_raw_settling;
+
 /* The size of the buffers allocated, 0 while there are none (ng_raw_lock). */
 static unsigned int ng_raw_alloc_kb;
 static enum cpuhp_state ng_raw_cpuhp;
@@ -92,7 +94,6 @@ struct ng_raw_handed {
 	struct file *file;	/* NULL: nothing handed */
 	loff_t pos;		/* where that read started */
 	unsigned long n;	/* records */
-	unsigned long tail;	/* from this tail on */
 };
 
 static DEFINE_PER_CPU(struct ng_raw_handed, ng_raw_handed);
@@ -108,7 +109,7 @@ static struct bin_attribute *ng_raw_attrs;
  * buffer stays full, so room is made for NG_FLIGHT_SLACK records more:
  * the writers after this one find room without coming here (a call and
  * a CPU-local cmpxchg, no barrier, once per NG_FLIGHT_SLACK records).
- * When the state leaves overwriting, ng_raw_flight_settle() waits for
+ * When the state leaves overwriting, ng_raw_flight_leave() waits for
  * the writers that read the old state (they run with preemption off).
  */
 static noinline bool ng_raw_overwrite(struct ng_raw_cpu *c, unsigned long end)
@@ -293,28 +294,34 @@ static void ng_raw_settle_handed(struct ng_raw_cpu *c, struct ng_raw_handed *h)
 	lockdep_assert_held(&ng_raw_lock);
 	if (!h->file)
 		return;
-	if (c->tail == h->tail)
-		/* Pairs with ng_raw_reserve(): copied out before they are reused. */
-		smp_store_release(&c->tail, c->tail + h->n);
+	/* Pairs with ng_raw_reserve(): copied out before they are reused. */
+	smp_store_release(&c->tail, c->tail + h->n);
 	fput(h->file);
 	h->file = NULL;
 }
 
 /*
- * The state has just left armed or triggered (freeze, off): wait until
- * no writer moves tail (those that read the old state run with
- * preemption off, some where RCU is not watching: both grace periods
- * see them out, as ng_drain_grace() waits for the trampoline's last
- * lines), then start each CPU's records at its first task record.
- * Those before it are the remains of overwritten ones (a name without
- * its task record, half a clock pair) that no reader could place; they
- * count as overwritten.  Writers go on adding records after commit
- * meanwhile, which does not touch what is between tail and commit.
+ * Leave overwriting (freeze, off): the state becomes @state, then wait
+ * until no writer moves tail (those that read the old state run with
+ * preemption off, some where RCU is not watching: both grace periods see
+ * them out, as ng_drain_grace() waits for the trampoline's last lines),
+ * then start each CPU's records at its first task record.  Those before
+ * it are the remains of overwritten ones (a name without its task record,
+ * half a clock pair) that no reader could place; they count as
+ * overwritten.  Reads are refused until then (ng_raw_settling): one in
+ * between would be handed records that the writers or this then moved
+ * past.  Writers go on adding records after commit meanwhile, which does
+ * not touch what is between tail and commit.  Returns the state left.
  */
-void ng_raw_flight_settle(void)
+int ng_raw_flight_leave(int state)
 {
-	int cpu;
+	int cpu, old;
 
+	mutex_lock(&ng_raw_lock);
+	/* A trigger may still move armed to triggered: either comes first. */
+	old = xchg(&ng_flight_state, state);
+	ng_raw_settling = true;
+	mutex_unlock(&ng_raw_lock);
 	synchronize_rcu();
 	ng_synchronize_rcu_tasks_rude();
 	mutex_lock(&ng_raw_lock);
@@ -324,8 +331,8 @@ void ng_raw_flight_settle(void)
 
 		if (!c->data)
 			continue;
-		/* A read that raced the arm: its records are read, or gone. */
-		ng_raw_settle_handed(c, per_cpu_ptr(&ng_raw_handed, cpu));
+		/* None handed since the arm: reads were refused. */
+		WARN_ON_ONCE(per_cpu_ptr(&ng_raw_handed, cpu)->file);
 		/* Pairs with ng_raw_commit(): the records below commit are whole. */
 		commit = smp_load_acquire(&c->commit);
 		for (t = c->tail; t != commit; t++)
@@ -336,15 +343,22 @@ void ng_raw_flight_settle(void)
 		smp_store_release(&c->tail, t);
 		c->pass = false;
 	}
+	ng_raw_settling = false;
 	mutex_unlock(&ng_raw_lock);
+	return old;
 }
 
 /*
- * arm: what the buffers hold is thrown away (a window saved, or records
- * of before), and each CPU names its task again in its next record.
- * Called while no writer moves tail (off or frozen).
+ * arm: from off or frozen (@discard) what the buffers hold is thrown
+ * away (a window saved, or records of before), and each CPU names its
+ * task again in its next record; then the state becomes armed.  Both
+ * under ng_raw_lock, under which a read looks at the state: a read
+ * between them was handed records that the armed writers then overwrote
+ * or a freeze cut, and the next read skipped as many records of the
+ * window, counted nowhere.  Called while no writer moves tail (off or
+ * frozen, or armed already by a trigger's state: triggered).
  */
-void ng_raw_flight_discard(void)
+void ng_raw_flight_arm(bool discard)
 {
 	int cpu;
 
@@ -352,6 +366,8 @@ void ng_raw_flight_discard(void)
 	for_each_possible_cpu(cpu) {
 		struct ng_raw_cpu *c = per_cpu_ptr(&ng_raw_cpus, cpu);
 
+		if (!discard)
+			continue;
 		ng_raw_settle_handed(c, per_cpu_ptr(&ng_raw_handed, cpu));
 		if (!c->data)
 			continue;
@@ -360,6 +376,11 @@ void ng_raw_flight_discard(void)
 		c->pass = false;
 		WRITE_ONCE(c->last_pid, -1);
 	}
+	/* Test only: a read that comes now must wait for the arm. */
+	if (ng_inject(NG_INJECT_ARM_DELAY))
+		msleep(500);
+	/* Pairs with ng_raw_overwrite(): the buffers are ready first. */
+	smp_store_release(&ng_flight_state, NG_FLIGHT_ARMED);
 	mutex_unlock(&ng_raw_lock);
 }
 
@@ -548,18 +569,15 @@ static ssize_t ng_raw_read(struct file *filp, struct kobject *kobj,
 		mutex_unlock(&ng_raw_lock);
 		return 0;
 	}
-	/* The writers move tail; ng_raw_flight_discard() takes the handed. */
-	if (ng_flight_overwrites(READ_ONCE(ng_flight_state))) {
+	/* The writers move tail; ng_raw_flight_arm() took the handed. */
+	if (ng_flight_overwrites(READ_ONCE(ng_flight_state)) || ng_raw_settling) {
 		mutex_unlock(&ng_raw_lock);
 		return -EBUSY;
 	}
 	tail = c->tail;
 	if (h->file) {
-		/*
-		 * Unless this is the failed read again, they were read; unless
-		 * tail moved meanwhile (see the top of this file).
-		 */
-		if ((h->file != filp || h->pos != off) && tail == h->tail) {
+		/* Unless this is the failed read again, they were read. */
+		if (h->file != filp || h->pos != off) {
 			tail += h->n;
 			/* Pairs with ng_raw_reserve(): copied out before they are reused. */
 			smp_store_release(&c->tail, tail);
@@ -582,7 +600,6 @@ static ssize_t ng_raw_read(struct file *filp, struct kobject *kobj,
 		h->file = get_file(filp);
 		h->pos = off;
 		h->n = n;
-		h->tail = tail;
 	}
 	mutex_unlock(&ng_raw_lock);
 	return n * rs;
@@ -662,8 +679,8 @@ int ng_raw_init(void)
 /* Module exit: no writer can run any more. */
 void ng_raw_exit(void)
 {
-	cpuhp_remove_state_nocalls(ng_raw_cpuhp);
 	static_branch_disable(&ng_raw_on);
+	cpuhp_remove_state_nocalls(ng_raw_cpuhp);
 	mutex_lock(&ng_raw_lock);
 	ng_raw_free();
 	mutex_unlock(&ng_raw_lock);
