@@ -9,18 +9,22 @@
 # check), on unaccounted entries, or on an unload that takes over 2 s.
 # Then, in a second boot, the scenario tests that make check runs at a
 # smaller size, at their full size (FULL_SIZES, ngvm.NAME= knobs of
-# ng_param; Documentation/testing.md), ftracetest with all its cases.
+# ng_param; Documentation/testing.md), ftracetest with all its cases,
+# and Debian's stress-ng broad mix (54-stress-ng): 5 minutes as an
+# ordinary user in raw mode with a reader, 5 as root in events mode,
+# every function of every task hooked, each after the same 5 minutes
+# without nanograph.
 # Not part of make check: it takes SOAK_MINUTES and about 10 more minutes
 # per architecture, one architecture at a time.
 #
 #   tools/soak.sh [-a "ARCHES"] [-k LINE] [-m MINUTES]
 #
-# Defaults: -a "x86_64 arm64" -k 6.12 -m $SOAK_MINUTES (10).  Prints the
+# Defaults: -a "x86_64 arm64 arm" -k 6.12 -m $SOAK_MINUTES (10).  Prints the
 # figures of each boot and one summary line; exits non-zero if any failed.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-ARCHES=${SOAK_ARCHES:-"x86_64 arm64"} LINE=${SOAK_LINE:-6.12} MINUTES=${SOAK_MINUTES:-10}
+ARCHES=${SOAK_ARCHES:-"x86_64 arm64 arm"} LINE=${SOAK_LINE:-6.12} MINUTES=${SOAK_MINUTES:-10}
 while getopts "a:k:m:" opt; do
 	case "$opt" in
 	a) ARCHES=$OPTARG ;;
@@ -31,9 +35,9 @@ while getopts "a:k:m:" opt; do
 done
 VMOUT=${NANOGRAPH_OUT:-$ROOT/build/vm}
 # The scenario tests and the sizes make soak runs them at.
-FULL_TESTS="07-*,28-*,29-*,32-*,33-*,34-*,36-*"
+FULL_TESTS="07-*,28-*,29-*,32-*,33-*,34-*,36-*,54-*"
 # At full size a test may take longer than the default per-test limit.
-FULL_SIZES="race_seconds=4 fuzz_writes=100 cycles=100 burst=3000 tasks=20000 pid_map_writes=400 ftracetest_dirs=all test_timeout=3600"
+FULL_SIZES="race_seconds=4 fuzz_writes=100 cycles=100 burst=3000 tasks=20000 pid_map_writes=400 ftracetest_dirs=all stress_secs=300 test_timeout=3600"
 
 "$ROOT/tools/setup-host.sh" || exit 1
 pass=0 fail=0
