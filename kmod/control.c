@@ -14,6 +14,7 @@
  */
 #define pr_fmt(fmt) "nanograph: " fmt
 
+#include <linux/file.h>
 #include <linux/kernel.h>
 #include <linux/kobject.h>
 #include <linux/log2.h>
@@ -90,12 +91,14 @@ static char *ng_listing_text(const struct ng_listing *l, size_t *len)
  * no open or release callback, so texts are kept by open file here, in
  * a few slots: dropped when their reader reads past the end, or, least
  * recently used first, when a new reader needs the slot (that reader's
- * next read then renders afresh).
+ * next read then renders afresh).  A slot holds a reference to its file
+ * (get_file()): a closed file's address cannot be a new file's while
+ * its text is kept, which would read on in the old text.
  */
 #define NG_SNAPS	8
 
 struct ng_snap {
-	const struct file *filp;
+	struct file *filp;	/* held while its text is kept */
 	const struct bin_attribute *attr;
 	loff_t next;		/* where that file's next read starts */
 	size_t len;
@@ -110,6 +113,8 @@ static DEFINE_MUTEX(ng_snap_lock);
 static void ng_snap_drop(struct ng_snap *sn)
 {
 	kvfree(sn->text);
+	if (sn->filp)
+		fput(sn->filp);
 	memset(sn, 0, sizeof(*sn));
 }
 
@@ -150,7 +155,7 @@ static ssize_t ng_listing_read(struct file *filp, struct kobject *kobj,
 			return PTR_ERR(text);
 		}
 		ng_snap_drop(sn);
-		sn->filp = filp;
+		sn->filp = get_file(filp);
 		sn->attr = attr;
 		sn->text = text;
 		sn->len = len;

@@ -31,6 +31,7 @@
  * empty filter, which ftrace takes for "every function".
  */
 #include <linux/ctype.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/ftrace.h>
 #include <linux/slab.h>
@@ -48,16 +49,26 @@ struct ng_list_state {
 	unsigned int n;
 	/*
 	 * A write whose last page was full may go on: its next page comes
-	 * from the same open file at cont_off.  A glob cut at the end of
-	 * that page waits in cut for its rest.
+	 * from the same open file at cont_off, held meanwhile (get_file()),
+	 * so that a new file at a closed one's address does not go on in
+	 * its stead.  A glob cut at the end of that page waits in cut for
+	 * its rest.
 	 */
-	const struct file *cont_filp;
+	struct file *cont_filp;
 	loff_t cont_off;
 	size_t cut_len;
 	char cut[NG_TOKEN_MAX];
 };
 
 static struct ng_list_state ng_lists[NG_NR_LISTS];
+
+/* The open file a list's write may go on from, held; NULL: none. */
+static void ng_list_cont(struct ng_list_state *st, struct file *filp)
+{
+	if (st->cont_filp)
+		fput(st->cont_filp);
+	st->cont_filp = filp ? get_file(filp) : NULL;
+}
 
 static void ng_tokens_free(char **tokens, unsigned int n)
 {
@@ -325,12 +336,8 @@ ssize_t ng_list_write(enum ng_list list, struct file *filp, const char *buf,
 	swap(st->n, n);
 done:
 	/* Where this write may go on, and what it holds back for that. */
-	if (count == PAGE_SIZE) {
-		st->cont_filp = filp;
-		st->cont_off = off + count;
-	} else {
-		st->cont_filp = NULL;
-	}
+	ng_list_cont(st, count == PAGE_SIZE ? filp : NULL);
+	st->cont_off = off + count;
 	st->cut_len = cut;
 	memcpy(st->cut, text + len, cut);
 	ret = 0;
@@ -372,6 +379,7 @@ void ng_lists_free(void)
 	int i;
 
 	for (i = 0; i < NG_NR_LISTS; i++) {
+		ng_list_cont(&ng_lists[i], NULL);
 		ng_tokens_free(ng_lists[i].tokens, ng_lists[i].n);
 		ng_lists[i].tokens = NULL;
 		ng_lists[i].n = 0;

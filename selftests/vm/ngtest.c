@@ -34,6 +34,11 @@
  *                                 read, then block in a pipe read; see threads()
  *   ngtest append-file FILE SRC   the same with O_APPEND
  *   ngtest read-size FILE N       one read(2) of N bytes; prints the count or ERRNO
+ *   ngtest reuse-write FILE GLOB  a page ending inside GLOB, closed; its last
+ *                                 byte through a new open file where the page
+ *                                 would go on; prints ok or ERRNO
+ *   ngtest reuse-read FILE N DATA N bytes read, closed; DATA written; what a
+ *                                 new open file reads from N
  *   ngtest steal-at-stop NG FIFO  when NG/tracing_on reads 0, read a chunk of
  *                                 CPU 0's raw records, write a byte to FIFO
  *   ngtest read-fault FILE        one read(2) of a page into a PROT_NONE buffer
@@ -243,6 +248,69 @@ static int read_size(const char *path, size_t n)
 		printf("%zd\n", got);
 	close(fd);
 	free(buf);
+	return 0;
+}
+
+/*
+ * An open file's state must not outlive it: a full page ending inside
+ * GLOB written through one open file, which is closed; then, through a
+ * new one (which the allocator likely gives the old one's address), the
+ * glob's last byte at the offset where the first would have gone on.
+ * Prints "ok" or the errno of that write.
+ */
+static int reuse_write(const char *path, const char *glob)
+{
+	size_t k = strlen(glob) - 1;
+	char page[4096], tail[2] = { glob[k], '\n' };
+	int fd;
+
+	memset(page, ' ', sizeof(page));
+	memcpy(page + sizeof(page) - k, glob, k);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	if (fd < 0 || write(fd, page, sizeof(page)) != (ssize_t)sizeof(page))
+		return report(-1);
+	close(fd);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return report(-1);
+	if (pwrite(fd, tail, 2, sizeof(page)) != 2)
+		report(-1);
+	else
+		printf("ok\n");
+	close(fd);
+	return 0;
+}
+
+/*
+ * The same for a listing's snapshot: N bytes read through one open file,
+ * which is closed; DATA written to the file (a new list); then, through
+ * a new open file, what reads from offset N, to stdout.
+ */
+static int reuse_read(const char *path, size_t n, const char *data)
+{
+	char buf[4096];
+	ssize_t got;
+	int fd;
+
+	if (n > sizeof(buf))
+		return 2;
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || read(fd, buf, n) < 0)
+		return report(-1);
+	close(fd);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	if (fd < 0 || write(fd, data, strlen(data)) < 0)
+		return report(-1);
+	close(fd);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return report(-1);
+	got = pread(fd, buf, sizeof(buf), n);
+	if (got < 0)
+		report(-1);
+	else
+		fwrite(buf, 1, got, stdout);
+	close(fd);
 	return 0;
 }
 
@@ -1879,7 +1947,7 @@ static int self_reads(const char *self, const char *file, int argc, char **argv)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-count FILE CHUNK SECONDS | read-size FILE N | read-fault FILE | read-split FILE N CMD | loop-read FILE N [CHUNKS] | steal-at-stop NG FIFO | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | raw-dump FILE | poll-pri FILE SECONDS | comm-reads FILE NAME:N... | self-reads TRACE_SELF FILE N... | nanosleep PIDFILE | perf-stack|bpf-stack ID PID CMD... | fuzz [-c] [-q] [-t] SEED COUNT FILE... | forkload SECONDS [exec] | fork-work N | readcheck FILE SIZE CHUNK | threads N CMD1 CMD2 | drain DIR | cpu-hold CPU FILE DATA | rmmod-within MS T0|now STATS\n");
+	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-count FILE CHUNK SECONDS | read-size FILE N | reuse-write FILE GLOB | reuse-read FILE N DATA | read-fault FILE | read-split FILE N CMD | loop-read FILE N [CHUNKS] | steal-at-stop NG FIFO | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | raw-dump FILE | poll-pri FILE SECONDS | comm-reads FILE NAME:N... | self-reads TRACE_SELF FILE N... | nanosleep PIDFILE | perf-stack|bpf-stack ID PID CMD... | fuzz [-c] [-q] [-t] SEED COUNT FILE... | forkload SECONDS [exec] | fork-work N | readcheck FILE SIZE CHUNK | threads N CMD1 CMD2 | drain DIR | cpu-hold CPU FILE DATA | rmmod-within MS T0|now STATS\n");
 	return 2;
 }
 
@@ -2017,6 +2085,10 @@ int main(int argc, char **argv)
 		return write_file(argv[2], argv[3], O_TRUNC);
 	if (!strcmp(argv[1], "append-file"))
 		return write_file(argv[2], argv[3], O_APPEND);
+	if (!strcmp(argv[1], "reuse-write"))
+		return reuse_write(argv[2], argv[3]);
+	if (argc == 5 && !strcmp(argv[1], "reuse-read"))
+		return reuse_read(argv[2], strtoul(argv[3], NULL, 0), argv[4]);
 	if (!strcmp(argv[1], "read-size"))
 		return read_size(argv[2], strtoul(argv[3], NULL, 0));
 	if (!strcmp(argv[1], "write"))
