@@ -755,6 +755,13 @@ static void ng_stack_trim(struct task_struct *tsk, struct ng_stack *s)
 	s->notrace_depth = 0;
 }
 
+/* Does @s (may be NULL) hold frames a drain abandoned?  Racy: a hint. */
+static bool ng_stack_abandoned(const struct ng_stack *s)
+{
+	return s && READ_ONCE(s->depth) &&
+	       (READ_ONCE(s->frames[0].flags) & NG_FRAME_GONE);
+}
+
 /* stop_machine() callback: no task runs, none can push (no ops). */
 static int ng_trim_stopped(void *data)
 {
@@ -783,13 +790,17 @@ void ng_stacks_trim_abandoned(void)
 	struct ng_stack *s;
 	bool any = false;
 	unsigned int b;
+	int cpu;
 
 	rcu_read_lock();
 	for (b = 0; b < NG_BUCKETS && !any; b++)
 		hlist_for_each_entry_rcu(s, &ng_buckets[b], node)
-			if (s->depth && (READ_ONCE(s->frames[0].flags) & NG_FRAME_GONE))
+			if (ng_stack_abandoned(s))
 				any = true;
 	rcu_read_unlock();
+	for_each_possible_cpu(cpu)
+		if (ng_stack_abandoned(per_cpu(ng_idle_stacks, cpu)))
+			any = true;
 	if (any)
 		stop_machine(ng_trim_stopped, NULL, NULL);
 }

@@ -260,20 +260,26 @@ static int read_size(const char *path, size_t n)
  */
 static int reuse_write(const char *path, const char *glob)
 {
-	size_t k = strlen(glob) - 1;
-	char page[4096], tail[2] = { glob[k], '\n' };
+	size_t k = strlen(glob) - 1, size = sysconf(_SC_PAGESIZE);
+	char *page = malloc(size), tail[2] = { glob[k], '\n' };
 	int fd;
 
-	memset(page, ' ', sizeof(page));
-	memcpy(page + sizeof(page) - k, glob, k);
+	if (!page)
+		return 2;
+	memset(page, ' ', size);
+	memcpy(page + size - k, glob, k);
 	fd = open(path, O_WRONLY | O_TRUNC);
-	if (fd < 0 || write(fd, page, sizeof(page)) != (ssize_t)sizeof(page))
+	if (fd < 0 || write(fd, page, size) != (ssize_t)size) {
+		printf("first write: ");
+		free(page);
 		return report(-1);
+	}
+	free(page);
 	close(fd);
 	fd = open(path, O_WRONLY);
 	if (fd < 0)
 		return report(-1);
-	if (pwrite(fd, tail, 2, sizeof(page)) != 2)
+	if (pwrite(fd, tail, 2, size) != 2)
 		report(-1);
 	else
 		printf("ok\n");
