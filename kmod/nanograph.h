@@ -104,6 +104,7 @@ static __always_inline struct ng_stack *ng_stack_of(struct task_struct *task)
 unsigned long ng_live_frames(unsigned int *tasks, unsigned int *owners);
 unsigned long ng_abandoned_frames(void);
 unsigned long ng_drain_stops(void);
+unsigned long ng_drain_wrapped(void);
 size_t ng_retstack_bytes(void);
 unsigned int ng_stack_pool(void);
 unsigned long ng_stack_pool_misses(void);
@@ -130,8 +131,16 @@ struct ng_slot_group {
 	unsigned long *slot;	/* where the trampoline's address is now */
 };
 
-bool ng_arch_find_slots(struct task_struct *tsk, struct ng_slot_group *g,
-			unsigned int n);
+/*
+ * Find the slots of @tsk's @n groups: 0 when every one holds the
+ * trampoline, -EBUSY when one is held by another tracer's return
+ * trampoline (ng_foreign_return(): wait for the task), -ENOENT when one
+ * is not there (a frame left without returning, or a task in the middle
+ * of a return).
+ */
+int ng_arch_find_slots(struct task_struct *tsk, struct ng_slot_group *g,
+		       unsigned int n);
+bool ng_foreign_return(unsigned long addr);
 void ng_arch_put_ret(struct task_struct *tsk, unsigned long *slot,
 		     unsigned long ret, unsigned long key);
 int ng_retstack_init(void);

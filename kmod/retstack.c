@@ -628,6 +628,14 @@ static bool ng_task_preempted(struct task_struct *tsk)
 	return tsk->pid && READ_ONCE(tsk->on_rq) && !ng_task_sched_delayed(tsk);
 }
 
+/* Tasks a drain step waited for, another tracer wrapping their frames. */
+static atomic_long_t ng_drain_wrapped_count;
+
+unsigned long ng_drain_wrapped(void)
+{
+	return atomic_long_read(&ng_drain_wrapped_count);
+}
+
 /*
  * Put the real return addresses of @tsk's live frames back where the
  * trampoline's address is, and mark the frames abandoned.  Runs under
@@ -637,7 +645,9 @@ static bool ng_task_preempted(struct task_struct *tsk)
  * found, unless the task switched out by itself (asleep, or idle): then
  * every hooked frame has its slot in a frame record, so a frame whose
  * slot is not there is one the task left without returning (stale),
- * harmless to drop.
+ * harmless to drop.  But not when another tracer's return trampoline
+ * holds the slot (foreign_ret.c): the task will come back through ours
+ * after that one, so it is waited for, however long it sleeps.
  */
 static bool ng_stack_unhook(struct task_struct *tsk, struct ng_stack *s,
 			    unsigned long *recorded)
@@ -665,7 +675,14 @@ static bool ng_stack_unhook(struct task_struct *tsk, struct ng_stack *s,
 		g[n].slot = NULL;
 		n++;
 	}
-	if (!ng_arch_find_slots(tsk, g, n)) {
+	switch (ng_arch_find_slots(tsk, g, n)) {
+	case 0:
+		break;
+	case -EBUSY:
+		/* Another tracer's trampoline wraps ours: wait for it. */
+		atomic_long_inc(&ng_drain_wrapped_count);
+		return false;
+	default:
 		/* Maybe in the middle of a return: try again later. */
 		if (ng_task_preempted(tsk))
 			return false;

@@ -100,6 +100,11 @@ void ng_stats_render(struct seq_buf *s)
 	seq_buf_printf(s, "abandoned_frames %lu\n", ng_abandoned_frames());
 	/* Every CPU stopped to abandon frames: once a drain, more with backoff. */
 	seq_buf_printf(s, "drain_stops %lu\n", ng_drain_stops());
+	/*
+	 * Tasks the drain waited for, one per stop, because another
+	 * tracer's return trampoline wraps a hooked frame (foreign_ret.c).
+	 */
+	seq_buf_printf(s, "drain_wrapped %lu\n", ng_drain_wrapped());
 	seq_buf_printf(s, "retstack_bytes %zu\n", ng_retstack_bytes());
 	/*
 	 * Tasks that ran traced without a stack (retstack.c): none could be

@@ -15,6 +15,7 @@
  * call of a function: site_cache.c keeps it, either way, and the unwinder
  * runs on the first call only.
  */
+#include <linux/errno.h>
 #include <linux/ftrace.h>
 #include <linux/sched.h>
 #include <linux/trace_recursion.h>
@@ -102,14 +103,30 @@ unsigned long ng_arm_hook_unwind(struct pt_regs *regs, unsigned long ip,
  * function yields the trampoline as the return address, read from the
  * slot at lr_addr, with the caller's SP: the frame's key.  The walk goes
  * on from the real return address (the trampoline itself cannot be
- * unwound).  Everything else is stopped (stop_machine()).
+ * unwound).  Everything else is stopped (stop_machine()).  When a slot
+ * is missed, a second walk looks for another tracer's return trampoline
+ * in the hooked frames (wrapping ours, foreign_ret.c): a task to wait
+ * for.
  */
 struct ng_unhook_walk {
 	struct stackframe frame;
 	struct ng_slot_group *g;
 	unsigned int n, found;
 	bool bad;
+	bool look_foreign;	/* the second walk */
+	bool foreign;		/* it found another tracer's trampoline */
 };
+
+/* Does the frame unwound last return through another tracer? */
+static bool ng_frame_foreign(struct ng_unhook_walk *w)
+{
+	struct stackframe *f = &w->frame;
+
+	if (f->sp > w->g[w->n - 1].key)
+		return false;		/* outside the hooked frames */
+	return ng_foreign_return(f->pc) ||
+	       (f->lr_addr && ng_foreign_return(READ_ONCE_NOCHECK(*f->lr_addr)));
+}
 
 static NG_WALK_CB(ng_unhook_cb)
 {
@@ -117,6 +134,10 @@ static NG_WALK_CB(ng_unhook_cb)
 	struct stackframe *f = &w->frame;
 	struct ng_slot_group *g = &w->g[w->found];
 
+	if (w->look_foreign && ng_frame_foreign(w)) {
+		w->foreign = true;
+		return NG_WALK_GO_ON(false);
+	}
 	if (f->pc != (unsigned long)ng_return_hooker)
 		return NG_WALK_GO_ON(true);
 	if (w->found >= w->n || f->sp != g->key || !f->lr_addr ||
@@ -130,25 +151,36 @@ static NG_WALK_CB(ng_unhook_cb)
 	return NG_WALK_GO_ON(w->found < w->n);
 }
 
-bool ng_arch_find_slots(struct task_struct *tsk, struct ng_slot_group *g,
-			unsigned int n)
+/* Walk @tsk from its last switch, looking for what @w says. */
+static void ng_walk_task(struct task_struct *tsk, struct ng_unhook_walk *w)
 {
-	struct ng_unhook_walk w = {
-		.frame = {
-			.fp = thread_saved_fp(tsk),
-			.sp = thread_saved_sp(tsk),
-			.lr = 0,
-			.pc = thread_saved_pc(tsk),
+	w->frame = (struct stackframe) {
+		.fp = thread_saved_fp(tsk),
+		.sp = thread_saved_sp(tsk),
+		.lr = 0,
+		.pc = thread_saved_pc(tsk),
 #ifdef CONFIG_KRETPROBES
-			.tsk = tsk,
+		.tsk = tsk,
 #endif
-		},
-		.g = g,
-		.n = n,
 	};
+	w->found = 0;
+	w->bad = false;
+	walk_stackframe(&w->frame, ng_unhook_cb, w);
+}
 
-	walk_stackframe(&w.frame, ng_unhook_cb, &w);
-	return !w.bad && w.found == n;
+int ng_arch_find_slots(struct task_struct *tsk, struct ng_slot_group *g,
+		       unsigned int n)
+{
+	struct ng_unhook_walk w = { .g = g, .n = n };
+
+	if (!n)
+		return 0;
+	ng_walk_task(tsk, &w);
+	if (!w.bad && w.found == n)
+		return 0;
+	w.look_foreign = true;
+	ng_walk_task(tsk, &w);
+	return w.foreign ? -EBUSY : -ENOENT;
 }
 
 void ng_arch_put_ret(struct task_struct *tsk, unsigned long *slot,

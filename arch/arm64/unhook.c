@@ -13,8 +13,11 @@
  * its own (F's key): the records holding the trampoline, innermost first,
  * must fall one in each group's range.  A record missing (a task
  * preempted before its prologue stored LR, whose trampoline address is in
- * the saved registers) fails the search.
+ * the saved registers) fails the search; a record in the hooked frames
+ * holding another tracer's return trampoline (wrapping ours,
+ * foreign_ret.c) makes the task one to wait for.
  */
+#include <linux/errno.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <asm/pointer_auth.h>
@@ -22,29 +25,62 @@
 #include "compat.h"
 #include "nanograph.h"
 
-bool ng_arch_find_slots(struct task_struct *tsk, struct ng_slot_group *g,
-			unsigned int n)
+/*
+ * The frame record at @fp ({ caller's FP, LR }), or NULL off @tsk's
+ * stack; then the next one out, NULL at the end of the chain.
+ */
+static unsigned long *ng_record(struct task_struct *tsk, unsigned long fp)
 {
 	unsigned long lo = (unsigned long)task_stack_page(tsk);
 	unsigned long hi = lo + THREAD_SIZE;
-	unsigned long fp = tsk->thread.cpu_context.fp, next;
+
+	if (fp < lo || fp > hi - 16 || !IS_ALIGNED(fp, 8))
+		return NULL;
+	return (unsigned long *)fp;
+}
+
+static unsigned long *ng_next_record(struct task_struct *tsk,
+				     unsigned long *rec)
+{
+	unsigned long next = READ_ONCE_NOCHECK(rec[0]);
+
+	return next > (unsigned long)rec ? ng_record(tsk, next) : NULL;
+}
+
+/*
+ * A group's record missed: is one of the records up to the outermost
+ * group's key held by another tracer's return trampoline (wrapping
+ * ours, foreign_ret.c)?  Then the task must be waited for.
+ */
+static int ng_missed(struct task_struct *tsk, unsigned long outer)
+{
+	unsigned long *rec = ng_record(tsk, tsk->thread.cpu_context.fp);
+
+	for (; rec && (unsigned long)&rec[1] < outer; rec = ng_next_record(tsk, rec))
+		if (ng_foreign_return(ng_strip_pac(READ_ONCE_NOCHECK(rec[1]))))
+			return -EBUSY;
+	return -ENOENT;
+}
+
+int ng_arch_find_slots(struct task_struct *tsk, struct ng_slot_group *g,
+		       unsigned int n)
+{
+	unsigned long *rec = ng_record(tsk, tsk->thread.cpu_context.fp);
 	unsigned int i = 0;
 
-	while (fp >= lo && fp <= hi - 16 && IS_ALIGNED(fp, 8)) {
-		unsigned long *lr = (unsigned long *)(fp + 8);
+	if (!n)
+		return 0;
+	for (; rec; rec = ng_next_record(tsk, rec)) {
+		unsigned long *lr = &rec[1];
 
-		if (ng_strip_pac(READ_ONCE_NOCHECK(*lr)) ==
-		    (unsigned long)ng_return_hooker) {
-			if (i >= n || (unsigned long)lr >= g[i].key)
-				return false;	/* group i's record was missed */
-			g[i++].slot = lr;
-		}
-		next = READ_ONCE_NOCHECK(*(unsigned long *)fp);
-		if (next <= fp)
-			break;
-		fp = next;
+		if (ng_strip_pac(READ_ONCE_NOCHECK(*lr)) !=
+		    (unsigned long)ng_return_hooker)
+			continue;
+		if (i >= n || (unsigned long)lr >= g[i].key)
+			return ng_missed(tsk, g[n - 1].key);	/* group i's */
+		g[i++].slot = lr;
 	}
-	return i == n;
+	return i == n ? 0 : ng_missed(tsk, g[n - 1].key);
 }
 
 #ifdef CONFIG_ARM64_PTR_AUTH_KERNEL

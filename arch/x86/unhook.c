@@ -7,14 +7,17 @@
  * holding the trampoline's address.  A task preempted in the trampoline
  * after its ret may have overwritten the slot (the trampoline saves
  * %rdx there): then the check fails and the task is tried again later.
+ * A slot holding another tracer's return trampoline wraps ours
+ * (foreign_ret.c): the task is waited for.
  */
+#include <linux/errno.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 
 #include "nanograph.h"
 
-bool ng_arch_find_slots(struct task_struct *tsk, struct ng_slot_group *g,
-			unsigned int n)
+int ng_arch_find_slots(struct task_struct *tsk, struct ng_slot_group *g,
+		       unsigned int n)
 {
 	unsigned long lo = (unsigned long)task_stack_page(tsk);
 	unsigned long hi = lo + THREAD_SIZE;
@@ -22,14 +25,16 @@ bool ng_arch_find_slots(struct task_struct *tsk, struct ng_slot_group *g,
 
 	for (i = 0; i < n; i++) {
 		unsigned long *slot = (unsigned long *)g[i].key;
+		unsigned long v;
 
 		if (g[i].key < lo || g[i].key > hi - sizeof(*slot))
-			return false;
-		if (READ_ONCE_NOCHECK(*slot) != (unsigned long)ng_return_hooker)
-			return false;
+			return -ENOENT;
+		v = READ_ONCE_NOCHECK(*slot);
+		if (v != (unsigned long)ng_return_hooker)
+			return ng_foreign_return(v) ? -EBUSY : -ENOENT;
 		g[i].slot = slot;
 	}
-	return true;
+	return 0;
 }
 
 void ng_arch_put_ret(struct task_struct *tsk, unsigned long *slot,

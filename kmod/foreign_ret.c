@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Is a return slot held by another tracer's return trampoline?
+ *
+ * function_graph, kretprobes (rethook) and fprobes hook returns the way
+ * nanograph does: they keep the return address they found and put their
+ * trampoline's in its place.  At a site hooked by several ftrace_ops the
+ * ops run newest first, so when one of them was registered before
+ * nanograph it runs after nanograph's hook, keeps nanograph's trampoline
+ * as "the" return address and wraps it: the task will return through
+ * the other trampoline, then through nanograph's.  The drain cannot put
+ * the real address back there (it lies in the other tracer's own stack)
+ * and must not drop the frame either (the task still comes back through
+ * nanograph's trampoline, and finds its stack freed or the module gone).
+ * It waits for that task to return (retstack.c), so it has to tell such
+ * a slot from one a task left without returning (stale, safe to drop).
+ *
+ * None of those trampolines is exported, and kallsyms_lookup_name() is
+ * not either, so they are told by name.  Only on the drain's slow path:
+ * a slot that does not hold nanograph's trampoline, in a task asleep.
+ */
+#include <linux/kallsyms.h>
+#include <linux/string.h>
+
+#include "nanograph.h"
+
+/* The kernel's return trampolines, 6.1 to 7.3, on x86_64, arm64, arm. */
+static const char *const ng_foreign_trampolines[] = {
+	"return_to_handler",		/* function_graph, fgraph users */
+	"arch_rethook_trampoline",	/* kretprobes and fprobes (rethook) */
+	"__kretprobe_trampoline",	/* kretprobes without rethook */
+	"kretprobe_trampoline",		/* the same, by its older name */
+};
+
+/* Does @addr lie in another tracer's return trampoline? */
+bool ng_foreign_return(unsigned long addr)
+{
+	char name[KSYM_SYMBOL_LEN];
+	unsigned int i;
+
+	sprint_symbol_no_offset(name, addr);
+	for (i = 0; i < ARRAY_SIZE(ng_foreign_trampolines); i++)
+		if (!strcmp(name, ng_foreign_trampolines[i]))
+			return true;
+	return false;
+}
