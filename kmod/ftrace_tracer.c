@@ -193,10 +193,17 @@ static int ng_ft_init(struct trace_array *tr)
 	return 0;
 }
 
+/* How long a switch away from nanograph waits for the drain. */
+#define NG_FT_RESET_WAIT_MS	5000
+
 /*
  * Another tracer (nop) replaces nanograph in @tr, or the instance goes:
  * no record goes there from now on; the last user stops the hook, and
- * the drain lets its frames go.
+ * the drain lets its frames go.  The switch waits for that (reset may
+ * sleep), so that rmmod right after it succeeds.  ftrace holds
+ * trace_types_lock here, which the drain never takes; its last step may
+ * take event_mutex (turning off events tracing_on=1 enabled), which
+ * ftrace takes before trace_types_lock: hence a bounded wait.
  */
 static void ng_ft_reset(struct trace_array *tr)
 {
@@ -205,6 +212,7 @@ static void ng_ft_reset(struct trace_array *tr)
 	ng_ft_arrays_change(tr, false);
 	mutex_unlock(&ng_control_lock);
 	tracing_stop_cmdline_record();
+	ng_drain_wait(NG_FT_RESET_WAIT_MS);
 }
 
 /* tracing_on=1 in @tr: a sync pair for what follows. */
@@ -264,13 +272,21 @@ struct ng_ft_open {
  * whose next record, a leaf's exit, was printed with its entry already,
  * and the entries of calls still open.
  */
+/* What a reader remembers of each CPU's records. */
+struct ng_ft_cpu {
+	pid_t last_pid;		/* the task of its last line, -1 before any */
+	bool ignore;		/* its next record was printed already */
+	int hidden_depth;	/* hiding an interrupt's calls from there, or -1 */
+	pid_t hidden_pid;	/* on the stack of that task */
+	unsigned long hidden_ip;	/* the call that started hiding */
+};
+
 struct ng_ft_iter {
 	struct ng_ft_func ent, next;
 	u64 ts;
 	int cpu;
 	bool failed;
-	pid_t *last_pid;
-	bool *ignore;
+	struct ng_ft_cpu *cpus;	/* nr_cpu_ids of them */
 	struct ng_ft_open open[NG_FT_OPEN_SLOTS];
 };
 
@@ -317,10 +333,10 @@ static void ng_ft_print_switch(struct trace_iterator *iter, pid_t pid, int cpu)
 	struct trace_seq *s = &iter->seq;
 	pid_t prev;
 
-	if (!data || data->last_pid[cpu] == pid)
+	if (!data || data->cpus[cpu].last_pid == pid)
 		return;
-	prev = data->last_pid[cpu];
-	data->last_pid[cpu] = pid;
+	prev = data->cpus[cpu].last_pid;
+	data->cpus[cpu].last_pid = pid;
 	if (prev == -1)
 		return;
 	trace_seq_puts(s, " ------------------------------------------\n");
@@ -437,11 +453,43 @@ static struct ng_ft_func *ng_ft_leaf(struct trace_iterator *iter,
 	return next;
 }
 
-/* Entries and exits in hardirq or NMI context, hidden without "irqs". */
-static bool ng_ft_hidden(const struct trace_entry *ent, u32 flags)
+/*
+ * Without "irqs", the calls an interrupt or NMI made are hidden.  A call
+ * is judged at its entry, and its exit, and everything between on that
+ * CPU, follow: irq_exit_rcu() leaves hardirq context before it returns
+ * and runs softirqs, so judging each record by its own context printed
+ * its "}" and the softirqs without its "{" (function_graph keeps an
+ * interrupt's depth the same way).  Without a reader's state
+ * (no memory), each record is judged alone.
+ */
+static bool ng_ft_hidden(struct ng_ft_iter *data, int cpu,
+			 const struct ng_ft_func *rec, bool exit, u32 flags)
 {
-	return !(flags & NG_FT_OPT_IRQS) &&
-	       (ent->flags & (TRACE_FLAG_HARDIRQ | TRACE_FLAG_NMI));
+	bool irq = rec->ent.flags & (TRACE_FLAG_HARDIRQ | TRACE_FLAG_NMI);
+	int depth = NG_TSD_DEPTH(rec->tsd);
+	struct ng_ft_cpu *c;
+
+	if (flags & NG_FT_OPT_IRQS)
+		return false;
+	if (!data)
+		return irq;
+	c = &data->cpus[cpu];
+	if (c->hidden_depth >= 0 && rec->ent.pid == c->hidden_pid) {
+		if (depth > c->hidden_depth)
+			return true;
+		if (depth == c->hidden_depth && exit && rec->ip == c->hidden_ip) {
+			c->hidden_depth = -1;	/* the interrupt's call returned */
+			return true;
+		}
+	}
+	/* Not hiding, or the exit that ends it was lost: judge anew. */
+	c->hidden_depth = -1;
+	if (irq && !exit) {
+		c->hidden_depth = depth;
+		c->hidden_pid = rec->ent.pid;
+		c->hidden_ip = rec->ip;
+	}
+	return irq;
 }
 
 /* "func();" with its duration, or "func() {", remembered until its "}". */
@@ -546,23 +594,23 @@ static enum print_line_t ng_ft_print_line(struct trace_iterator *iter)
 		ret = ng_ft_print_entry(iter, &data->ent, data->ts, flags);
 		if (ret == TRACE_TYPE_HANDLED && iter->cpu != cpu) {
 			/* Its exit, printed with it, is still in the buffer. */
-			data->ignore[iter->cpu] = true;
+			data->cpus[iter->cpu].ignore = true;
 			ret = TRACE_TYPE_NO_CONSUME;
 		}
 		iter->cpu = cpu;
 		return ret;
 	}
-	if (data && data->ignore[cpu]) {
-		data->ignore[cpu] = false;
+	if (data && data->cpus[cpu].ignore) {
+		data->cpus[cpu].ignore = false;
 		return TRACE_TYPE_HANDLED;
 	}
 	if (ent->type == ng_ft_types.entry) {
-		if (ng_ft_hidden(ent, flags))
+		if (ng_ft_hidden(data, cpu, (struct ng_ft_func *)ent, false, flags))
 			return TRACE_TYPE_HANDLED;
 		return ng_ft_print_entry(iter, (struct ng_ft_func *)ent, iter->ts, flags);
 	}
 	if (ent->type == ng_ft_types.exit) {
-		if (ng_ft_hidden(ent, flags))
+		if (ng_ft_hidden(data, cpu, (struct ng_ft_func *)ent, true, flags))
 			return TRACE_TYPE_HANDLED;
 		return ng_ft_print_exit(iter, (struct ng_ft_func *)ent, flags);
 	}
@@ -604,20 +652,17 @@ static void ng_ft_open(struct trace_iterator *iter)
 	data = kvzalloc(sizeof(*data), gfp);
 	if (!data)
 		goto fail;
-	data->last_pid = kcalloc(nr_cpu_ids, sizeof(*data->last_pid), gfp);
-	data->ignore = kcalloc(nr_cpu_ids, sizeof(*data->ignore), gfp);
-	if (!data->last_pid || !data->ignore)
+	data->cpus = kcalloc(nr_cpu_ids, sizeof(*data->cpus), gfp);
+	if (!data->cpus)
 		goto fail;
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-		data->last_pid[cpu] = -1;
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		data->cpus[cpu].last_pid = -1;
+		data->cpus[cpu].hidden_depth = -1;
+	}
 	iter->private = data;
 	return;
 fail:
-	if (data) {
-		kfree(data->last_pid);
-		kfree(data->ignore);
-		kvfree(data);
-	}
+	kvfree(data);
 	/* The view still works, without durations on "}" lines. */
 	pr_warn("no memory for a trace reader's state\n");
 }
@@ -628,8 +673,7 @@ static void ng_ft_close(struct trace_iterator *iter)
 
 	if (!data)
 		return;
-	kfree(data->last_pid);
-	kfree(data->ignore);
+	kfree(data->cpus);
 	kvfree(data);
 	iter->private = NULL;
 }
@@ -671,15 +715,17 @@ int ng_ft_register(void)
 }
 
 /*
- * Module exit, first.  A trace array with nanograph current pins the
- * module (struct tracer's owner), so exit never finds it in use; only
- * rmmod -f could, and then it waits for "echo nop > current_tracer":
- * a hung rmmod -f is acceptable, a trace array calling freed text not.
+ * Module exit, first.  A trace array with nanograph current, or an open
+ * option file of it, pins the module (struct tracer's owner), so exit
+ * never finds it in use; only rmmod -f could, and then it waits for
+ * "echo nop > current_tracer" and for the file to be closed: a hung
+ * rmmod -f is acceptable, a trace array calling freed text or a file
+ * reading freed memory not.
  */
 void ng_ft_unregister(void)
 {
 	while (unregister_tracer(&ng_ft_tracer) == -EBUSY) {
-		pr_warn_once("unload waits until no trace array has nanograph as current_tracer\n");
+		pr_warn_once("unload waits until nanograph is no current_tracer and none of its option files is open\n");
 		msleep(100);
 	}
 }

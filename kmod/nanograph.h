@@ -105,6 +105,7 @@ unsigned long ng_live_frames(unsigned int *tasks, unsigned int *owners);
 unsigned long ng_abandoned_frames(void);
 unsigned long ng_drain_stops(void);
 unsigned long ng_drain_wrapped(void);
+void ng_drain_wait(unsigned int ms);
 size_t ng_retstack_bytes(void);
 unsigned int ng_stack_pool(void);
 unsigned long ng_stack_pool_misses(void);

@@ -84,6 +84,12 @@ unsigned int ng_max_depth;		/* max_graph_depth; 0: unlimited */
 static bool ng_registered;		/* ng_ops is registered */
 static bool ng_pinned;			/* we hold a reference on ourselves */
 /*
+ * The same, but cleared only once the drain has dropped that reference
+ * (ng_drain_wait()); set under the control lock, cleared by the drain.
+ */
+static bool ng_self_held;
+static DECLARE_WAIT_QUEUE_HEAD(ng_drained_wq);
+/*
  * Who wants the hook on (see ng_tracer_get()): tracing_on, and each trace
  * array whose current tracer is nanograph (ftrace_tracer.c).
  */
@@ -596,6 +602,7 @@ static int ng_tracer_start(void)
 	if (!ng_pinned) {
 		__module_get(THIS_MODULE);
 		ng_pinned = true;
+		WRITE_ONCE(ng_self_held, true);
 	} else {
 		/* The last drain's abandoned frames, if it got that far. */
 		ng_stacks_trim_abandoned();
@@ -786,9 +793,27 @@ static void ng_drain_work(struct work_struct *work)
 	mutex_unlock(&ng_control_lock);
 	ng_events_sync(false);
 	module_put(THIS_MODULE);
+	/* Module exit cancels this work synchronously: these lines finish. */
+	WRITE_ONCE(ng_self_held, false);
+	wake_up_all(&ng_drained_wq);
 	return;
 again:
 	queue_delayed_work(ng_system_wq, &ng_drain, msecs_to_jiffies(READ_ONCE(ng_drain_ms)));
+}
+
+/*
+ * The hook has stopped (a trace array switched away from nanograph, the
+ * last user): wait until the drain has let the module go, so that a
+ * script's "echo nop > current_tracer; rmmod nanograph" works, unless
+ * recording starts again meanwhile.  Bounded by @ms: a sleeping task
+ * whose frame another tracer wraps (retstack.c) is waited for as long as
+ * it sleeps.  Never with the control lock held.
+ */
+void ng_drain_wait(unsigned int ms)
+{
+	wait_event_timeout(ng_drained_wq,
+			   !READ_ONCE(ng_self_held) || READ_ONCE(ng_registered),
+			   msecs_to_jiffies(ms));
 }
 
 /*

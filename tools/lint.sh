@@ -25,6 +25,19 @@ else
 	rc=1
 fi
 
+# The kernel series, as patches (kernel-patches/*/ when rebased per line).
+patches=$(ls "$ROOT"/kernel-patches/[0-9][0-9][0-9][0-9]-*.patch "$ROOT"/kernel-patches/*/[0-9][0-9][0-9][0-9]-*.patch 2>/dev/null |
+	grep -v '/0000-')
+out=$(perl "$src/scripts/checkpatch.pl" --no-tree --terse --show-types --strict $patches 2>&1 |
+	grep -v -e 'has no obvious style problems' -e '^total: 0 errors, 0 warnings, 0 checks')
+if [ -z "$out" ]; then
+	echo "ok - lint checkpatch --strict kernel-patches ($(echo "$patches" | wc -l) patches)"
+else
+	echo "not ok - lint checkpatch --strict kernel-patches"
+	echo "$out" | sed 's/^/# /'
+	rc=1
+fi
+
 # The build must stop with a clear message on a kernel without ftrace
 # support.  Configuration symbols given on make's command line override
 # the kernel's auto.conf, which stands in for such a kernel.
