@@ -4,11 +4,14 @@
  *
  * function_graph, kretprobes (rethook) and fprobes hook returns the way
  * nanograph does: they keep the return address they found and put their
- * trampoline's in its place.  At a site hooked by several ftrace_ops the
- * ops run newest first, so when one of them was registered before
- * nanograph it runs after nanograph's hook, keeps nanograph's trampoline
- * as "the" return address and wraps it: the task will return through
- * the other trampoline, then through nanograph's.  The drain cannot put
+ * trampoline's in its place.  One whose hook runs after nanograph's at a
+ * site keeps nanograph's trampoline as "the" return address and wraps
+ * it: the task will return through the other trampoline, then through
+ * nanograph's.  ftrace_ops run newest first, so that is an ops
+ * registered before nanograph's (function_graph, or on x86 the kprobes'
+ * shared ops, registered with the first kprobe on a function entry,
+ * however old the kretprobe); on 6.1's arm64 and on arm function_graph
+ * runs after every ops, whenever it started.  The drain cannot put
  * the real address back there (it lies in the other tracer's own stack)
  * and must not drop the frame either (the task still comes back through
  * nanograph's trampoline, and finds its stack freed or the module gone).
@@ -29,7 +32,6 @@ static const char *const ng_foreign_trampolines[] = {
 	"return_to_handler",		/* function_graph, fgraph users */
 	"arch_rethook_trampoline",	/* kretprobes and fprobes (rethook) */
 	"__kretprobe_trampoline",	/* kretprobes without rethook */
-	"kretprobe_trampoline",		/* the same, by its older name */
 };
 
 /* Does @addr lie in another tracer's return trampoline? */

@@ -194,7 +194,7 @@ static int ng_ft_init(struct trace_array *tr)
 }
 
 /* How long a switch away from nanograph waits for the drain. */
-#define NG_FT_RESET_WAIT_MS	5000
+#define NG_FT_RESET_WAIT_MS	10000
 
 /*
  * Another tracer (nop) replaces nanograph in @tr, or the instance goes:
@@ -264,14 +264,6 @@ struct ng_ft_open {
 	u64 counter;		/* the entry's */
 };
 
-/*
- * A reader's state (iter->private), as function_graph keeps: the task
- * last printed per CPU (for the context-switch lines), the entry last
- * printed and what followed it, kept when its line did not fit (a
- * consuming read has already taken the entry from the buffer), the CPUs
- * whose next record, a leaf's exit, was printed with its entry already,
- * and the entries of calls still open.
- */
 /* What a reader remembers of each CPU's records. */
 struct ng_ft_cpu {
 	pid_t last_pid;		/* the task of its last line, -1 before any */
@@ -281,6 +273,14 @@ struct ng_ft_cpu {
 	unsigned long hidden_ip;	/* the call that started hiding */
 };
 
+/*
+ * A reader's state (iter->private), as function_graph keeps: the task
+ * last printed per CPU (for the context-switch lines), the entry last
+ * printed and what followed it, kept when its line did not fit (a
+ * consuming read has already taken the entry from the buffer), the CPUs
+ * whose next record, a leaf's exit, was printed with its entry already,
+ * and the entries of calls still open.
+ */
 struct ng_ft_iter {
 	struct ng_ft_func ent, next;
 	u64 ts;
@@ -455,25 +455,30 @@ static struct ng_ft_func *ng_ft_leaf(struct trace_iterator *iter,
 
 /*
  * Without "irqs", the calls an interrupt or NMI made are hidden.  A call
- * is judged at its entry, and its exit, and everything between on that
- * CPU, follow: irq_exit_rcu() leaves hardirq context before it returns
- * and runs softirqs, so judging each record by its own context printed
- * its "}" and the softirqs without its "{" (function_graph keeps an
- * interrupt's depth the same way).  Without a reader's state
- * (no memory), each record is judged alone.
+ * is judged at its entry alone (hardirq or NMI in its context flags, as
+ * function_graph judges in_hardirq() when it records), and its exit,
+ * and everything deeper on that CPU and task until then, follow:
+ * irq_exit_rcu() leaves hardirq context before it returns and runs
+ * softirqs, irq_enter_rcu() enters it before it returns, and judging each
+ * record by its own flags printed a "}" without its "{", or the other
+ * way round.  Lost events end the hiding (the exit may be among them).
+ * Without a reader's state (no memory) each entry is judged alone.
  */
-static bool ng_ft_hidden(struct ng_ft_iter *data, int cpu,
+static bool ng_ft_hidden(struct trace_iterator *iter,
 			 const struct ng_ft_func *rec, bool exit, u32 flags)
 {
 	bool irq = rec->ent.flags & (TRACE_FLAG_HARDIRQ | TRACE_FLAG_NMI);
+	struct ng_ft_iter *data = iter->private;
 	int depth = NG_TSD_DEPTH(rec->tsd);
 	struct ng_ft_cpu *c;
 
 	if (flags & NG_FT_OPT_IRQS)
 		return false;
 	if (!data)
-		return irq;
-	c = &data->cpus[cpu];
+		return irq && !exit;
+	c = &data->cpus[iter->cpu];
+	if (iter->lost_events)
+		c->hidden_depth = -1;
 	if (c->hidden_depth >= 0 && rec->ent.pid == c->hidden_pid) {
 		if (depth > c->hidden_depth)
 			return true;
@@ -484,12 +489,12 @@ static bool ng_ft_hidden(struct ng_ft_iter *data, int cpu,
 	}
 	/* Not hiding, or the exit that ends it was lost: judge anew. */
 	c->hidden_depth = -1;
-	if (irq && !exit) {
-		c->hidden_depth = depth;
-		c->hidden_pid = rec->ent.pid;
-		c->hidden_ip = rec->ip;
-	}
-	return irq;
+	if (exit || !irq)
+		return false;
+	c->hidden_depth = depth;
+	c->hidden_pid = rec->ent.pid;
+	c->hidden_ip = rec->ip;
+	return true;
 }
 
 /* "func();" with its duration, or "func() {", remembered until its "}". */
@@ -605,12 +610,12 @@ static enum print_line_t ng_ft_print_line(struct trace_iterator *iter)
 		return TRACE_TYPE_HANDLED;
 	}
 	if (ent->type == ng_ft_types.entry) {
-		if (ng_ft_hidden(data, cpu, (struct ng_ft_func *)ent, false, flags))
+		if (ng_ft_hidden(iter, (struct ng_ft_func *)ent, false, flags))
 			return TRACE_TYPE_HANDLED;
 		return ng_ft_print_entry(iter, (struct ng_ft_func *)ent, iter->ts, flags);
 	}
 	if (ent->type == ng_ft_types.exit) {
-		if (ng_ft_hidden(data, cpu, (struct ng_ft_func *)ent, true, flags))
+		if (ng_ft_hidden(iter, (struct ng_ft_func *)ent, true, flags))
 			return TRACE_TYPE_HANDLED;
 		return ng_ft_print_exit(iter, (struct ng_ft_func *)ent, flags);
 	}

@@ -116,7 +116,7 @@ int ng_stacks_start(void);
 struct ng_pid_map;
 int ng_stacks_assign(struct ng_pid_map *map);
 void ng_stacks_stop(void);
-unsigned long ng_stacks_abandon(void);
+unsigned int ng_stacks_abandon(unsigned int *wrapped);
 void ng_stacks_trim_abandoned(void);
 void ng_stacks_report_open(void);
 void ng_stacks_release(void);

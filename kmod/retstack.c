@@ -636,21 +636,29 @@ unsigned long ng_drain_wrapped(void)
 	return atomic_long_read(&ng_drain_wrapped_count);
 }
 
+/* What a drain step did (ng_stacks_abandon()). */
+struct ng_abandon {
+	unsigned long recorded;	/* recorded frames abandoned */
+	unsigned int left;	/* tasks to try again */
+	unsigned int wrapped;	/* of which another tracer wraps (the rest: preempted) */
+};
+
 /*
  * Put the real return addresses of @tsk's live frames back where the
  * trampoline's address is, and mark the frames abandoned.  Runs under
  * stop_machine(): @tsk is not running.  Frames sharing a key share the
  * slot (a hooked tail call); the slot gets the lowest one's address.
- * All or nothing: returns false, changing nothing, if a slot cannot be
- * found, unless the task switched out by itself (asleep, or idle): then
- * every hooked frame has its slot in a frame record, so a frame whose
- * slot is not there is one the task left without returning (stale),
- * harmless to drop.  But not when another tracer's return trampoline
- * holds the slot (foreign_ret.c): the task will come back through ours
- * after that one, so it is waited for, however long it sleeps.
+ * All or nothing: changes nothing, and counts the task in @a to try
+ * again, if a slot cannot be found, unless the task switched out by
+ * itself (asleep, or idle): then every hooked frame has its slot in a
+ * frame record, so a frame whose slot is not there is one the task left
+ * without returning (stale), harmless to drop.  But not when another
+ * tracer's return trampoline holds the slot (foreign_ret.c): the task
+ * will come back through ours after that one, so it is waited for,
+ * however long it sleeps (counted apart: @a->wrapped).
  */
-static bool ng_stack_unhook(struct task_struct *tsk, struct ng_stack *s,
-			    unsigned long *recorded)
+static void ng_stack_unhook(struct task_struct *tsk, struct ng_stack *s,
+			    struct ng_abandon *a)
 {
 	/* One CPU at a time runs this (stop_machine): no need for the stack. */
 	static struct ng_slot_group g[NG_STACK_DEPTH];
@@ -658,7 +666,7 @@ static bool ng_stack_unhook(struct task_struct *tsk, struct ng_stack *s,
 	int d;
 
 	if (!ng_stack_live(s))
-		return true;
+		return;
 	if (!ng_task_stack_alive(tsk))
 		goto drop;
 	for (d = s->depth - 1; d >= 0; d--) {
@@ -681,18 +689,21 @@ static bool ng_stack_unhook(struct task_struct *tsk, struct ng_stack *s,
 	case -EBUSY:
 		/* Another tracer's trampoline wraps ours: wait for it. */
 		atomic_long_inc(&ng_drain_wrapped_count);
-		return false;
+		a->left++;
+		a->wrapped++;
+		return;
 	default:
 		/* Maybe in the middle of a return: try again later. */
-		if (ng_task_preempted(tsk))
-			return false;
+		if (ng_task_preempted(tsk)) {
+			a->left++;
+			return;
+		}
 		goto drop;
 	}
 	for (i = 0; i < n; i++)
 		ng_arch_put_ret(tsk, g[i].slot, g[i].ret, g[i].key);
 drop:
-	*recorded += ng_stack_abandon_all(s);
-	return true;
+	a->recorded += ng_stack_abandon_all(s);
 }
 
 /* The machine stopped to abandon frames, since load (stats drain_stops). */
@@ -702,11 +713,6 @@ unsigned long ng_drain_stops(void)
 {
 	return atomic_long_read(&ng_drain_stop_count);
 }
-
-struct ng_abandon {
-	unsigned long recorded;	/* recorded frames abandoned */
-	unsigned int left;	/* tasks to try again */
-};
 
 /* stop_machine() callback: every other CPU spins with interrupts off. */
 static int ng_abandon_stopped(void *data)
@@ -718,8 +724,7 @@ static int ng_abandon_stopped(void *data)
 
 	for (b = 0; b < NG_BUCKETS; b++)
 		hlist_for_each_entry(s, &ng_buckets[b], node)
-			if (!ng_stack_unhook(s->task, s, &a->recorded))
-				a->left++;
+			ng_stack_unhook(s->task, s, a);
 	for_each_possible_cpu(cpu) {
 		s = per_cpu(ng_idle_stacks, cpu);
 		if (!s || !ng_stack_live(s))
@@ -730,8 +735,8 @@ static int ng_abandon_stopped(void *data)
 		 */
 		if (!cpu_online(cpu) || !s->task)
 			a->recorded += ng_stack_abandon_all(s);
-		else if (!ng_stack_unhook(s->task, s, &a->recorded))
-			a->left++;
+		else
+			ng_stack_unhook(s->task, s, a);
 	}
 	return 0;
 }
@@ -739,15 +744,17 @@ static int ng_abandon_stopped(void *data)
 /*
  * Abandon every frame still hooked: the tracer is stopped (no new frame)
  * and the frames did not return in time.  Returns the number of tasks
- * that could not be done now (preempted in the middle of a return).
+ * that could not be done now (preempted in the middle of a return, or
+ * wrapped by another tracer: *@wrapped of them).
  */
-unsigned long ng_stacks_abandon(void)
+unsigned int ng_stacks_abandon(unsigned int *wrapped)
 {
 	struct ng_abandon a = {};
 
 	atomic_long_inc(&ng_drain_stop_count);
 	stop_machine(ng_abandon_stopped, &a, NULL);
 	atomic_long_add(a.recorded, &ng_abandoned);
+	*wrapped = a.wrapped;
 	return a.left;
 }
 

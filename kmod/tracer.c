@@ -84,10 +84,15 @@ unsigned int ng_max_depth;		/* max_graph_depth; 0: unlimited */
 static bool ng_registered;		/* ng_ops is registered */
 static bool ng_pinned;			/* we hold a reference on ourselves */
 /*
- * The same, but cleared only once the drain has dropped that reference
- * (ng_drain_wait()); set under the control lock, cleared by the drain.
+ * References on ourselves the drain has yet to drop (ng_drain_wait()):
+ * taken with ng_pinned, dropped after the module_put(), so that a start
+ * racing the end of the last drain is counted apart from it.
  */
-static bool ng_self_held;
+static atomic_t ng_self_refs = ATOMIC_INIT(0);
+/* The last drain step left only tasks another tracer wraps. */
+static bool ng_drain_stalled;
+/* Their live frames then: no stop while none of them returns. */
+static unsigned long ng_wrapped_live;
 static DECLARE_WAIT_QUEUE_HEAD(ng_drained_wq);
 /*
  * Who wants the hook on (see ng_tracer_get()): tracing_on, and each trace
@@ -602,7 +607,7 @@ static int ng_tracer_start(void)
 	if (!ng_pinned) {
 		__module_get(THIS_MODULE);
 		ng_pinned = true;
-		WRITE_ONCE(ng_self_held, true);
+		atomic_inc(&ng_self_refs);
 	} else {
 		/* The last drain's abandoned frames, if it got that far. */
 		ng_stacks_trim_abandoned();
@@ -624,6 +629,8 @@ static int ng_tracer_start(void)
 		goto err;
 	/* Every ops on, the notrace roots too: calls are recorded from here. */
 	static_branch_enable(&ng_recording);
+	/* A switch away waiting for the last drain: it will not end now. */
+	wake_up_all(&ng_drained_wq);
 	return 0;
 err:
 	pr_err("cannot start recording: %d\n", ret);
@@ -687,6 +694,8 @@ static void ng_tracer_stopped(void)
 	ng_clock_emit();
 	ng_drain_since = jiffies;
 	WRITE_ONCE(ng_drain_ms, NG_DRAIN_POLL_MS);
+	ng_wrapped_live = 0;
+	WRITE_ONCE(ng_drain_stalled, false);
 	mod_delayed_work(ng_system_wq, &ng_drain, 0);
 }
 
@@ -724,14 +733,31 @@ static void ng_tracer_stop(void)
  */
 static bool ng_drain_frames(bool patient)
 {
+	unsigned int left, wrapped;
+	unsigned long live;
+
 	lockdep_assert_held(&ng_control_lock);
-	if (!ng_live_frames(NULL, NULL))
+	live = ng_live_frames(NULL, NULL);
+	if (!live)
 		return true;
 	if (patient && time_before(jiffies, ng_drain_since +
 				   msecs_to_jiffies(NG_DRAIN_GRACE_MS)))
 		return false;
-	if (ng_stacks_abandon()) {
+	/*
+	 * Only tasks another tracer wraps were left, and none of their
+	 * frames returned since: a stop would change nothing (they may
+	 * sleep for good: a kthread created while recording).
+	 */
+	if (ng_wrapped_live && live == ng_wrapped_live)
+		return false;
+	left = ng_stacks_abandon(&wrapped);
+	if (left) {
 		WRITE_ONCE(ng_drain_ms, min(READ_ONCE(ng_drain_ms) * 2, NG_DRAIN_BACKOFF_MS));
+		ng_wrapped_live = left == wrapped ? ng_live_frames(NULL, NULL) : 0;
+		if (ng_wrapped_live && !ng_drain_stalled) {
+			WRITE_ONCE(ng_drain_stalled, true);
+			wake_up_all(&ng_drained_wq);
+		}
 		return false;
 	}
 	return !ng_live_frames(NULL, NULL);
@@ -791,11 +817,16 @@ static void ng_drain_work(struct work_struct *work)
 	}
 	ng_drain_finish();
 	mutex_unlock(&ng_control_lock);
-	ng_events_sync(false);
+	/*
+	 * Let the module go first: a switch away waiting for that
+	 * (ng_drain_wait()) may hold event_mutex (an instance's removal),
+	 * which turning our events off takes.  Module exit cancels this
+	 * work synchronously, so its last lines still run.
+	 */
 	module_put(THIS_MODULE);
-	/* Module exit cancels this work synchronously: these lines finish. */
-	WRITE_ONCE(ng_self_held, false);
-	wake_up_all(&ng_drained_wq);
+	if (atomic_dec_and_test(&ng_self_refs))
+		wake_up_all(&ng_drained_wq);
+	ng_events_sync(false);
 	return;
 again:
 	queue_delayed_work(ng_system_wq, &ng_drain, msecs_to_jiffies(READ_ONCE(ng_drain_ms)));
@@ -805,14 +836,15 @@ again:
  * The hook has stopped (a trace array switched away from nanograph, the
  * last user): wait until the drain has let the module go, so that a
  * script's "echo nop > current_tracer; rmmod nanograph" works, unless
- * recording starts again meanwhile.  Bounded by @ms: a sleeping task
- * whose frame another tracer wraps (retstack.c) is waited for as long as
- * it sleeps.  Never with the control lock held.
+ * recording starts again meanwhile, or the drain is left with tasks
+ * another tracer wraps (retstack.c), which it waits for as long as they
+ * sleep.  Bounded by @ms.  Never with the control lock held.
  */
 void ng_drain_wait(unsigned int ms)
 {
 	wait_event_timeout(ng_drained_wq,
-			   !READ_ONCE(ng_self_held) || READ_ONCE(ng_registered),
+			   !atomic_read(&ng_self_refs) || READ_ONCE(ng_registered) ||
+			   READ_ONCE(ng_drain_stalled),
 			   msecs_to_jiffies(ms));
 }
 

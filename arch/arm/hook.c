@@ -113,19 +113,37 @@ struct ng_unhook_walk {
 	struct ng_slot_group *g;
 	unsigned int n, found;
 	bool bad;
-	bool look_foreign;	/* the second walk */
-	bool foreign;		/* it found another tracer's trampoline */
+	bool foreign;		/* the second walk found another tracer's trampoline */
 };
 
-/* Does the frame unwound last return through another tracer? */
-static bool ng_frame_foreign(struct ng_unhook_walk *w)
+/*
+ * The second walk, at each frame: does it return through another
+ * tracer (the pc the step read from the stack, or from LR: lr_addr is
+ * left stale by steps that pop no LR, never read it here)?  Goes on past
+ * any frame of ours whose key it knows, stale groups or not, so that a
+ * wrapped group above a stale one is seen.
+ */
+static NG_WALK_CB(ng_foreign_cb)
 {
+	struct ng_unhook_walk *w = data;
 	struct stackframe *f = &w->frame;
+	unsigned int i;
 
 	if (f->sp > w->g[w->n - 1].key)
-		return false;		/* outside the hooked frames */
-	return ng_foreign_return(f->pc) ||
-	       (f->lr_addr && ng_foreign_return(READ_ONCE_NOCHECK(*f->lr_addr)));
+		return NG_WALK_GO_ON(false);	/* past the hooked frames */
+	if (ng_foreign_return(f->pc)) {
+		w->foreign = true;
+		return NG_WALK_GO_ON(false);
+	}
+	if (f->pc != (unsigned long)ng_return_hooker)
+		return NG_WALK_GO_ON(true);
+	for (i = 0; i < w->n; i++) {
+		if (w->g[i].key == f->sp) {
+			f->pc = w->g[i].ret;
+			return NG_WALK_GO_ON(true);
+		}
+	}
+	return NG_WALK_GO_ON(false);
 }
 
 static NG_WALK_CB(ng_unhook_cb)
@@ -134,10 +152,6 @@ static NG_WALK_CB(ng_unhook_cb)
 	struct stackframe *f = &w->frame;
 	struct ng_slot_group *g = &w->g[w->found];
 
-	if (w->look_foreign && ng_frame_foreign(w)) {
-		w->foreign = true;
-		return NG_WALK_GO_ON(false);
-	}
 	if (f->pc != (unsigned long)ng_return_hooker)
 		return NG_WALK_GO_ON(true);
 	if (w->found >= w->n || f->sp != g->key || !f->lr_addr ||
@@ -151,8 +165,9 @@ static NG_WALK_CB(ng_unhook_cb)
 	return NG_WALK_GO_ON(w->found < w->n);
 }
 
-/* Walk @tsk from its last switch, looking for what @w says. */
-static void ng_walk_task(struct task_struct *tsk, struct ng_unhook_walk *w)
+/* Walk @tsk from its last switch, @cb at each frame. */
+static void ng_walk_task(struct task_struct *tsk, struct ng_unhook_walk *w,
+			 NG_WALK_CB((*cb)))
 {
 	w->frame = (struct stackframe) {
 		.fp = thread_saved_fp(tsk),
@@ -165,7 +180,7 @@ static void ng_walk_task(struct task_struct *tsk, struct ng_unhook_walk *w)
 	};
 	w->found = 0;
 	w->bad = false;
-	walk_stackframe(&w->frame, ng_unhook_cb, w);
+	walk_stackframe(&w->frame, cb, w);
 }
 
 int ng_arch_find_slots(struct task_struct *tsk, struct ng_slot_group *g,
@@ -175,11 +190,10 @@ int ng_arch_find_slots(struct task_struct *tsk, struct ng_slot_group *g,
 
 	if (!n)
 		return 0;
-	ng_walk_task(tsk, &w);
+	ng_walk_task(tsk, &w, ng_unhook_cb);
 	if (!w.bad && w.found == n)
 		return 0;
-	w.look_foreign = true;
-	ng_walk_task(tsk, &w);
+	ng_walk_task(tsk, &w, ng_foreign_cb);
 	return w.foreign ? -EBUSY : -ENOENT;
 }
 

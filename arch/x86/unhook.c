@@ -21,20 +21,28 @@ int ng_arch_find_slots(struct task_struct *tsk, struct ng_slot_group *g,
 {
 	unsigned long lo = (unsigned long)task_stack_page(tsk);
 	unsigned long hi = lo + THREAD_SIZE;
+	int ret = 0;
 	unsigned int i;
 
+	/* Every group: a stale one below must not hide a wrapped one above. */
 	for (i = 0; i < n; i++) {
 		unsigned long *slot = (unsigned long *)g[i].key;
 		unsigned long v;
 
-		if (g[i].key < lo || g[i].key > hi - sizeof(*slot))
-			return -ENOENT;
+		if (g[i].key < lo || g[i].key > hi - sizeof(*slot)) {
+			ret = -ENOENT;
+			continue;
+		}
 		v = READ_ONCE_NOCHECK(*slot);
-		if (v != (unsigned long)ng_return_hooker)
-			return ng_foreign_return(v) ? -EBUSY : -ENOENT;
-		g[i].slot = slot;
+		if (v == (unsigned long)ng_return_hooker) {
+			g[i].slot = slot;
+			continue;
+		}
+		if (ng_foreign_return(v))
+			return -EBUSY;
+		ret = -ENOENT;
 	}
-	return 0;
+	return ret;
 }
 
 void ng_arch_put_ret(struct task_struct *tsk, unsigned long *slot,
