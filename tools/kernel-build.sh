@@ -79,8 +79,11 @@ start=$(date +%s)
 # whole build takes on 2 cores).
 BASE=$( { basename "$SRCDEB"; cat "$CONFIG"; echo "$RECIPE"; } | sha256sum | cut -c1-16)
 for old in "$CACHE"/patched/"$ARCH"-*; do
-	[ -e "$old/.complete" ] && [ "$(cat "$old/base" 2>/dev/null)" = "$BASE" ] || continue
+	if [ ! -e "$old/.complete" ] || [ "$(cat "$old/base" 2>/dev/null)" != "$BASE" ]; then
+		continue
+	fi
 	log "reusing $old"
+	REUSED=1
 	mv "$old" "$OUT"
 	rm -f "$OUT/.complete"
 	for p in $(find "$OUT/patches" -name '*.patch' | sort -r); do
@@ -104,19 +107,23 @@ done
 echo "$BASE" >"$OUT/base"
 
 # Debian's config, then: no module signing keys of Debian's, no debug
-# info (BTF needs it; the rig reads neither), every module off.
-cp "$CONFIG" "$OBJ/.config"
+# info (BTF needs it; the rig reads neither), every module off.  Not
+# again in a tree taken over: the config is the same (BASE), and writing
+# it again would date autoconf.h anew and rebuild everything.
 mk() { make -C "$SRC" O="$OBJ" ARCH="$KARCH" CROSS_COMPILE="$CROSS" "$@"; }
-"$SRC/scripts/config" --file "$OBJ/.config" \
-	--set-str LOCALVERSION "-nanograph" \
-	--disable MODULE_SIG --set-str SYSTEM_TRUSTED_KEYS "" \
-	--set-str SYSTEM_REVOCATION_KEYS "" \
-	--disable DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT --disable DEBUG_INFO_DWARF4 \
-	--disable DEBUG_INFO_DWARF5 --disable DEBUG_INFO_BTF --enable DEBUG_INFO_NONE
-mk -s olddefconfig
-: >"$OUT/lsmod"	# no module loaded: localmodconfig turns every one off
-mk -s LSMOD="$OUT/lsmod" localmodconfig </dev/null
-mk -s olddefconfig
+if [ "${REUSED:-0}" != 1 ]; then
+	cp "$CONFIG" "$OBJ/.config"
+	"$SRC/scripts/config" --file "$OBJ/.config" \
+		--set-str LOCALVERSION "-nanograph" \
+		--disable MODULE_SIG --set-str SYSTEM_TRUSTED_KEYS "" \
+		--set-str SYSTEM_REVOCATION_KEYS "" \
+		--disable DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT --disable DEBUG_INFO_DWARF4 \
+		--disable DEBUG_INFO_DWARF5 --disable DEBUG_INFO_BTF --enable DEBUG_INFO_NONE
+	mk -s olddefconfig
+	: >"$OUT/lsmod"	# no module loaded: localmodconfig turns every one off
+	mk -s LSMOD="$OUT/lsmod" localmodconfig </dev/null
+	mk -s olddefconfig
+fi
 log "building $(make -s -C "$SRC" kernelversion)-nanograph for $ARCH, -j$JOBS"
 mk -s -j"$JOBS" all >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log" >&2; exit 1; }
 cp "$OBJ/$IMAGE" "$OUT/vmlinuz"
