@@ -14,29 +14,33 @@ cd "$ROOT" || exit 1
 src=$(tools/vmtest.sh -k 6.1 source) || { echo "not ok - lint: no checkpatch (tools/vmtest.sh source failed)"; exit 1; }
 # The sources, not what a build left next to them (nanograph.mod.c).
 files=$(ls kmod/*.[ch] arch/*/*.[chS] include/*.h selftests/vm/testmod/*.c 2>/dev/null | grep -v '\.mod\.c$')
-out=$(perl "$src/scripts/checkpatch.pl" --no-tree --file --terse --show-types \
-	--strict $files 2>&1 | grep -v -e 'has no obvious style problems' -e '^total: 0 errors, 0 warnings, 0 checks')
 rc=0
-if [ -z "$out" ]; then
-	echo "ok - lint checkpatch --strict ($(echo "$files" | wc -l) files)"
-else
-	echo "not ok - lint checkpatch --strict"
-	echo "$out" | sed 's/^/# /'
-	rc=1
-fi
-
-# The kernel series, as patches (kernel-patches/*/ when rebased per line).
-patches=$(ls "$ROOT"/kernel-patches/[0-9][0-9][0-9][0-9]-*.patch "$ROOT"/kernel-patches/*/[0-9][0-9][0-9][0-9]-*.patch 2>/dev/null |
-	grep -v '/0000-')
-out=$(perl "$src/scripts/checkpatch.pl" --no-tree --terse --show-types --strict $patches 2>&1 |
-	grep -v -e 'has no obvious style problems' -e '^total: 0 errors, 0 warnings, 0 checks')
-if [ -z "$out" ]; then
-	echo "ok - lint checkpatch --strict kernel-patches ($(echo "$patches" | wc -l) patches)"
-else
-	echo "not ok - lint checkpatch --strict kernel-patches"
-	echo "$out" | sed 's/^/# /'
-	rc=1
-fi
+# checkpatch NAME WHAT ARGS...: one KTAP line for checkpatch --strict over
+# ARGS (its findings as comments); WHAT counts what was checked.
+checkpatch() {
+	local name=$1 what=$2 out
+	shift 2
+	out=$(perl "$src/scripts/checkpatch.pl" --no-tree --terse --show-types --strict "$@" 2>&1 |
+		grep -v -e 'has no obvious style problems' -e '^total: 0 errors, 0 warnings, 0 checks')
+	if [ -z "$out" ]; then
+		echo "ok - lint checkpatch --strict$name ($what)"
+	else
+		echo "not ok - lint checkpatch --strict$name"
+		echo "$out" | sed 's/^/# /'
+		rc=1
+	fi
+}
+# shellcheck disable=SC2086 # one argument per file
+checkpatch "" "$(echo "$files" | wc -l) files" --file $files
+# The kernel series, as patches (kernel-patches/*/ when rebased per
+# line), named by absolute paths: given a relative path inside a git
+# work tree, checkpatch took context lines for code.
+patches=()
+for p in "$ROOT"/kernel-patches/[0-9][0-9][0-9][0-9]-*.patch \
+	"$ROOT"/kernel-patches/*/[0-9][0-9][0-9][0-9]-*.patch; do
+	case $p in */0000-*) ;; *) [ ! -e "$p" ] || patches+=("$p") ;; esac
+done
+checkpatch " kernel-patches" "${#patches[@]} patches" "${patches[@]}"
 
 # The build must stop with a clear message on a kernel without ftrace
 # support.  Configuration symbols given on make's command line override
