@@ -729,7 +729,8 @@ static void ng_tracer_stop(void)
  * still hooked (a task asleep in a pipe read, a kthread that never leaves
  * its loop, the idle task of an offline CPU) is abandoned: the real
  * return addresses are put back (retstack.c).  Only a task preempted in
- * the middle of a return is left for a later step, after a longer wait.
+ * the middle of a return, or one whose frame another tracer wraps, is
+ * left for a later step, after a longer wait.
  */
 static bool ng_drain_frames(bool patient)
 {
