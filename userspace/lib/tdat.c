@@ -49,8 +49,9 @@ static int tdat_merge(struct tracecmd_input *handle, struct tdat *t,
 	next = calloc(cpus, sizeof(*next));
 	if (!next)
 		return -ENOMEM;
+	/* From each CPU's first record, wherever an earlier pass stopped. */
 	for (cpu = 0; cpu < cpus; cpu++)
-		next[cpu] = tracecmd_read_data(handle, cpu);
+		next[cpu] = tracecmd_read_cpu_first(handle, cpu);
 	while (!ret) {
 		best = -1;
 		for (cpu = 0; cpu < cpus; cpu++)
@@ -134,22 +135,18 @@ static int tdat_open(const char *path, struct tracecmd_input **handlep)
  * The first pass: find the first clock_sync in timestamp order, reading
  * no further than it (the module writes one when tracing starts, so that
  * is the beginning, unless trace-cmd started later), and make it @conv's
- * clock. A handle of its own: libtracecmd reads on from where reading
- * stopped. 1 if found, 0 if not, or -errno.
+ * clock. The second pass starts over on the same handle (tdat_merge()
+ * rewinds every CPU): an open parses the file's event formats and
+ * kallsyms, seconds under emulation. 1 if found, 0 if not, or -errno.
  */
-static int tdat_find_clock(const char *path, struct ng_conv *conv)
+static int tdat_find_clock(struct tracecmd_input *handle, struct ng_conv *conv)
 {
-	struct tracecmd_input *handle;
 	struct tdat t = { 0 };
-	int ret = tdat_open(path, &handle);
+	int ret = ng_decoder_new(&t.dec, tracecmd_get_tep(handle));
 
-	if (ret)
-		return ret;
-	ret = ng_decoder_new(&t.dec, tracecmd_get_tep(handle));
 	if (!ret)
 		ret = tdat_merge(handle, &t, NULL, scan, conv);
 	ng_decoder_free(t.dec);
-	tracecmd_close(handle);
 	return ret;
 }
 
@@ -202,6 +199,9 @@ int ng_tdat_convert(const char *path, const char *dir,
 	if (ret)
 		return ret;
 	ng_conv_set_cancel(t.conv, cancel);
+	ret = tdat_open(path, &handle);
+	if (ret)
+		goto out;
 	/*
 	 * The time base first: without one, fail before writing anything.
 	 * A clock given wins over the file's first clock_sync (to line the
@@ -210,15 +210,12 @@ int ng_tdat_convert(const char *path, const char *dir,
 	if (clock) {
 		ng_conv_set_clock(t.conv, clock);
 	} else {
-		ret = tdat_find_clock(path, t.conv);
+		ret = tdat_find_clock(handle, t.conv);
 		if (!ret)
 			ret = -ENODATA;	/* no clock_sync in the file */
 		if (ret < 0)
 			goto out;
 	}
-	ret = tdat_open(path, &handle);
-	if (ret)
-		goto out;
 	t.tep = tracecmd_get_tep(handle);
 	ret = ng_decoder_new(&t.dec, t.tep);
 	if (ret)
