@@ -324,6 +324,16 @@ ng_full() {
 	return 1
 }
 
+# ng_core_end: a "core+full" test's core part ends here.  What follows
+# runs at full size only: in the cell make check's rotation gives the
+# test, in make check-full and in make soak (ng_full).
+ng_core_end() {
+	! ng_full || return 0
+	ng_note "the core part only: the rest runs at full size"
+	! ng_loaded || ng_unload
+	exit 0
+}
+
 # ng_count_entries_of FUNC: from now on the top-level buffer takes only
 # nanograph:func_entry events of FUNC (an event filter on the ip field:
 # from FUNC's address to the next symbol's, where its ftrace call site
