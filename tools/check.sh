@@ -89,30 +89,41 @@ tally() {
 [ "$plan" = 1 ] || "$ROOT/tools/setup-host.sh" || { echo "0 passed, 1 failed"; exit 1; }
 start=$(date +%s)
 
-if [ "$unit" = 1 ]; then
+# The host's own checks: the collector's unit tests (sanitizers), lint,
+# DKMS, the rig's and the man pages' checks.  Prints KTAP lines.
+host_checks() {
+	local out rc
 	echo "# host unit tests"
 	out=$(mktemp)
 	if make -s -C "$ROOT/userspace" check >"$out" 2>&1; then rc=0; else rc=$?; fi
-	tally <"$out"
+	cat "$out"
 	if [ "$rc" != 0 ] && ! grep -q '^not ok' "$out"; then
 		# The build or the runner itself failed: that is a failure too.
 		echo "not ok - unit tests: make -C userspace check exited $rc"
 		tail -n 20 "$out" | sed 's/^/# /'
-		fail=$((fail + 1))
 	fi
 	rm -f "$out"
-fi
-
-if [ "$unit" = 1 ]; then
 	echo "# lint"
-	# Not a pipe: tally must count in this shell, not a subshell.
-	tally < <("$ROOT/tools/lint.sh" 2>&1)
+	"$ROOT/tools/lint.sh" 2>&1
 	echo "# dkms"
-	tally < <("$ROOT/tools/dkms-check.sh" 2>&1)
+	"$ROOT/tools/dkms-check.sh" 2>&1
 	echo "# rig"
-	tally < <("$ROOT/tools/rig-check.sh" 2>&1)
+	"$ROOT/tools/rig-check.sh" 2>&1
 	echo "# man"
-	tally < <("$ROOT/tools/man-check.sh" 2>&1)
+	"$ROOT/tools/man-check.sh" 2>&1
+}
+
+# With the VM matrix they run beside its cells (about two minutes, most
+# of it compiling, while the guests wait in their tests' sleeps and
+# polls) and are counted after them; alone, at once.
+host_out=
+if [ "$unit" = 1 ] && [ "$vm" = 1 ]; then
+	host_out=$(mktemp)
+	host_checks >"$host_out" 2>&1 &
+	host_pid=$!
+elif [ "$unit" = 1 ]; then
+	# Not a pipe: tally must count in this shell, not a subshell.
+	tally < <(host_checks)
 fi
 
 # vmtest.sh's options for a cell ARCH[/MACHINE]:LINE[:TESTS], in $opts.
@@ -475,11 +486,15 @@ if [ "$vm" = 1 ]; then
 		boot_cell "$cell" &
 		running=$((running + 1))
 		if [ "$running" -ge "${NANOGRAPH_JOBS:-2}" ]; then
-			wait -n
-			running=$((running - 1))
+			# A cell ended, or the host's checks (not counted).
+			wait -n -p ended
+			[ "$ended" = "${host_pid:-}" ] || running=$((running - 1))
 		fi
 	done
-	wait
+	# Every cell, not the host's checks: those are waited for below.
+	for j in $(jobs -p); do
+		[ "$j" = "${host_pid:-}" ] || wait "$j"
+	done
 	record_times
 	keep_test_times
 	for cell in $MATRIX; do
@@ -501,6 +516,12 @@ if [ "$vm" = 1 ]; then
 	echo "# $(printf '%-34s %6s %6s %6s %6s' cell passed failed skipped secs)"
 	sed 's/^/# /' "$work/table"
 	rm -rf "$work"
+fi
+
+if [ -n "$host_out" ]; then
+	wait "$host_pid" 2>/dev/null || :
+	tally <"$host_out"
+	rm -f "$host_out"
 fi
 
 echo "# $(( $(date +%s) - start ))s"
