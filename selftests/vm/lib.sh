@@ -330,7 +330,10 @@ ng_full() {
 ng_core_end() {
 	! ng_full || return 0
 	ng_note "the core part only: the rest runs at full size"
-	! ng_loaded || ng_unload
+	if ng_loaded; then
+		ng_stop_and_drain
+		ng_unload
+	fi
 	exit 0
 }
 
