@@ -485,11 +485,11 @@ if [ "$vm" = 1 ]; then
 		[ -e "$(cell_file "$cell").rc" ] && continue
 		boot_cell "$cell" &
 		running=$((running + 1))
-		if [ "$running" -ge "${NANOGRAPH_JOBS:-2}" ]; then
-			# A cell ended, or the host's checks (not counted).
+		# Until a cell ends: the host's checks ending frees no slot.
+		while [ "$running" -ge "${NANOGRAPH_JOBS:-2}" ]; do
 			wait -n -p ended
 			[ "$ended" = "${host_pid:-}" ] || running=$((running - 1))
-		fi
+		done
 	done
 	# Every cell, not the host's checks: those are waited for below.
 	for j in $(jobs -p); do
