@@ -113,9 +113,10 @@ host_checks() {
 	"$ROOT/tools/man-check.sh" 2>&1
 }
 
-# With the VM matrix they run beside its cells (about two minutes, most
-# of it compiling, while the guests wait in their tests' sleeps and
-# polls) and are counted after them; alone, at once.
+# With the VM matrix they run beside its first cells and are counted
+# after them: run first, they kept both cores' guests waiting about two
+# and a half minutes; beside them they take a share of the same cores.
+# Alone (--unit-only), at once.
 host_out=
 if [ "$unit" = 1 ] && [ "$vm" = 1 ]; then
 	host_out=$(mktemp)
