@@ -388,6 +388,7 @@ int ng_ops_register_steps(struct ftrace_ops *ops, bool every);
 int ng_ops_filter_every(struct ftrace_ops *ops);
 int ng_ops_unregister_steps(struct ftrace_ops *ops, bool every);
 unsigned long ng_patch_max(void);
+unsigned long ng_patch_count(void);
 
 /*
  * nanograph as an ftrace tracer (ftrace_tracer.c), built where the

@@ -35,7 +35,9 @@
  * timed, but it patches one slice at most.
  *
  * ng_patch_max_us, for the stats file: the longest single registration
- * or filter change made here, a CPU held that long at most.
+ * or filter change made here, a CPU held that long at most;
+ * ng_patch_steps: how many there were, so that a test tells a start in
+ * slices from one in one step by counting, not by timing.
  */
 #define pr_fmt(fmt) "nanograph: " fmt
 
@@ -59,6 +61,8 @@ static const char *const ng_slices[] = {
 
 /* In us: an unsigned long is read whole on 32-bit too. */
 static unsigned long ng_patch_max_us;
+/* Written under ng_control_lock, read by stats without it. */
+static unsigned long ng_patch_steps;
 
 /*
  * The slice a shrinking filter keeps: "s*", which no other slice
@@ -69,11 +73,13 @@ static unsigned long ng_patch_max_us;
 #define NG_SLICE_KEEP	2
 static bool ng_keep_matched;
 
-/* One ftrace call that patches text ended: keep the longest. */
+/* One ftrace call that patches text ended: count it, keep the longest. */
 static void ng_timed(u64 t0)
 {
 	unsigned long d = div_u64(ktime_get_ns() - t0, NSEC_PER_USEC);
 
+	lockdep_assert_held(&ng_control_lock);
+	WRITE_ONCE(ng_patch_steps, ng_patch_steps + 1);
 	if (d > READ_ONCE(ng_patch_max_us))
 		WRITE_ONCE(ng_patch_max_us, d);
 }
@@ -92,6 +98,12 @@ static int ng_register(struct ftrace_ops *ops)
 unsigned long ng_patch_max(void)
 {
 	return READ_ONCE(ng_patch_max_us);
+}
+
+/* The patches (registrations and filter changes) since load (stats). */
+unsigned long ng_patch_count(void)
+{
+	return READ_ONCE(ng_patch_steps);
 }
 
 /*

@@ -118,8 +118,9 @@ void ng_stats_render(struct seq_buf *s)
 	/*
 	 * The longest single patch of the hooked functions' text since
 	 * load (ops_steps.c): how long a CPU was held, or on 32-bit arm
-	 * every CPU stopped, at most.
+	 * every CPU stopped, at most; and how many patches there were.
 	 */
 	seq_buf_printf(s, "patch_max_us %lu\n", ng_patch_max());
+	seq_buf_printf(s, "patch_steps %lu\n", ng_patch_count());
 	ng_arch_stats_render(s);
 }
