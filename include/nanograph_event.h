@@ -96,6 +96,25 @@ static inline int ng_counter_before(unsigned long long a, unsigned long long b)
  *	clock		tsd == NG_RAW_META | NG_RAW_CLOCK, ip == counter,
  *			then one record { mono_ns, freq }: clock_sync
  *
+ * With options/sched on, scheduling records of tasks inside a hooked
+ * call, each one record, the kind in the low byte of tsd and its
+ * argument above it (a reader skips a meta kind it does not know, so a
+ * new kind must never be followed by a payload record):
+ *
+ *	switch_out	tsd == NG_RAW_META | NG_RAW_SWITCH_OUT |
+ *			state << NG_RAW_ARG_SHIFT, ip == counter: the last
+ *			task record's task left the CPU.  state: its
+ *			__state then (low 16 bits), NG_RAW_PREEMPTED set if
+ *			it was preempted; runnable if either says so
+ *			(state 0: it yielded), else asleep
+ *	switch_in	tsd == NG_RAW_META | NG_RAW_SWITCH_IN, ip == counter:
+ *			the last task record's task got the CPU
+ *	wake		tsd == NG_RAW_META | NG_RAW_WAKE |
+ *			tid << NG_RAW_ARG_SHIFT | ctx << NG_RAW_WAKE_CTX_SHIFT,
+ *			ip == counter: the last task record's task woke
+ *			thread tid, or an interrupt on its CPU did (ctx:
+ *			NG_RAW_CTX_*; 0 for the task itself)
+ *
  * A CPU's records are in the order they were written; CPUs are merged by
  * counter.
  */
@@ -106,7 +125,19 @@ static inline int ng_counter_before(unsigned long long a, unsigned long long b)
 #define NG_RAW_TASK		1ULL
 #define NG_RAW_CLOCK		2ULL
 #define NG_RAW_COMM		3ULL
+#define NG_RAW_SWITCH_OUT	4ULL
+#define NG_RAW_SWITCH_IN	5ULL
+#define NG_RAW_WAKE		6ULL
 #define NG_RAW_IS_META(tsd)	(((tsd) & ~NG_TSD_COUNTER_MASK) == NG_RAW_META)
+/* A meta record's kind and argument (tsd's low 56 bits). */
+#define NG_RAW_KIND(tsd)	((tsd) & 0xffULL)
+#define NG_RAW_ARG_SHIFT	8
+#define NG_RAW_PREEMPTED	0x1000000ULL	/* bit 24, above the state */
+#define NG_RAW_STATE_MASK	0xffffULL
+#define NG_RAW_WAKE_CTX_SHIFT	40
+#define NG_RAW_CTX_HARDIRQ	1ULL
+#define NG_RAW_CTX_SOFTIRQ	2ULL
+#define NG_RAW_CTX_NMI		4ULL
 
 /* Macros, not functions: TP_printk's format is read by libtraceevent. */
 #define NG_TSD_COUNTER(tsd)	((tsd) & NG_TSD_COUNTER_MASK)

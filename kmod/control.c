@@ -379,6 +379,19 @@ static NG_VALUE_ATTR(max_depth, "max_graph_depth", UINT_MAX, ERANGE,
 static NG_VALUE_ATTR(event_fork, "event-fork", 1, EINVAL, NULL);
 
 /*
+ * options/sched: scheduling records of the tasks inside hooked calls
+ * (sched.c), 0 or 1, changed at any time.
+ */
+static unsigned int ng_sched;
+
+static int ng_sched_apply(unsigned long *on)
+{
+	return ng_sched_set(*on);
+}
+
+static NG_VALUE_ATTR(sched, "sched", 1, EINVAL, ng_sched_apply);
+
+/*
  * calibrate: a write of N makes N calls of ng_calib_target()
  * (calib_target.c), which the collector hooks and times to learn the
  * tracer's cost per call; the file reads back the last N.  At any time:
@@ -505,6 +518,7 @@ static const struct attribute_group ng_group = {
 
 static struct attribute *ng_option_attrs[] = {
 	&ng_attr_event_fork.kattr.attr,
+	&ng_attr_sched.kattr.attr,
 	NULL,
 };
 

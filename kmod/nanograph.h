@@ -155,6 +155,10 @@ void ng_retstack_exit(void);
 #define NG_INJECT_ARM_DELAY	16	/* flight=arm holds raw reads 0.5 s */
 extern unsigned int ng_inject_mask;
 DECLARE_STATIC_KEY_FALSE(ng_selfcheck);
+/* On while the hook records (tracer.c); the scheduling probes test it too. */
+DECLARE_STATIC_KEY_FALSE(ng_recording);
+/* options/sched (sched.c); with ng_control_lock held. */
+int ng_sched_set(bool on);
 
 /*
  * Under lockdown=confidentiality tracefs refuses every open
@@ -203,6 +207,8 @@ struct ng_cpu_stats {
 	local64_t trigger_lookups;	/* flight triggers: addresses named */
 	local64_t overwritten;	/* raw records overwritten in flight mode */
 	local64_t frozen_dropped;	/* raw records left out, flight frozen */
+	local64_t sched_records;	/* scheduling records written (sched.c) */
+	local64_t sched_dropped;	/* and left out: the buffer was full */
 };
 
 DECLARE_PER_CPU(struct ng_cpu_stats, ng_cpu_stats);

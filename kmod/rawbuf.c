@@ -160,17 +160,18 @@ static bool ng_raw_reserve(struct ng_raw_cpu *c, unsigned long n,
 }
 
 /*
- * A task record at @pos: current's ids, then @comm0 and @comm1 as its
- * name at counter @now; this CPU's records are current's from there on.
+ * A task record at @pos: @task's ids, then @comm0 and @comm1 as its name
+ * at counter @now; this CPU's records are @task's from there on.
  */
-static void ng_raw_put_task(struct ng_raw_cpu *c, unsigned long pos, u64 now,
-			    u64 comm0, u64 comm1)
+static void ng_raw_put_task(struct ng_raw_cpu *c, unsigned long pos,
+			    struct task_struct *task, u64 now, u64 comm0,
+			    u64 comm1)
 {
-	int pid = current->pid;
+	int pid = task->pid;
 
 	c->task_pos = pos;
 	ng_raw_put(c, pos, NG_RAW_META | NG_RAW_TASK,
-		   (u64)current->tgid << 32 | (u32)pid);
+		   (u64)task->tgid << 32 | (u32)pid);
 	ng_raw_put(c, pos + 1, NG_RAW_META | NG_RAW_COMM, NG_TSD_COUNTER(now));
 	ng_raw_put(c, pos + 2, comm0, comm1);
 	c->last_comm[0] = comm0;
@@ -202,7 +203,7 @@ noinline void ng_raw_emit_held(struct ng_raw_cpu *c, u64 tsd, unsigned long ip)
 	c->last_gen = gen;
 	if (likely(ng_raw_reserve(c, 1 + 3 * task, &pos))) {
 		if (task) {
-			ng_raw_put_task(c, pos, tsd, comm0, comm1);
+			ng_raw_put_task(c, pos, current, tsd, comm0, comm1);
 			pos += 3;
 		}
 		ng_raw_put(c, pos, tsd, ip);
@@ -254,11 +255,57 @@ void ng_raw_renamed(struct task_struct *task, const char *comm)
 	c->nest++;
 	barrier();
 	if (ng_raw_reserve(c, 3, &pos)) {
-		ng_raw_put_task(c, pos, now, comm0, comm1);
+		ng_raw_put_task(c, pos, task, now, comm0, comm1);
 		c->last_gen = atomic_read(&ng_raw_comm_gen);
 	}
 	ng_raw_commit(c);
 	preempt_enable_notrace();
+}
+
+/*
+ * A scheduling record (sched.c) of kind and argument @meta at @now, for
+ * @task: current, or the task sched_switch is about to run on this CPU.
+ * A task record comes first unless this CPU's last records are @task's,
+ * under its name now; decided in the loop that reserves, so that a
+ * writer nesting in between (an NMI's, for current) is seen.  Neither
+ * an entry nor an exit: counted apart, and so are the ones dropped.
+ * Preemption (and on this CPU, but for NMIs, interrupts) is off.
+ */
+void ng_raw_emit_sched(struct task_struct *task, u64 meta, u64 now)
+{
+	struct ng_raw_cpu *c = this_cpu_ptr(&ng_raw_cpus);
+	int gen = atomic_read(&ng_raw_comm_gen);
+	unsigned long head, n;
+	u64 comm0, comm1;
+	bool restate;
+
+	memcpy(&comm0, task->comm, sizeof(comm0));
+	memcpy(&comm1, task->comm + sizeof(comm0), sizeof(comm1));
+	c->nest++;
+	barrier();
+	do {
+		head = READ_ONCE(c->head);
+		barrier();
+		restate = READ_ONCE(c->last_pid) != task->pid ||
+			  c->last_comm[0] != comm0 || c->last_comm[1] != comm1 ||
+			  ng_raw_restate_due(c);
+		n = 1 + 3 * restate;
+		if (unlikely(ng_raw_full(c, head, n)) &&
+		    !ng_raw_overwrite(c, head + n)) {
+			WRITE_ONCE(c->last_pid, -1);
+			ng_stat_inc(sched_dropped);
+			goto out;
+		}
+	} while (cmpxchg_local(&c->head, head, head + n) != head);
+	if (restate) {
+		ng_raw_put_task(c, head, task, now, comm0, comm1);
+		head += 3;
+	}
+	c->last_gen = gen;
+	ng_raw_put(c, head, NG_RAW_META | meta, NG_TSD_COUNTER(now));
+	ng_stat_inc(sched_records);
+out:
+	ng_raw_commit(c);
 }
 
 /*

@@ -186,6 +186,7 @@ held:
 }
 
 void ng_raw_emit_clock(u64 counter, u64 mono_ns, u64 freq);
+void ng_raw_emit_sched(struct task_struct *task, u64 meta, u64 now);
 void ng_raw_renamed(struct task_struct *task, const char *comm);
 
 #endif /* NG_RAWBUF_H */

@@ -30,6 +30,7 @@ void ng_stats_render(struct seq_buf *s)
 	struct ng_stats_line sum = {};
 	u64 overwritten = ng_raw_flight_cut(), frozen_dropped = 0;
 	u64 nested = 0, unwatched = 0, selfcheck = 0, lookups = 0;
+	u64 sched = 0, sched_dropped = 0;
 	unsigned long frames;
 	unsigned int tasks, owners;
 	int cpu;
@@ -55,6 +56,8 @@ void ng_stats_render(struct seq_buf *s)
 		lookups += local64_read(&st->trigger_lookups);
 		overwritten += local64_read(&st->overwritten);
 		frozen_dropped += local64_read(&st->frozen_dropped);
+		sched += local64_read(&st->sched_records);
+		sched_dropped += local64_read(&st->sched_dropped);
 		if (!cpu_online(cpu) && !(c.entries | c.exits | c.dropped | c.skipped))
 			continue;
 		seq_buf_printf(s, "cpu%d %llu %llu %llu %llu\n", cpu,
@@ -92,6 +95,13 @@ void ng_stats_render(struct seq_buf *s)
 	 * is full (flight.c).
 	 */
 	seq_buf_printf(s, "trigger_lookups %llu\n", lookups);
+	/*
+	 * Scheduling records (options/sched, sched.c) written into the raw
+	 * buffers, and those a full buffer left out: neither is an entry
+	 * or an exit, so neither is in the table above.
+	 */
+	seq_buf_printf(s, "sched_records %llu\n", sched);
+	seq_buf_printf(s, "sched_dropped %llu\n", sched_dropped);
 	/* Tasks holding hooked frames keep the module in use. */
 	frames = ng_live_frames(&tasks, &owners);
 	seq_buf_printf(s, "traced_tasks %u\n", owners);

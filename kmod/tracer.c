@@ -118,7 +118,7 @@ static DEFINE_STATIC_KEY_FALSE(ng_narrowed);
  * What a start records before it returns, or a stop after it is
  * written, would be a partial set of functions anyway.
  */
-static DEFINE_STATIC_KEY_FALSE(ng_recording);
+DEFINE_STATIC_KEY_FALSE(ng_recording);
 /* ng_graph_ops, ng_notrace_ops registered */
 static bool ng_graph_registered, ng_notrace_registered;
 
@@ -1032,6 +1032,10 @@ void ng_tracer_exit(void)
 	ng_users = 0;
 	mutex_unlock(&ng_control_lock);
 	ng_events_sync(false);
+	/* No scheduling probe runs once this returns: the buffers may go. */
+	mutex_lock(&ng_control_lock);
+	ng_sched_set(false);
+	mutex_unlock(&ng_control_lock);
 	ftrace_free_filter(&ng_ops);
 	ftrace_free_filter(&ng_graph_ops);
 	ftrace_free_filter(&ng_notrace_ops);

@@ -215,6 +215,57 @@ static void test_skips(void)
 	T_EQ_U64(s.unattributed, 1);
 }
 
+/* A scheduling record: @kind with its argument, at counter @t. */
+static void sched_rec(struct cpu_file *f, uint64_t kind, uint64_t arg, uint64_t t)
+{
+	put(f, NG_RAW_META | kind | arg << NG_RAW_ARG_SHIFT, t);
+}
+
+/*
+ * Scheduling records go to sched.tsv, each under the task of its CPU's
+ * last task record; a wake names the waker's innermost open call, or an
+ * interrupt; the push/pop files are as without them.  Another meta kind
+ * is still skipped, and a sched record before any task record counted.
+ */
+static void test_sched(void)
+{
+	struct cpu_file cpu[2];
+	struct ng_conv_summary s;
+
+	T_ASSERT(cpu_open(&cpu[0]) >= 0 && cpu_open(&cpu[1]) >= 0);
+	sched_rec(&cpu[1], NG_RAW_SWITCH_IN, 0, 1001);
+	clock_rec(&cpu[0], 1000, 5000);
+	task(&cpu[0], 421, 421);
+	in(&cpu[0], 1100, 0, VFS_READ);
+	sched_rec(&cpu[0], NG_RAW_SWITCH_OUT, 1, 1110);
+	task(&cpu[1], 420, 420);
+	in(&cpu[1], 1200, 0, KSYS_READ);
+	sched_rec(&cpu[1], NG_RAW_WAKE, 421, 1210);
+	out(&cpu[1], 1220, 0, KSYS_READ);
+	sched_rec(&cpu[1], NG_RAW_WAKE, 421 | NG_RAW_CTX_HARDIRQ <<
+		  (NG_RAW_WAKE_CTX_SHIFT - NG_RAW_ARG_SHIFT), 1225);
+	task(&cpu[0], 421, 421);
+	sched_rec(&cpu[0], NG_RAW_SWITCH_IN, 0, 1230);
+	put(&cpu[0], NG_RAW_META | NG_RAW_PREEMPTED | NG_RAW_SWITCH_OUT |
+	    (1ULL << NG_RAW_ARG_SHIFT), 1240);
+	sched_rec(&cpu[0], NG_RAW_SWITCH_IN, 0, 1250);
+	out(&cpu[0], 1260, 0, VFS_READ);
+	T_EQ_INT(convert(cpu, 2, &s), 0);
+	T_FILE_EQ(t_path("421.txt"), "5100:+vfs_read\n5260:POP\n");
+	T_FILE_EQ(t_path("420.txt"), "5200:+ksys_read\n5220:POP\n");
+	T_FILE_EQ(t_path("sched.tsv"),
+		  "# nanograph sched 1\n"
+		  "5110\tout\t421\tS\t1\n"
+		  "5210\twake\t421\t420\t-\ttask\tksys_read\n"
+		  "5225\twake\t421\t420\t-\thardirq\t-\n"
+		  "5230\tin\t421\n"
+		  "5240\tout\t421\tR\t1\n"
+		  "5250\tin\t421\n");
+	T_EQ_U64(s.sched, 6);
+	T_EQ_U64(s.events, 4);
+	T_EQ_U64(s.unattributed, 1);
+}
+
 /* The idle task (pid 0) of each CPU gets its own file, as in events mode. */
 static void test_idle(void)
 {
@@ -284,6 +335,7 @@ static const struct t_case cases[] = {
 	{ "wrap_across_cpus", test_wrap_across_cpus },
 	{ "comm_records", test_comm_records },
 	{ "skips", test_skips },
+	{ "sched", test_sched },
 	{ "idle", test_idle },
 	{ "drain_over_2gib", test_drain_over_2gib },
 };

@@ -51,7 +51,12 @@
  *   ngtest asuser UID CMD ARGS... run CMD with uid and gid UID (not root)
  *   ngtest raw-dump FILE          read a raw buffer file until 0, one record a
  *                                 line: "task TGID PID", "comm COUNTER NAME",
- *                                 "clock COUNTER", "entry|exit COUNTER DEPTH IP"
+ *                                 "clock COUNTER", "entry|exit COUNTER DEPTH IP",
+ *                                 "switch_out COUNTER STATE preempted|-",
+ *                                 "switch_in COUNTER", "wake COUNTER TID CTX"
+ *   ngtest pipe-wake MS           a child blocks reading a pipe until this
+ *                                 process writes, MS ms later; prints
+ *                                 "reader PID writer PID"
  *   ngtest poll-pri FILE SECONDS  read FILE, then poll(2) it for POLLPRI (a
  *                                 sysfs notification) up to SECONDS; prints
  *                                 "woken " and what FILE reads then, or
@@ -1838,6 +1843,18 @@ static int raw_dump(const char *file)
 				printf("clock %llu\n", (unsigned long long)w[1]);
 			else
 				printf("comm %llu %.16s\n", (unsigned long long)w[1], (char *)pay);
+		} else if (NG_RAW_IS_META(w[0]) &&
+			   NG_RAW_KIND(w[0]) == NG_RAW_SWITCH_OUT) {
+			printf("switch_out %llu %llu %s\n", (unsigned long long)w[1],
+			       (unsigned long long)((w[0] >> NG_RAW_ARG_SHIFT) & NG_RAW_STATE_MASK),
+			       w[0] & NG_RAW_PREEMPTED ? "preempted" : "-");
+		} else if (NG_RAW_IS_META(w[0]) &&
+			   NG_RAW_KIND(w[0]) == NG_RAW_SWITCH_IN) {
+			printf("switch_in %llu\n", (unsigned long long)w[1]);
+		} else if (NG_RAW_IS_META(w[0]) && NG_RAW_KIND(w[0]) == NG_RAW_WAKE) {
+			printf("wake %llu %u %llu\n", (unsigned long long)w[1],
+			       (unsigned int)(w[0] >> NG_RAW_ARG_SHIFT),
+			       (unsigned long long)((w[0] & NG_TSD_COUNTER_MASK) >> NG_RAW_WAKE_CTX_SHIFT));
 		} else if (NG_RAW_IS_META(w[0])) {
 			printf("meta %llx %llx\n", (unsigned long long)w[0],
 			       (unsigned long long)w[1]);
@@ -1852,6 +1869,39 @@ static int raw_dump(const char *file)
 		return 1;
 	}
 	return 0;
+}
+
+/*
+ * A reader (a child) blocked on a pipe until this process writes, @ms
+ * later: what 65-sched-records records.  Prints "reader PID writer PID".
+ */
+static int pipe_wake(const char *ms)
+{
+	int fd[2], status;
+	pid_t child;
+	char c = 'x';
+
+	if (pipe(fd)) {
+		printf("pipe: %s\n", strerror(errno));
+		return 1;
+	}
+	child = fork();
+	if (child < 0) {
+		printf("fork: %s\n", strerror(errno));
+		return 1;
+	}
+	if (!child) {
+		close(fd[1]);
+		_exit(read(fd[0], &c, 1) == 1 ? 0 : 1);
+	}
+	close(fd[0]);
+	usleep(atoi(ms) * 1000);
+	if (write(fd[1], &c, 1) != 1)
+		printf("write: %s\n", strerror(errno));
+	if (waitpid(child, &status, 0) != child)
+		return 1;
+	printf("reader %d writer %d\n", (int)child, (int)getpid());
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : 1;
 }
 
 /*
@@ -2063,6 +2113,8 @@ int main(int argc, char **argv)
 		return poll_pri(argv[2], atoi(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "raw-dump"))
 		return raw_dump(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "pipe-wake"))
+		return pipe_wake(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "nanosleep"))
 		return do_nanosleep(argv[2]);
 	if (argc >= 5 && !strcmp(argv[1], "perf-stack"))

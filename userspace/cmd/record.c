@@ -58,6 +58,9 @@ const char ng_record_help[] =
 "                  readable alongside by trace-cmd; the same output\n"
 "  --no-calibrate  do not measure the tracer's cost per call after the\n"
 "                  recording (info.json's overhead, for --compensate)\n"
+"  --sched         also record when the traced threads leave a CPU, get it\n"
+"                  back and who wakes them, while inside hooked calls\n"
+"                  (options/sched), into DIR/sched.tsv; raw mode only\n"
 "  -q, --quiet     no progress line and no summary\n"
 "\n"
 "Flight recording (keep the last records in memory, write them only when\n"
@@ -123,6 +126,7 @@ struct opts {
 	bool quiet;
 	bool raw;
 	bool no_calibrate;
+	bool sched;		/* --sched: options/sched, sched.tsv */
 	bool buffer_given;	/* --buffer-kb */
 	char **argv;		/* the command, or NULL */
 	/* who decides who is recorded: threads by their names, or by asking */
@@ -172,6 +176,7 @@ struct run {
 	double start_s;			/* CLOCK_MONOTONIC at tracing_on=1 */
 	/* --flight */
 	struct ng_ctl_saved *flight_saved;	/* the trigger file as found */
+	struct ng_ctl_saved *sched_saved;	/* options/sched as found (--sched) */
 	int flight_fd;			/* the flight file, for poll(2) */
 	struct ng_ctl_stats stats_arm;	/* the module's counts at the last arm */
 	struct ng_flight_hit hit;	/* the snapshot's triggering call */
@@ -374,7 +379,7 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 {
 	enum { OPT_HOOK = 256, OPT_DURATION, OPT_BUFFER, OPT_RAW, OPT_EVENTS,
 	       OPT_NO_CALIBRATE, OPT_FLIGHT, OPT_TRIGGER, OPT_WINDOW, OPT_SIZE,
-	       OPT_TAIL, OPT_COUNT, OPT_WHEN_COMM, OPT_TRACE_SELF };
+	       OPT_TAIL, OPT_COUNT, OPT_WHEN_COMM, OPT_TRACE_SELF, OPT_SCHED };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -384,6 +389,7 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 		{ "raw", no_argument, NULL, OPT_RAW },
 		{ "events", no_argument, NULL, OPT_EVENTS },
 		{ "no-calibrate", no_argument, NULL, OPT_NO_CALIBRATE },
+		{ "sched", no_argument, NULL, OPT_SCHED },
 		{ "flight", no_argument, NULL, OPT_FLIGHT },
 		{ "trigger", required_argument, NULL, OPT_TRIGGER },
 		{ "window", required_argument, NULL, OPT_WINDOW },
@@ -469,6 +475,9 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 		case OPT_NO_CALIBRATE:
 			o->no_calibrate = true;
 			break;
+		case OPT_SCHED:
+			o->sched = true;
+			break;
 		case OPT_FLIGHT:
 			o->flight = true;
 			break;
@@ -514,6 +523,9 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 	if (by_program(o) && !o->argv && !o->duration)
 		return ng_usage_error(self->name,
 				      "--when-comm and --trace-self record until a command ends or --duration S");
+	if (o->sched && !o->raw)
+		return ng_usage_error(self->name,
+				      "--sched records into the raw buffers: not with --events");
 	return check_flight(self, o);
 }
 
@@ -1089,6 +1101,24 @@ static int set_triggers(struct run *r, const struct opts *o)
 	return set(r, "trigger", text);
 }
 
+/*
+ * --sched: options/sched on, as it was put back at the end; a module
+ * without the option (older than the collector) says so.
+ */
+static int set_sched(struct run *r)
+{
+	static const char *const files[] = { "options/sched", NULL };
+	int ret = ng_ctl_save(&r->ctl, files, &r->sched_saved);
+
+	if (ret == -ENOENT)
+		return fail("this nanograph module has no %s/options/sched: load one built from this tree for --sched",
+			    ng_ctl_root(&r->ctl));
+	if (ret)
+		return fail("cannot read %s/options/sched: %s", ng_ctl_root(&r->ctl),
+			    strerror(-ret));
+	return set(r, "options/sched", "1");
+}
+
 /* Configure the module from the options; the saved state is put back later. */
 static int configure(struct run *r, const struct opts *o)
 {
@@ -1110,6 +1140,7 @@ static int configure(struct run *r, const struct opts *o)
 	snprintf(num, sizeof(num), "%lu", o->buffer_kb);
 	if ((o->raw && set(r, "raw_buffer_size_kb", num)) ||
 	    set(r, "buffer_mode", o->raw ? "raw" : "events") ||
+	    (o->sched && set_sched(r)) ||
 	    (o->flight && set_triggers(r, o)))
 		return NG_EXIT_FAIL;
 	if (o->argv && spawn(r, o->argv))
@@ -1189,6 +1220,11 @@ static void restore_module(struct run *r)
 		ng_ctl_restore(&r->ctl, r->flight_saved);
 		ng_ctl_saved_free(r->flight_saved);
 		r->flight_saved = NULL;
+	}
+	if (r->sched_saved) {
+		ng_ctl_restore(&r->ctl, r->sched_saved);
+		ng_ctl_saved_free(r->sched_saved);
+		r->sched_saved = NULL;
 	}
 	/*
 	 * The buffer mode changes back only once the module has let go of

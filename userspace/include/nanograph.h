@@ -445,6 +445,9 @@ enum ng_event_type {
 	NG_EV_CLOCK,		/* nanograph:clock_sync */
 	NG_EV_CALL,		/* nanograph:func_call: a returned call */
 	NG_EV_OPEN,		/* nanograph:func_open: a call not returned */
+	NG_EV_SWITCH_OUT,	/* raw switch_out: the task left its CPU */
+	NG_EV_SWITCH_IN,	/* raw switch_in: the task got a CPU */
+	NG_EV_WAKE,		/* raw wake: the task (or an interrupt) woke @wakee */
 };
 
 /* One decoded event, as the ring buffer held it. */
@@ -461,6 +464,10 @@ struct ng_event {
 	uint64_t exit_counter;	/* CALL: the return's counter, low 56 bits */
 	uint64_t mono_ns;	/* CLOCK: CLOCK_MONOTONIC at @counter */
 	uint64_t freq;		/* CLOCK: counter ticks per second */
+	unsigned int state;	/* SWITCH_OUT: the task's __state bits */
+	bool runnable;		/* SWITCH_OUT: preempted or yielding, not asleep */
+	int wakee;		/* WAKE: the thread woken */
+	unsigned int ctx;	/* WAKE: NG_RAW_CTX_* of the waker, 0: the task */
 };
 
 struct ng_decoder;
@@ -520,6 +527,7 @@ struct ng_conv_summary {
 	uint64_t unattributed;	/* raw records before their CPU named a task */
 	uint64_t outside_window; /* function events before the window (flight) */
 	uint64_t unresolved;	/* distinct addresses with no symbol */
+	uint64_t sched;		/* scheduling records written to sched.tsv */
 	uint64_t bytes;		/* bytes of push/pop text written */
 	uint64_t first_ns, last_ns;
 	struct ng_clock clock;	/* what the timestamps were converted with */

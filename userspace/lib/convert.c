@@ -53,6 +53,8 @@
 
 #include "nanograph.h"
 #include "calls.h"
+#include "nanograph_event.h"
+#include "outfile.h"
 
 #define MAX_FRAMES	256		/* depth is 8 bits in the event */
 #define HASH_BITS_MIN	10
@@ -65,6 +67,8 @@ struct thread {
 	struct ng_pp_writer *w;
 	unsigned int n;			/* open frames */
 	unsigned char depth[MAX_FRAMES];	/* their depths, bottom first */
+	const struct sym **fn;		/* their functions (fn_cap of them) */
+	unsigned int fn_cap;
 	struct ng_pp_stats st;
 	struct ng_calls *calls;		/* func_calls waiting for their tree */
 	char name[32];			/* file name */
@@ -109,6 +113,8 @@ struct ng_conv {
 	size_t nr_held, held_cap;
 
 	enum conv_kind kind;
+	struct ng_outfile sched;	/* sched.tsv, once a record comes */
+	bool sched_open;
 	struct ng_conv_summary sum;
 	int err;			/* first error, sticky */
 };
@@ -323,6 +329,17 @@ static int thread_open(struct ng_conv *c, struct thread *t)
 }
 
 /* The thread an event belongs to, its file opened on first sight. */
+/* @tid's thread if it has a file, else NULL (no file is made). */
+static struct thread *thread_find(struct ng_conv *c, int tid)
+{
+	struct thread *t;
+
+	for (t = c->threads[hash64((uint64_t)(int64_t)tid, c->thread_bits)]; t; t = t->next)
+		if (t->key == tid)
+			return t;
+	return NULL;
+}
+
 static struct thread *thread_get(struct ng_conv *c, const struct ng_event *ev)
 {
 	int key = ev->tid > 0 ? ev->tid : -(ev->cpu + 1);
@@ -461,6 +478,16 @@ static int on_entry(struct ng_conv *c, struct thread *t,
 	ret = ng_pp_push(t->w, ns, s->name, s->module);
 	if (ret)
 		return ret;
+	if (t->n == t->fn_cap) {
+		unsigned int cap = t->fn_cap ? 2 * t->fn_cap : 16;
+		const struct sym **fn = realloc(t->fn, cap * sizeof(*fn));
+
+		if (!fn)
+			return -ENOMEM;
+		t->fn = fn;
+		t->fn_cap = cap;
+	}
+	t->fn[t->n] = s;
 	t->depth[t->n++] = ev->depth;
 	return 0;
 }
@@ -521,6 +548,48 @@ static int replay_rebuilt(void *priv, const struct ng_event *ev)
 	return replay(r->c, r->t, ev);
 }
 
+/*
+ * A scheduling record, as a line of sched.tsv (Documentation/
+ * trace-format.md): the push/pop files stay as they are, and the waker's
+ * function is the innermost call open in its file when it woke the
+ * thread.
+ */
+static int on_sched(struct ng_conv *c, const struct ng_event *ev)
+{
+	static const char *const ctx[] = { "task", "hardirq", "softirq", "irq", "nmi" };
+	uint64_t ns = ng_clock_ns(&c->clock, ev->counter);
+	const struct thread *w;
+	const char *fn = "-";
+	char comm[64] = "";
+	int pid = -1, ret;
+
+	if (!c->sched_open) {
+		ret = ng_outfile_open(&c->sched, c->dir, "sched.tsv");
+		if (ret)
+			return ret;
+		c->sched_open = true;
+		ng_outfile_printf(&c->sched, "# nanograph sched 1\n");
+	}
+	c->sum.sched++;
+	switch (ev->type) {
+	case NG_EV_SWITCH_OUT:
+		return ng_outfile_printf(&c->sched, "%" PRIu64 "\tout\t%d\t%c\t%u\n",
+					 ns, ev->tid, ev->runnable ? 'R' : 'S', ev->state);
+	case NG_EV_SWITCH_IN:
+		return ng_outfile_printf(&c->sched, "%" PRIu64 "\tin\t%d\n", ns, ev->tid);
+	default:
+		break;
+	}
+	w = thread_find(c, ev->tid);
+	if (w && w->n && w->fn[w->n - 1])
+		fn = w->fn[w->n - 1]->name;
+	if (c->info)
+		c->info(c->info_priv, ev->tid, &pid, comm, sizeof(comm));
+	return ng_outfile_printf(&c->sched, "%" PRIu64 "\twake\t%d\t%d\t%s\t%s\t%s\n",
+				 ns, ev->wakee, ev->tid, comm[0] ? comm : "-",
+				 ctx[ev->ctx & NG_RAW_CTX_NMI ? 4 : ev->ctx & 3], fn);
+}
+
 /* Whether @ev came before the window: left out, and counted. */
 static bool outside_window(struct ng_conv *c, const struct ng_event *ev)
 {
@@ -540,6 +609,9 @@ static int process(struct ng_conv *c, const struct ng_event *ev)
 	/* before thread_get(): a thread only seen before it gets no file */
 	if (outside_window(c, ev))
 		return 0;
+	if (ev->type == NG_EV_SWITCH_OUT || ev->type == NG_EV_SWITCH_IN ||
+	    ev->type == NG_EV_WAKE)
+		return on_sched(c, ev);
 	c->sum.events++;
 	t = thread_get(c, ev);
 	r.t = t;
@@ -638,6 +710,11 @@ int ng_conv_event(struct ng_conv *c, const struct ng_event *ev)
 		}
 		if (!kind_converted(c, ev))
 			return 0;
+		c->err = c->clock.freq ? process(c, ev) : hold(c, ev);
+		return c->err;
+	case NG_EV_SWITCH_OUT:
+	case NG_EV_SWITCH_IN:
+	case NG_EV_WAKE:
 		c->err = c->clock.freq ? process(c, ev) : hold(c, ev);
 		return c->err;
 	default:
@@ -741,6 +818,7 @@ static void free_all(struct ng_conv *c)
 			next = t->next;
 			ng_pp_abort(t->w);
 			ng_calls_free(t->calls);
+			free(t->fn);
 			free(t);
 		}
 	}
@@ -752,6 +830,8 @@ static void free_all(struct ng_conv *c)
 			free(s);
 		}
 	}
+	if (c->sched_open)
+		ng_outfile_abort(&c->sched);
 	for (j = 0; j < c->nr_owned; j++)
 		free(c->owned[j]);
 	free(c->owned);
@@ -827,6 +907,10 @@ int ng_conv_finish(struct ng_conv *c, struct ng_conv_summary *sum)
 	c->sum.clock = c->clock;
 	if (!ret)
 		ret = write_threads(c, v);
+	if (!ret && c->sched_open) {
+		c->sched_open = false;
+		ret = ng_outfile_commit(&c->sched);
+	}
 	if (ret && v) {
 		unpublish(c, v, done);
 		c->sum.threads = 0;

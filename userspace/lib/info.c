@@ -432,6 +432,8 @@ int ng_info_write(const char *dir, const struct ng_info *in)
 	jw_u64(&w, sum->clamped);
 	jw_key(&w, "unresolved");
 	jw_u64(&w, sum->unresolved);
+	jw_key(&w, "sched");
+	jw_u64(&w, sum->sched);
 	jw_key(&w, "bytes");
 	jw_u64(&w, sum->bytes);
 	jw_close(&w);

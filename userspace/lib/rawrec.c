@@ -250,6 +250,42 @@ static int next_record(struct cursor *c, uint64_t w[2], bool *got)
 	return 0;
 }
 
+/*
+ * A scheduling record (include/nanograph_event.h) into c->ev; false for
+ * another meta kind, or one that names no task yet (counted).
+ */
+static bool sched_event(struct cursor *c, const uint64_t w[2])
+{
+	uint64_t arg = (w[0] & NG_TSD_COUNTER_MASK) >> NG_RAW_ARG_SHIFT;
+
+	switch (NG_RAW_KIND(w[0])) {
+	case NG_RAW_SWITCH_OUT:
+		c->ev.type = NG_EV_SWITCH_OUT;
+		c->ev.state = (unsigned int)(arg & NG_RAW_STATE_MASK);
+		c->ev.runnable = (w[0] & NG_RAW_PREEMPTED) || !c->ev.state;
+		break;
+	case NG_RAW_SWITCH_IN:
+		c->ev.type = NG_EV_SWITCH_IN;
+		break;
+	case NG_RAW_WAKE:
+		c->ev.type = NG_EV_WAKE;
+		c->ev.wakee = (int)(uint32_t)arg;
+		c->ev.ctx = (unsigned int)(w[0] >> NG_RAW_WAKE_CTX_SHIFT) & 0xf;
+		break;
+	default:
+		return false;
+	}
+	if (c->tid < 0) {
+		c->unattributed++;
+		c->ev.type = NG_EV_OTHER;
+		return false;
+	}
+	c->ev.tid = c->tid;
+	c->ev.counter = w[1] & NG_TSD_COUNTER_MASK;
+	c->ev.ts = c->ev.counter;
+	return true;
+}
+
 /* Advance to the next entry, exit or clock, taking task records in. */
 static int cursor_next(struct cursor *c)
 {
@@ -298,8 +334,11 @@ static int cursor_next(struct cursor *c)
 			c->ev.freq = w2[1];
 			return 0;
 		}
-		if (NG_RAW_IS_META(w[0]))
+		if (NG_RAW_IS_META(w[0])) {
+			if (sched_event(c, w))
+				return 0;
 			continue;	/* a kind this reader does not know */
+		}
 		if (c->tid < 0) {
 			/* Whose?  Another reader took the task record. */
 			c->unattributed++;
