@@ -197,6 +197,47 @@ static void test_replay_shapes(void)
 	      "     0.001 us |  e();\n", "");
 }
 
+/*
+ * With a sched.tsv, a call that was off the CPU says what its time was
+ * made of (sleep, woken by a thread in a call; preempted once; runnable
+ * after the wake) and who woke it, on its leaf or closing line; a call on
+ * the CPU all along, and another thread, as before.  sched.tsv lines of a
+ * kind not known, or torn, are skipped.
+ */
+static void test_replay_sched(void)
+{
+	char dir[600];
+
+	snprintf(dir, sizeof(dir), "%s", t_path("s"));
+	T_EQ_INT(mkdir(dir, 0755), 0);
+	T_EQ_INT(t_write_file(t_path("s/421.txt"),
+			      "5000:+ksys_read\n5100:+vfs_read\n5260:POP\n"
+			      "5270:+fput\n5280:POP\n5300:POP\n"), 0);
+	T_EQ_INT(t_write_file(t_path("s/420.txt"), "5200:+vfs_write\n5220:POP\n"), 0);
+	T_EQ_INT(t_write_file(t_path("s/sched.tsv"),
+			      "# nanograph sched 1\n"
+			      "5110\tout\t421\tS\t1\n"
+			      "5150\tmigrate\t421\t3\n"
+			      "5210\twake\t421\t420\twriter\ttask\tvfs_write\n"
+			      "5230\tin\t421\n"
+			      "5240\tout\t421\tR\t0\n"
+			      "5250\tin\t421\n"
+			      "5290\tout\t421\t"), 0);
+	T_RUN(t_ng("replay", dir, NULL), 0,
+	      "# tid 420, pid ?, 420\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "     0.020 us |  vfs_write();\n"
+	      "\n"
+	      "# tid 421, pid ?, 421\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "              |  ksys_read() {\n"
+	      "     0.160 us |    vfs_read(); /* on-cpu 30 ns, runnable 30 ns, "
+	      "blocked 100 ns, woken by 420 writer in vfs_write */\n"
+	      "     0.010 us |    fput();\n"
+	      "     0.300 us |  } /* ksys_read: on-cpu 170 ns, runnable 30 ns, "
+	      "blocked 100 ns, woken by 420 writer in vfs_write */\n", "");
+}
+
 /* Past NG_REPLAY_MAX_INDENT levels the indentation stops and the depth shows. */
 static void test_replay_indent_cap(void)
 {
@@ -973,6 +1014,7 @@ static const struct t_case cases[] = {
 	{ "example", test_replay_example },
 	{ "abstime", test_replay_abstime },
 	{ "shapes", test_replay_shapes },
+	{ "sched", test_replay_sched },
 	{ "indent_cap", test_replay_indent_cap },
 	{ "filter_walk", test_filter_walk },
 	{ "filter_walk_order", test_filter_walk_order },

@@ -329,6 +329,43 @@ int ng_recording_walk(const struct ng_recording *rec,
  */
 int ng_replay(const struct ng_recording *rec, FILE *fp, bool abstime,
 	      struct ng_pp_bad *bad);
+
+/* ---- scheduling: sched.tsv (sched.c) ---------------------------------- */
+
+/*
+ * A thread's time off the CPU: from out_ns, asleep until wake_ns (equal
+ * to out_ns when it left runnable), then runnable until in_ns.
+ * UINT64_MAX: not seen (still asleep, still off the CPU at the end).
+ */
+struct ng_sched_span {
+	uint64_t out_ns, wake_ns, in_ns;
+	int waker;		/* the waking thread (or the one an interrupt
+				 * came in on); -1: none seen */
+	char comm[64];		/* its name, "-" if unknown */
+	char ctx[16];		/* "task", or the interrupt's kind */
+	char fn[256];		/* its innermost hooked call then, or "-" */
+};
+
+/* A call's wall time, cut: on_cpu + runnable + blocked = end - start. */
+struct ng_sched_split {
+	uint64_t on_cpu, runnable, blocked;
+	const struct ng_sched_span *woken;	/* the last sleep's waker */
+};
+
+struct ng_sched;
+
+/*
+ * Read DIR/sched.tsv (record --sched): -ENOENT without one, -ENOMEM, or
+ * -EIO; lines that do not parse are skipped.
+ */
+int ng_sched_load(struct ng_sched **sp, const char *dir);
+void ng_sched_free(struct ng_sched *s);
+/*
+ * Cut [@start, @end) of thread @tid at its spans off the CPU; all of it
+ * on the CPU for a thread sched.tsv does not name (or a NULL @s).
+ */
+void ng_sched_split(const struct ng_sched *s, int tid, uint64_t start,
+		    uint64_t end, struct ng_sched_split *out);
 #define NG_REPLAY_TRIGGER_MARK	"<== trigger"
 /* Depths past this keep its indentation and show their depth: "[N] func();". */
 #define NG_REPLAY_MAX_INDENT	50

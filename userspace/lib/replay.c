@@ -16,6 +16,11 @@
  * call entered, and nothing else: a call's duration goes on its closing
  * line, written at its POP. Memory follows the depth of the stack (the
  * walk's and the filter's), never the length of the file.
+ *
+ * With a sched.tsv (record --sched), a call that was off the CPU says on
+ * that line, in its comment, what its time was made of and who woke it:
+ * "vfs_read: on-cpu 41.0 us, blocked 300.1 ms, woken by 1234 writer in
+ * pipe_write".
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -41,6 +46,7 @@ struct rp {
 	bool has_trigger;
 	struct ng_info_trigger trig;
 	char trig_func[NG_TRIGGER_FUNC_MAX];
+	struct ng_sched *sched;		/* sched.tsv, if the recording has one */
 };
 
 /* What follows the indentation of a line. */
@@ -75,9 +81,61 @@ static void rp_header(struct rp *r)
  * stops growing and the depth is written instead ("[300000] f();"), so a
  * line never grows with depth and the output stays linear in the input.
  */
+/* @ns as "41.0 us", "300.1 ms", "2.500 s" or "800 ns". */
+static void fmt_dur(char *buf, size_t size, uint64_t ns)
+{
+	if (ns < 1000)
+		snprintf(buf, size, "%" PRIu64 " ns", ns);
+	else if (ns < 1000000)
+		snprintf(buf, size, "%.1f us", ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, size, "%.1f ms", ns / 1e6);
+	else
+		snprintf(buf, size, "%.3f s", ns / 1e9);
+}
+
+/*
+ * What a call's wall time was made of, if it was off the CPU: ": on-cpu
+ * X, runnable Y, blocked Z, woken by TID COMM in FUNC" (the parts that
+ * are not 0); empty otherwise.
+ */
+static void sched_note(const struct rp *r, const struct ng_call *c,
+		       char *buf, size_t size)
+{
+	struct ng_sched_split sp;
+	char on[32], run[32], blk[32];
+	const struct ng_sched_span *w;
+	size_t n;
+
+	buf[0] = '\0';
+	if (!r->sched || r->t->idle)
+		return;
+	ng_sched_split(r->sched, (int)r->t->id, c->start_ns, c->end_ns, &sp);
+	if (!sp.runnable && !sp.blocked)
+		return;
+	fmt_dur(on, sizeof(on), sp.on_cpu);
+	fmt_dur(run, sizeof(run), sp.runnable);
+	fmt_dur(blk, sizeof(blk), sp.blocked);
+	n = (size_t)snprintf(buf, size, ": on-cpu %s", on);
+	if (sp.runnable && n < size)
+		n += (size_t)snprintf(buf + n, size - n, ", runnable %s", run);
+	if (sp.blocked && n < size)
+		n += (size_t)snprintf(buf + n, size - n, ", blocked %s", blk);
+	w = sp.woken;
+	if (!w || w->waker < 0 || n >= size)
+		return;
+	if (strcmp(w->ctx, "task"))
+		snprintf(buf + n, size - n, ", woken by %s on %d %s", w->ctx,
+			 w->waker, w->comm);
+	else
+		snprintf(buf + n, size - n, ", woken by %d %s%s%s", w->waker,
+			 w->comm, strcmp(w->fn, "-") ? " in " : "",
+			 strcmp(w->fn, "-") ? w->fn : "");
+}
+
 static void rp_line(struct rp *r, uint64_t ts, const uint64_t *dur,
 		    size_t depth, const char *label, enum rp_kind kind,
-		    bool trigger)
+		    bool trigger, const char *note)
 {
 	const char *mark = trigger ? "  " NG_REPLAY_TRIGGER_MARK : "";
 
@@ -102,10 +160,13 @@ static void rp_line(struct rp *r, uint64_t ts, const uint64_t *dur,
 		fputs("() {\n", fp);
 		break;
 	case RP_LEAF:
-		fprintf(fp, "();%s\n", mark);
+		if (note && note[0])
+			fprintf(fp, "(); /* %s */%s\n", note + 2, mark);
+		else
+			fprintf(fp, "();%s\n", mark);
 		break;
 	case RP_CLOSE:
-		fprintf(fp, " */%s\n", mark);
+		fprintf(fp, "%s */%s\n", note ? note : "", mark);
 		break;
 	}
 }
@@ -120,7 +181,7 @@ static int rp_enter(void *priv, const char *label, uint64_t ns, size_t depth)
 		rp_header(r);
 	if (r->pending)
 		rp_line(r, r->p_ns, NULL, r->p_depth, r->p_label, RP_OPEN,
-			false);
+			false, NULL);
 	if (len > r->p_cap) {
 		char *l = realloc(r->p_label, len);
 
@@ -177,13 +238,15 @@ static int rp_leave(void *priv, const struct ng_call *c)
 	struct rp *r = priv;
 	uint64_t dur = c->dur_ns;
 	bool trigger = is_trigger(r, c);
+	char note[512];
 
+	sched_note(r, c, note, sizeof(note));
 	if (r->pending)
 		rp_line(r, c->start_ns, &dur, c->depth, c->label, RP_LEAF,
-			trigger);
+			trigger, note);
 	else
 		rp_line(r, c->end_ns, &dur, c->depth, c->label, RP_CLOSE,
-			trigger);
+			trigger, note);
 	r->pending = false;
 	return 0;
 }
@@ -202,6 +265,9 @@ int ng_replay(const struct ng_recording *rec, FILE *fp, bool abstime,
 		bad = &ignored;
 	memset(bad, 0, sizeof(*bad));
 	load_trigger(&r, rec);
+	/* No sched.tsv (or an unreadable one): the calls as they are. */
+	if (ng_sched_load(&r.sched, rec->dir))
+		r.sched = NULL;
 	for (i = 0; !ret && i < rec->nr_threads; i++) {
 		r.t = &rec->threads[i];
 		r.header = r.pending = false;
@@ -212,5 +278,6 @@ int ng_replay(const struct ng_recording *rec, FILE *fp, bool abstime,
 			ret = -EIO;
 	}
 	free(r.p_label);
+	ng_sched_free(r.sched);
 	return ret;
 }

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * sched.c - a recording's sched.tsv (record --sched; trace-format.md) as
+ * each thread's spans off the CPU, and a call's wall time cut at them:
+ * on a CPU, runnable (preempted, or woken and waiting for a CPU), and
+ * asleep, with who woke it.
+ *
+ * The file is in time order.  A thread's "out" opens a span; a "wake" of
+ * the thread while the span is open and asleep ends its sleep; the next
+ * "in" closes the span.  An asleep span closed with no wake seen was
+ * asleep until the "in"; a span still open at the end lasts to the end
+ * of time; an "in" with no "out" before it (the thread was off the CPU
+ * when the recording began) opens nothing.  Lines that do not parse are
+ * skipped, as a newer file's kinds would be.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nanograph_analyze.h"
+
+struct thread_spans {
+	int tid;
+	struct ng_sched_span *v;
+	size_t n, cap;
+	bool open;		/* v[n - 1] waits for its "in" */
+};
+
+struct ng_sched {
+	struct thread_spans *t;	/* by tid, once loaded */
+	size_t n, cap;
+};
+
+static int tid_cmp(const void *a, const void *b)
+{
+	const struct thread_spans *x = a, *y = b;
+
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* @tid's spans (made while loading: the threads are sorted after). */
+static struct thread_spans *thread_of(struct ng_sched *s, int tid, bool make)
+{
+	struct thread_spans *t;
+	size_t i;
+
+	for (i = s->n; i-- > 0;)	/* recent threads are at the end */
+		if (s->t[i].tid == tid)
+			return &s->t[i];
+	if (!make)
+		return NULL;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 16;
+
+		t = realloc(s->t, cap * sizeof(*t));
+		if (!t)
+			return NULL;
+		s->t = t;
+		s->cap = cap;
+	}
+	t = &s->t[s->n++];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	return t;
+}
+
+/* A new span of @t, asleep or runnable from @ns. */
+static int span_open(struct thread_spans *t, uint64_t ns, bool runnable)
+{
+	struct ng_sched_span *sp;
+
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 8;
+
+		sp = realloc(t->v, cap * sizeof(*sp));
+		if (!sp)
+			return -ENOMEM;
+		t->v = sp;
+		t->cap = cap;
+	}
+	sp = &t->v[t->n++];
+	memset(sp, 0, sizeof(*sp));
+	sp->out_ns = ns;
+	sp->wake_ns = runnable ? ns : UINT64_MAX;
+	sp->in_ns = UINT64_MAX;
+	sp->waker = -1;
+	t->open = true;
+	return 0;
+}
+
+/* One line: "NS out TID R|S STATE", "NS in TID" or "NS wake ...". */
+static int sched_line(struct ng_sched *s, char *line)
+{
+	char kind[8], comm[64], ctx[16], fn[256];
+	struct thread_spans *t;
+	struct ng_sched_span *sp;
+	uint64_t ns;
+	int tid, waker;
+	char rs;
+
+	if (sscanf(line, "%" SCNu64 "\t%7s\t%d", &ns, kind, &tid) != 3)
+		return 0;
+	if (!strcmp(kind, "out")) {
+		if (sscanf(line, "%*u\t%*s\t%*d\t%c", &rs) != 1)
+			return 0;
+		t = thread_of(s, tid, true);
+		if (!t)
+			return -ENOMEM;
+		if (t->open)		/* a lost "in": the old span ends here */
+			t->v[t->n - 1].in_ns = ns;
+		return span_open(t, ns, rs == 'R');
+	}
+	t = thread_of(s, tid, false);
+	if (!t || !t->open)
+		return 0;
+	sp = &t->v[t->n - 1];
+	if (!strcmp(kind, "in")) {
+		if (sp->wake_ns == UINT64_MAX)
+			sp->wake_ns = ns;
+		sp->in_ns = ns;
+		t->open = false;
+		return 0;
+	}
+	if (strcmp(kind, "wake") || sp->wake_ns != UINT64_MAX ||
+	    sscanf(line, "%*u\t%*s\t%*d\t%d\t%63[^\t]\t%15[^\t]\t%255[^\t\n]",
+		   &waker, comm, ctx, fn) != 4)
+		return 0;
+	sp->wake_ns = ns;
+	sp->waker = waker;
+	snprintf(sp->comm, sizeof(sp->comm), "%s", comm);
+	snprintf(sp->ctx, sizeof(sp->ctx), "%s", ctx);
+	snprintf(sp->fn, sizeof(sp->fn), "%s", fn);
+	return 0;
+}
+
+int ng_sched_load(struct ng_sched **sp, const char *dir)
+{
+	struct ng_sched *s;
+	char path[4096], *line = NULL;
+	size_t cap = 0;
+	FILE *fp;
+	int ret = 0;
+
+	*sp = NULL;
+	snprintf(path, sizeof(path), "%s/sched.tsv", dir);
+	fp = fopen(path, "re");
+	if (!fp)
+		return -errno;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		fclose(fp);
+		return -ENOMEM;
+	}
+	while (!ret && getline(&line, &cap, fp) >= 0)
+		if (line[0] != '#')
+			ret = sched_line(s, line);
+	if (!ret && ferror(fp))
+		ret = -EIO;
+	free(line);
+	fclose(fp);
+	if (ret) {
+		ng_sched_free(s);
+		return ret;
+	}
+	if (s->n)
+		qsort(s->t, s->n, sizeof(*s->t), tid_cmp);
+	*sp = s;
+	return 0;
+}
+
+void ng_sched_free(struct ng_sched *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->n; i++)
+		free(s->t[i].v);
+	free(s->t);
+	free(s);
+}
+
+/* The length of [a, b) within [lo, hi). */
+static uint64_t overlap(uint64_t a, uint64_t b, uint64_t lo, uint64_t hi)
+{
+	if (a < lo)
+		a = lo;
+	if (b > hi)
+		b = hi;
+	return b > a ? b - a : 0;
+}
+
+void ng_sched_split(const struct ng_sched *s, int tid, uint64_t start,
+		    uint64_t end, struct ng_sched_split *out)
+{
+	struct thread_spans key = { .tid = tid };
+	const struct thread_spans *t;
+	size_t lo = 0, hi, mid;
+
+	memset(out, 0, sizeof(*out));
+	out->on_cpu = end > start ? end - start : 0;
+	t = s && s->n ? bsearch(&key, s->t, s->n, sizeof(*s->t), tid_cmp) : NULL;
+	if (!t)
+		return;
+	/* The first span that ends after the call starts. */
+	hi = t->n;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (t->v[mid].in_ns <= start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < t->n && t->v[lo].out_ns < end; lo++) {
+		const struct ng_sched_span *sp = &t->v[lo];
+		uint64_t asleep = overlap(sp->out_ns, sp->wake_ns, start, end);
+
+		out->blocked += asleep;
+		out->runnable += overlap(sp->wake_ns, sp->in_ns, start, end);
+		if (asleep)
+			out->woken = sp;
+	}
+	out->on_cpu -= out->blocked + out->runnable;
+}
