@@ -113,7 +113,7 @@ static inline int ng_counter_before(unsigned long long a, unsigned long long b)
  *			tid << NG_RAW_ARG_SHIFT | ctx << NG_RAW_WAKE_CTX_SHIFT,
  *			ip == counter: the last task record's task woke
  *			thread tid, or an interrupt on its CPU did (ctx:
- *			NG_RAW_CTX_*; 0 for the task itself)
+ *			NG_RAW_CTX_*; 0 in task context)
  *
  * A CPU's records are in the order they were written; CPUs are merged by
  * counter.
@@ -132,12 +132,13 @@ static inline int ng_counter_before(unsigned long long a, unsigned long long b)
 /* A meta record's kind and argument (tsd's low 56 bits). */
 #define NG_RAW_KIND(tsd)	((tsd) & 0xffULL)
 #define NG_RAW_ARG_SHIFT	8
-#define NG_RAW_PREEMPTED	0x1000000ULL	/* bit 24, above the state */
+/* In tsd itself, above the state's 16 bits (which are in the argument). */
+#define NG_RAW_PREEMPTED	0x1000000ULL
 #define NG_RAW_STATE_MASK	0xffffULL
 #define NG_RAW_WAKE_CTX_SHIFT	40
 #define NG_RAW_CTX_HARDIRQ	1ULL
 #define NG_RAW_CTX_SOFTIRQ	2ULL
-#define NG_RAW_CTX_NMI		4ULL
+#define NG_RAW_CTX_NMI		4ULL	/* not written: no wakeup from NMI */
 
 /* Macros, not functions: TP_printk's format is read by libtraceevent. */
 #define NG_TSD_COUNTER(tsd)	((tsd) & NG_TSD_COUNTER_MASK)

@@ -36,8 +36,9 @@
  *
  * ng_patch_max_us, for the stats file: the longest single registration
  * or filter change made here, a CPU held that long at most;
- * ng_patch_steps: how many there were, so that a test tells a start in
- * slices from one in one step by counting, not by timing.
+ * ng_patch_steps: how many such calls into ftrace there were (whether
+ * or not one had text to patch), so that a test tells a start in slices
+ * from one in one step by counting, not by timing.
  */
 #define pr_fmt(fmt) "nanograph: " fmt
 
@@ -61,7 +62,7 @@ static const char *const ng_slices[] = {
 
 /* In us: an unsigned long is read whole on 32-bit too. */
 static unsigned long ng_patch_max_us;
-/* Written under ng_control_lock, read by stats without it. */
+/* Written under ng_control_lock (stats reads it under it too). */
 static unsigned long ng_patch_steps;
 
 /*

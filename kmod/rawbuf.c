@@ -160,23 +160,30 @@ static bool ng_raw_reserve(struct ng_raw_cpu *c, unsigned long n,
 }
 
 /*
- * A task record at @pos: @task's ids, then @comm0 and @comm1 as its name
- * at counter @now; this CPU's records are @task's from there on.
+ * The task record at @pos: @task's ids, then @comm0 and @comm1 as its
+ * name at counter @now; this CPU's records are @task's from there on
+ * (the caller says so in last_pid).
  */
-static void ng_raw_put_task(struct ng_raw_cpu *c, unsigned long pos,
-			    struct task_struct *task, u64 now, u64 comm0,
-			    u64 comm1)
+static void ng_raw_fill_task(struct ng_raw_cpu *c, unsigned long pos,
+			     struct task_struct *task, u64 now, u64 comm0,
+			     u64 comm1)
 {
-	int pid = task->pid;
-
 	c->task_pos = pos;
 	ng_raw_put(c, pos, NG_RAW_META | NG_RAW_TASK,
-		   (u64)task->tgid << 32 | (u32)pid);
+		   (u64)task->tgid << 32 | (u32)task->pid);
 	ng_raw_put(c, pos + 1, NG_RAW_META | NG_RAW_COMM, NG_TSD_COUNTER(now));
 	ng_raw_put(c, pos + 2, comm0, comm1);
 	c->last_comm[0] = comm0;
 	c->last_comm[1] = comm1;
-	WRITE_ONCE(c->last_pid, pid);
+}
+
+/* A task record for current, or a task renaming itself (current too). */
+static void ng_raw_put_task(struct ng_raw_cpu *c, unsigned long pos,
+			    struct task_struct *task, u64 now, u64 comm0,
+			    u64 comm1)
+{
+	ng_raw_fill_task(c, pos, task, now, comm0, comm1);
+	WRITE_ONCE(c->last_pid, task->pid);
 }
 
 /*
@@ -264,17 +271,21 @@ void ng_raw_renamed(struct task_struct *task, const char *comm)
 
 /*
  * A scheduling record (sched.c) of kind and argument @meta at @now, for
- * @task: current, or the task sched_switch is about to run on this CPU.
+ * @task: current, or @next of sched_switch, about to run on this CPU.
  * A task record comes first unless this CPU's last records are @task's,
  * under its name now; decided in the loop that reserves, so that a
- * writer nesting in between (an NMI's, for current) is seen.  Neither
- * an entry nor an exit: counted apart, and so are the ones dropped.
- * Preemption (and on this CPU, but for NMIs, interrupts) is off.
+ * writer nesting before the reservation is seen.  One nesting after it
+ * writes for current: for @next, last_pid reads -1 meanwhile (a nested
+ * writer restates current), and becomes @next's only if nothing did.
+ * Neither an entry nor an exit: counted apart, and so are the ones
+ * dropped.  Preemption is off; interrupts too but in sched_waking's
+ * wakeup of current (whose interrupts write for current as well).
  */
 void ng_raw_emit_sched(struct task_struct *task, u64 meta, u64 now)
 {
 	struct ng_raw_cpu *c = this_cpu_ptr(&ng_raw_cpus);
 	int gen = atomic_read(&ng_raw_comm_gen);
+	bool other = task != current;
 	unsigned long head, n;
 	u64 comm0, comm1;
 	bool restate;
@@ -289,20 +300,31 @@ void ng_raw_emit_sched(struct task_struct *task, u64 meta, u64 now)
 		restate = READ_ONCE(c->last_pid) != task->pid ||
 			  c->last_comm[0] != comm0 || c->last_comm[1] != comm1 ||
 			  ng_raw_restate_due(c);
+		if (restate && other)
+			WRITE_ONCE(c->last_pid, -1);
 		n = 1 + 3 * restate;
 		if (unlikely(ng_raw_full(c, head, n)) &&
 		    !ng_raw_overwrite(c, head + n)) {
 			WRITE_ONCE(c->last_pid, -1);
-			ng_stat_inc(sched_dropped);
+			if (READ_ONCE(ng_flight_state) == NG_FLIGHT_FROZEN)
+				ng_stat_inc(frozen_dropped);
+			else
+				ng_stat_inc(sched_dropped);
 			goto out;
 		}
 	} while (cmpxchg_local(&c->head, head, head + n) != head);
-	if (restate) {
+	if (restate && other) {
+		ng_raw_fill_task(c, head, task, now, comm0, comm1);
+		head += 3;
+	} else if (restate) {
 		ng_raw_put_task(c, head, task, now, comm0, comm1);
 		head += 3;
 	}
 	c->last_gen = gen;
 	ng_raw_put(c, head, NG_RAW_META | meta, NG_TSD_COUNTER(now));
+	/* Fails if a nested writer restated current after the reservation. */
+	if (restate && other)
+		cmpxchg_local(&c->last_pid, -1, task->pid);
 	ng_stat_inc(sched_records);
 out:
 	ng_raw_commit(c);

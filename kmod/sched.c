@@ -15,11 +15,21 @@
  * sched_switch fires in __schedule(), interrupts off, the run queue
  * locked, current still the task leaving: its record goes to this CPU's
  * buffer as current's, and the record of the task coming in follows
- * under a task record of its own (ng_raw_emit_sched()).  sched_waking
- * fires in try_to_wake_up() on the waker's CPU, the wakee's pi_lock
- * held with interrupts off.  Neither probe takes a lock or allocates.
+ * under a task record of its own (ng_raw_emit_sched()).  The task
+ * leaving still runs a little of the switch after it (hooked calls
+ * there are recorded as its own).  sched_waking fires in try_to_wake_up()
+ * on the waker's CPU, the wakee's pi_lock held with interrupts off (only
+ * preemption off when a task wakes itself), from task, softirq or
+ * hardirq context (never NMI), and before the wakee's run queue is
+ * locked: a wake may be written just before the sleep it ends, on
+ * another CPU (the collector takes it for that sleep's).  A wake names
+ * the waker even if it is not recorded itself.  Neither probe takes a
+ * lock, allocates or wakes anything.
  *
- * A task outside every hooked call costs one table lookup a switch and
+ * Which state counts as asleep is the scheduler's: 6.1 reports a sleep
+ * that a pending signal cancels as asleep (later kernels as running).
+ *
+ * A task outside every recorded call costs two table lookups a switch and
  * writes nothing; with the option off the probes are not registered.
  * Raw buffer mode only, for now: in events mode nothing is written.
  */
@@ -37,19 +47,26 @@
 static struct tracepoint *ng_tp_switch, *ng_tp_waking;
 static bool ng_sched_registered;
 
-/* Whether @task is inside a hooked call: then its time is being measured. */
+/*
+ * Whether @task is inside a recorded call: then its time is measured.
+ * Not below a set_graph_notrace root at the bottom of its stack, whose
+ * calls record nothing, nor in frames a drain abandoned (all of them
+ * are then).  The tracepoints fire where RCU watches, and with
+ * preemption or interrupts off: the stack table may be read.
+ */
 static __always_inline bool ng_sched_in_call(struct task_struct *task)
 {
 	struct ng_stack *t = ng_stack_of(task);
 
-	return t && READ_ONCE(t->depth);
+	return t && READ_ONCE(t->depth) &&
+	       !(READ_ONCE(t->frames[0].flags) & (NG_FRAME_NOTRACE | NG_FRAME_GONE));
 }
 
-/* Recording, into the raw buffers, from where RCU watches (the table). */
+/* Recording, into the raw buffers. */
 static __always_inline bool ng_sched_wanted(void)
 {
 	return static_branch_likely(&ng_recording) &&
-	       static_branch_unlikely(&ng_raw_on) && rcu_is_watching();
+	       static_branch_unlikely(&ng_raw_on);
 }
 
 /*
@@ -84,7 +101,7 @@ static void notrace ng_sched_switch(void *data, bool preempt,
 /*
  * @p is woken by current, or by an interrupt on this CPU: the record is
  * current's, the context in it, so that the collector names the task,
- * or the interrupt and the call it came in.
+ * or the interrupt and the task it came in on.
  */
 static void notrace ng_sched_waking(void *data, struct task_struct *p)
 {

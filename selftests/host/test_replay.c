@@ -201,8 +201,9 @@ static void test_replay_shapes(void)
  * With a sched.tsv, a call that was off the CPU says what its time was
  * made of (sleep, woken by a thread in a call; preempted once; runnable
  * after the wake) and who woke it, on its leaf or closing line; a call on
- * the CPU all along, and another thread, as before.  sched.tsv lines of a
- * kind not known, or torn, are skipped.
+ * the CPU all along, and another thread, as before; a wake written just
+ * before the sleep it ends leaves no sleep.  sched.tsv lines of a kind
+ * not known, or torn, are skipped.
  */
 static void test_replay_sched(void)
 {
@@ -214,6 +215,7 @@ static void test_replay_sched(void)
 			      "5000:+ksys_read\n5100:+vfs_read\n5260:POP\n"
 			      "5270:+fput\n5280:POP\n5300:POP\n"), 0);
 	T_EQ_INT(t_write_file(t_path("s/420.txt"), "5200:+vfs_write\n5220:POP\n"), 0);
+	T_EQ_INT(t_write_file(t_path("s/430.txt"), "5290:+pipe_read\n5410:POP\n"), 0);
 	T_EQ_INT(t_write_file(t_path("s/sched.tsv"),
 			      "# nanograph sched 1\n"
 			      "5110\tout\t421\tS\t1\n"
@@ -222,6 +224,9 @@ static void test_replay_sched(void)
 			      "5230\tin\t421\n"
 			      "5240\tout\t421\tR\t0\n"
 			      "5250\tin\t421\n"
+			      "5300\twake\t430\t420\twriter\ttask\tvfs_write\n"
+			      "5305\tout\t430\tS\t1\n"
+			      "5400\tin\t430\n"
 			      "5290\tout\t421\t"), 0);
 	T_RUN(t_ng("replay", dir, NULL), 0,
 	      "# tid 420, pid ?, 420\n"
@@ -235,7 +240,11 @@ static void test_replay_sched(void)
 	      "blocked 100 ns, woken by 420 writer in vfs_write */\n"
 	      "     0.010 us |    fput();\n"
 	      "     0.300 us |  } /* ksys_read: on-cpu 170 ns, runnable 30 ns, "
-	      "blocked 100 ns, woken by 420 writer in vfs_write */\n", "");
+	      "blocked 100 ns, woken by 420 writer in vfs_write */\n"
+	      "\n"
+	      "# tid 430, pid ?, 430\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "     0.120 us |  pipe_read(); /* on-cpu 25 ns, runnable 95 ns */\n", "");
 }
 
 /* Past NG_REPLAY_MAX_INDENT levels the indentation stops and the depth shows. */

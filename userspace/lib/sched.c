@@ -7,7 +7,11 @@
  *
  * The file is in time order.  A thread's "out" opens a span; a "wake" of
  * the thread while the span is open and asleep ends its sleep; the next
- * "in" closes the span.  An asleep span closed with no wake seen was
+ * "in" closes the span.  A wake may come just before the sleep it ends
+ * (the module writes it before the scheduler locks the sleeper's run
+ * queue, maybe on another CPU): a wake while the thread is on a CPU is
+ * kept for an "out" asleep that follows before its next "in", which it
+ * then ends at once.  An asleep span closed with no wake seen was
  * asleep until the "in"; a span still open at the end lasts to the end
  * of time; an "in" with no "out" before it (the thread was off the CPU
  * when the recording began) opens nothing.  Lines that do not parse are
@@ -26,6 +30,8 @@ struct thread_spans {
 	struct ng_sched_span *v;
 	size_t n, cap;
 	bool open;		/* v[n - 1] waits for its "in" */
+	bool early;		/* a wake came while on a CPU: */
+	struct ng_sched_span wake;	/* its waker, for the next sleep */
 };
 
 struct ng_sched {
@@ -90,14 +96,37 @@ static int span_open(struct thread_spans *t, uint64_t ns, bool runnable)
 	return 0;
 }
 
+/* The waker of a "wake" line into @sp; false if the line is torn. */
+static bool parse_waker(const char *line, struct ng_sched_span *sp)
+{
+	char comm[64], ctx[16], fn[256];
+	int waker;
+
+	if (sscanf(line, "%*u\t%*s\t%*d\t%d\t%63[^\t]\t%15[^\t]\t%255[^\t\n]",
+		   &waker, comm, ctx, fn) != 4)
+		return false;
+	sp->waker = waker;
+	snprintf(sp->comm, sizeof(sp->comm), "%s", comm);
+	snprintf(sp->ctx, sizeof(sp->ctx), "%s", ctx);
+	snprintf(sp->fn, sizeof(sp->fn), "%s", fn);
+	return true;
+}
+
+/* A wake while @t is on a CPU: kept for a sleep that follows. */
+static int early_wake(struct thread_spans *t, const char *line)
+{
+	t->early = parse_waker(line, &t->wake);
+	return 0;
+}
+
 /* One line: "NS out TID R|S STATE", "NS in TID" or "NS wake ...". */
 static int sched_line(struct ng_sched *s, char *line)
 {
-	char kind[8], comm[64], ctx[16], fn[256];
 	struct thread_spans *t;
 	struct ng_sched_span *sp;
+	char kind[8];
 	uint64_t ns;
-	int tid, waker;
+	int tid, ret;
 	char rs;
 
 	if (sscanf(line, "%" SCNu64 "\t%7s\t%d", &ns, kind, &tid) != 3)
@@ -110,9 +139,26 @@ static int sched_line(struct ng_sched *s, char *line)
 			return -ENOMEM;
 		if (t->open)		/* a lost "in": the old span ends here */
 			t->v[t->n - 1].in_ns = ns;
-		return span_open(t, ns, rs == 'R');
+		ret = span_open(t, ns, rs == 'R');
+		if (!ret && t->early && rs != 'R') {
+			sp = &t->v[t->n - 1];
+			sp->wake_ns = ns;
+			sp->waker = t->wake.waker;
+			memcpy(sp->comm, t->wake.comm, sizeof(sp->comm));
+			memcpy(sp->ctx, t->wake.ctx, sizeof(sp->ctx));
+			memcpy(sp->fn, t->wake.fn, sizeof(sp->fn));
+		}
+		t->early = false;
+		return ret;
 	}
 	t = thread_of(s, tid, false);
+	if (!strcmp(kind, "wake") && (!t || !t->open)) {
+		if (!t)
+			t = thread_of(s, tid, true);
+		if (!t)
+			return -ENOMEM;
+		return early_wake(t, line);
+	}
 	if (!t || !t->open)
 		return 0;
 	sp = &t->v[t->n - 1];
@@ -121,17 +167,13 @@ static int sched_line(struct ng_sched *s, char *line)
 			sp->wake_ns = ns;
 		sp->in_ns = ns;
 		t->open = false;
+		t->early = false;
 		return 0;
 	}
 	if (strcmp(kind, "wake") || sp->wake_ns != UINT64_MAX ||
-	    sscanf(line, "%*u\t%*s\t%*d\t%d\t%63[^\t]\t%15[^\t]\t%255[^\t\n]",
-		   &waker, comm, ctx, fn) != 4)
+	    !parse_waker(line, sp))
 		return 0;
 	sp->wake_ns = ns;
-	sp->waker = waker;
-	snprintf(sp->comm, sizeof(sp->comm), "%s", comm);
-	snprintf(sp->ctx, sizeof(sp->ctx), "%s", ctx);
-	snprintf(sp->fn, sizeof(sp->fn), "%s", fn);
 	return 0;
 }
 
