@@ -594,7 +594,7 @@ static void test_cmd_report_errors(void)
 	      "Try 'nanograph help report'.\n");
 	T_RUN(t_ng("report", "a", "b", NULL), 2, "", NULL);
 	T_RUN(t_ng("report", "--sort", "size", dir, NULL), 2, "",
-	      "nanograph report: --sort wants total, self, calls, avg, max or name, not 'size'\n"
+	      "nanograph report: --sort wants total, self, calls, avg, max, oncpu, offcpu or name, not 'size'\n"
 	      "Try 'nanograph help report'.\n");
 	T_RUN(t_ng("report", "-n", "x", dir, NULL), 2, "", NULL);
 	T_RUN(t_ng("report", "-n", "-1", dir, NULL), 2, "", NULL);
@@ -982,7 +982,7 @@ static void test_cmd_report_diff_errors(void)
 	      "nanograph report: --diff compares whole recordings: not with --threads\n"
 	      "Try 'nanograph help report'.\n");
 	T_RUN(t_ng("report", "--diff", "-s", "max", old, new, NULL), 2, "",
-	      "nanograph report: --diff has no max column: sort by total, self, calls, avg or name\n"
+	      "nanograph report: --diff has no max, oncpu or offcpu column: sort by total, self, calls, avg or name\n"
 	      "Try 'nanograph help report'.\n");
 	T_RUN(t_ng("report", "--diff=yes", old, new, NULL), 2, "",
 	      "nanograph report: option '--diff' takes no value\n"

@@ -198,12 +198,13 @@ static void test_replay_shapes(void)
 }
 
 /*
- * With a sched.tsv, a call that was off the CPU says what its time was
- * made of (sleep, woken by a thread in a call; preempted once; runnable
+ * With a sched.tsv, replay says of a call that was off the CPU what its
+ * time was made of (sleep, woken by a thread in a call; preempted once; runnable
  * after the wake) and who woke it, on its leaf or closing line; a call on
  * the CPU all along, and another thread, as before; a wake written just
  * before the sleep it ends leaves no sleep.  sched.tsv lines of a kind
- * not known, or torn, are skipped.
+ * not known, or torn, are skipped.  report adds each function's time on
+ * and off a CPU, and sorts by them.
  */
 static void test_replay_sched(void)
 {
@@ -245,6 +246,17 @@ static void test_replay_sched(void)
 	      "# tid 430, pid ?, 430\n"
 	      "#    DURATION |  FUNCTION CALLS\n"
 	      "     0.120 us |  pipe_read(); /* on-cpu 25 ns, runnable 95 ns */\n", "");
+	/* report: of each total, on a CPU and off it; sortable by either */
+	T_RUN(t_ng("report", "--ns", "-s", "offcpu", "-n", "3", dir, NULL), 0,
+	      "# 3 threads, 5 calls, 410 ns recorded\n"
+	      "       Total         Self      Calls          Avg          Max"
+	      "        On-CPU      Off-CPU  Function\n"
+	      "         300          130          1          300          300"
+	      "           170          130  ksys_read\n"
+	      "         160          160          1          160          160"
+	      "            30          130  vfs_read\n"
+	      "         120          120          1          120          120"
+	      "            25           95  pipe_read\n", "");
 }
 
 /* Past NG_REPLAY_MAX_INDENT levels the indentation stops and the depth shows. */

@@ -21,7 +21,8 @@ const char ng_report_help[] =
 "\n"
 "Options:\n"
 "  -s, --sort KEY  order of the rows: total (default), self, calls, avg,\n"
-"                  max (largest first) or name; ties go by name\n"
+"                  max, oncpu, offcpu (largest first) or name; ties go by\n"
+"                  name\n"
 "  -t, --threads   one table per thread (tid order), headed by its tid,\n"
 "                  pid and comm, instead of one for the whole recording\n"
 "  -n N            only the first N rows of each table\n"
@@ -50,12 +51,14 @@ NG_FILTER_HELP("    ")
 "Total is a function's inclusive time summed over its calls; self is\n"
 "total minus the time of the calls it made; avg is total / calls; max is\n"
 "its longest single call. Each frame of a recursive function counts on\n"
-"its own, so its total can exceed the time recorded.\n"
+"its own, so its total can exceed the time recorded. A recording made\n"
+"with 'record --sched' has two more columns: of total, the time on a CPU\n"
+"and off it (runnable or asleep).\n"
 "See Documentation/report-export.md.";
 
 /* The header and up to @limit rows of one profile. */
 static int print_table(FILE *fp, struct ng_profile *p, enum ng_sort key,
-		       uint64_t limit, bool raw)
+		       uint64_t limit, bool raw, bool sched)
 {
 	const struct ng_func_stats *s;
 	char a[32], b[32], c[32], d[32];
@@ -64,14 +67,21 @@ static int print_table(FILE *fp, struct ng_profile *p, enum ng_sort key,
 
 	if (ret)
 		return ret;
-	fprintf(fp, "%12s %12s %10s %12s %12s  %s\n", "Total", "Self",
-		"Calls", "Avg", "Max", "Function");
+	fprintf(fp, "%12s %12s %10s %12s %12s  ", "Total", "Self", "Calls",
+		"Avg", "Max");
+	if (sched)
+		fprintf(fp, "%12s %12s  ", "On-CPU", "Off-CPU");
+	fputs("Function\n", fp);
 	for (i = 0; i < n && i < limit; i++) {
 		fprintf(fp, "%12s %12s %10" PRIu64 " %12s %12s  ",
 			ng_fmt_time(a, sizeof(a), s[i].total_ns, raw),
 			ng_fmt_time(b, sizeof(b), s[i].self_ns, raw), s[i].calls,
 			ng_fmt_time(c, sizeof(c), s[i].avg_ns, raw),
 			ng_fmt_time(d, sizeof(d), s[i].max_ns, raw));
+		if (sched)
+			fprintf(fp, "%12s %12s  ",
+				ng_fmt_time(a, sizeof(a), s[i].on_cpu_ns, raw),
+				ng_fmt_time(b, sizeof(b), s[i].off_cpu_ns, raw));
 		ng_fputs_escaped(s[i].label, fp);
 		fputc('\n', fp);
 	}
@@ -153,7 +163,7 @@ static int print_report(const struct ng_cmd *self, FILE *fp,
 			fputs(": ", fp);
 			print_counts(fp, c, f, l, raw);
 		}
-		ret = print_table(fp, profs[i], key, limit, raw);
+		ret = print_table(fp, profs[i], key, limit, raw, rec->sched);
 		if (ret)
 			fprintf(stderr, "nanograph report: %s\n", strerror(-ret));
 	}
@@ -343,7 +353,7 @@ static int report(const struct ng_cmd *self, int argc, char **argv,
 		case 's':
 			if (ng_sort_parse(optarg, &v.key))
 				return ng_usage_error(self->name,
-					"--sort wants total, self, calls, avg, max or name, not '%s'",
+					"--sort wants total, self, calls, avg, max, oncpu, offcpu or name, not '%s'",
 					optarg);
 			break;
 		case 't':
@@ -384,9 +394,10 @@ static int report(const struct ng_cmd *self, int argc, char **argv,
 	if (v.diff && range)
 		return ng_usage_error(self->name,
 				      "--diff compares two runs, whose timestamps differ: not with --time-range");
-	if (v.diff && v.key == NG_SORT_MAX)
+	if (v.diff && (v.key == NG_SORT_MAX || v.key == NG_SORT_ONCPU ||
+		       v.key == NG_SORT_OFFCPU))
 		return ng_usage_error(self->name,
-				      "--diff has no max column: sort by total, self, calls, avg or name");
+				      "--diff has no max, oncpu or offcpu column: sort by total, self, calls, avg or name");
 	nr = v.diff ? 2 : 1;
 	if (v.diff && argc - optind != 2)
 		return ng_usage_error(self->name,

@@ -48,6 +48,8 @@ struct ng_recording {
 	const struct ng_filter *filter;
 	/* the tracer's cost taken off (ng_recording_compensate()); NULL: none */
 	struct ng_comp *comp;
+	/* sched.tsv (record --sched), read at open; NULL: none */
+	struct ng_sched *sched;
 };
 
 /*
@@ -379,6 +381,11 @@ struct ng_func_stats {
 	uint64_t self_ns;	/* total minus its direct children's totals */
 	uint64_t avg_ns;	/* total / calls, rounded down */
 	uint64_t max_ns;	/* the longest single call, inclusive */
+	/*
+	 * Of total_ns, the time on a CPU and off it (runnable or asleep),
+	 * from the recording's sched.tsv; all on a CPU without one.
+	 */
+	uint64_t on_cpu_ns, off_cpu_ns;
 };
 
 /*
@@ -394,6 +401,8 @@ enum ng_sort {
 	NG_SORT_AVG,
 	NG_SORT_MAX,
 	NG_SORT_NAME,
+	NG_SORT_ONCPU,		/* on_cpu_ns */
+	NG_SORT_OFFCPU,		/* off_cpu_ns */
 };
 
 struct ng_profile;
@@ -431,7 +440,10 @@ struct ng_func_diff {
  */
 int ng_profile_diff(struct ng_profile *old, struct ng_profile *new,
 		    enum ng_sort key, struct ng_func_diff **rowsp, size_t *nr);
-/* "total", "self", "calls", "avg", "max", "name"; -EINVAL for others. */
+/*
+ * "total", "self", "calls", "avg", "max", "name", "oncpu", "offcpu";
+ * -EINVAL for others.
+ */
 int ng_sort_parse(const char *name, enum ng_sort *key);
 
 /* ---- exports for other tools (export.c) ------------------------------- */

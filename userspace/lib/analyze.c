@@ -288,6 +288,9 @@ int ng_recording_open(struct ng_recording *rec, const char *dir)
 	}
 	qsort(rec->threads, rec->nr_threads, sizeof(*rec->threads), thread_cmp);
 	read_threads_tsv(rec);
+	/* No sched.tsv, or one that cannot be read: every call on a CPU. */
+	if (ng_sched_load(&rec->sched, rec->dir))
+		rec->sched = NULL;
 	return 0;
 }
 
@@ -301,6 +304,7 @@ void ng_recording_close(struct ng_recording *rec)
 	free(rec->threads);
 	free(rec->dir);
 	free(rec->comp);
+	ng_sched_free(rec->sched);
 	memset(rec, 0, sizeof(*rec));
 }
 
@@ -535,6 +539,9 @@ struct ng_profile {
 	struct ng_strmap *funcs;	/* label -> struct ng_func_stats */
 	struct ng_func_stats *sorted;
 	uint64_t calls, first, last;
+	/* while a thread is added: the recording's sched.tsv, its tid */
+	const struct ng_sched *sched;
+	int tid;
 };
 
 /* An empty profile; files are added one by one so none is held whole. */
@@ -568,6 +575,15 @@ static int prof_leave(void *priv, const struct ng_call *c)
 	st->calls++;
 	st->total_ns += dur;
 	st->self_ns += c->self_ns;
+	if (p->sched) {
+		struct ng_sched_split sp;
+
+		ng_sched_split(p->sched, p->tid, c->start_ns, c->end_ns, &sp);
+		st->on_cpu_ns += sp.on_cpu;
+		st->off_cpu_ns += sp.runnable + sp.blocked;
+	} else {
+		st->on_cpu_ns += dur;
+	}
 	if (dur > st->max_ns)
 		st->max_ns = dur;
 	if (!p->calls || c->start_ns < p->first)
@@ -595,8 +611,12 @@ int ng_profile_add_thread(struct ng_profile *p, const struct ng_recording *rec,
 			  size_t i, struct ng_pp_bad *bad)
 {
 	struct ng_pp_visitor v = { .leave = prof_leave, .priv = p };
-	int ret = ng_recording_walk(rec, &rec->threads[i], &v, bad);
+	int ret;
 
+	p->sched = rec->threads[i].idle ? NULL : rec->sched;
+	p->tid = (int)rec->threads[i].id;
+	ret = ng_recording_walk(rec, &rec->threads[i], &v, bad);
+	p->sched = NULL;
 	if (ret && ret != -ENOMEM && bad)
 		bad->file = rec->threads[i].file;
 	return ret;
@@ -624,6 +644,8 @@ DEFINE_CMP(self_ns)
 DEFINE_CMP(calls)
 DEFINE_CMP(avg_ns)
 DEFINE_CMP(max_ns)
+DEFINE_CMP(on_cpu_ns)
+DEFINE_CMP(off_cpu_ns)
 
 /* Copies, so that sorting never disturbs the map that keeps counting. */
 int ng_profile_sorted(struct ng_profile *p, enum ng_sort key,
@@ -633,6 +655,7 @@ int ng_profile_sorted(struct ng_profile *p, enum ng_sort key,
 		[NG_SORT_TOTAL] = cmp_total_ns, [NG_SORT_SELF] = cmp_self_ns,
 		[NG_SORT_CALLS] = cmp_calls, [NG_SORT_AVG] = cmp_avg_ns,
 		[NG_SORT_MAX] = cmp_max_ns, [NG_SORT_NAME] = cmp_name,
+		[NG_SORT_ONCPU] = cmp_on_cpu_ns, [NG_SORT_OFFCPU] = cmp_off_cpu_ns,
 	};
 	struct ng_func_stats *s;
 	void **all;
@@ -769,6 +792,7 @@ int ng_sort_parse(const char *name, enum ng_sort *key)
 		[NG_SORT_TOTAL] = "total", [NG_SORT_SELF] = "self",
 		[NG_SORT_CALLS] = "calls", [NG_SORT_AVG] = "avg",
 		[NG_SORT_MAX] = "max", [NG_SORT_NAME] = "name",
+		[NG_SORT_ONCPU] = "oncpu", [NG_SORT_OFFCPU] = "offcpu",
 	};
 	size_t i;
 

@@ -46,7 +46,7 @@ struct rp {
 	bool has_trigger;
 	struct ng_info_trigger trig;
 	char trig_func[NG_TRIGGER_FUNC_MAX];
-	struct ng_sched *sched;		/* sched.tsv, if the recording has one */
+	const struct ng_sched *sched;	/* sched.tsv, if the recording has one */
 };
 
 /* What follows the indentation of a line. */
@@ -265,9 +265,7 @@ int ng_replay(const struct ng_recording *rec, FILE *fp, bool abstime,
 		bad = &ignored;
 	memset(bad, 0, sizeof(*bad));
 	load_trigger(&r, rec);
-	/* No sched.tsv (or an unreadable one): the calls as they are. */
-	if (ng_sched_load(&r.sched, rec->dir))
-		r.sched = NULL;
+	r.sched = rec->sched;
 	for (i = 0; !ret && i < rec->nr_threads; i++) {
 		r.t = &rec->threads[i];
 		r.header = r.pending = false;
@@ -278,6 +276,5 @@ int ng_replay(const struct ng_recording *rec, FILE *fp, bool abstime,
 			ret = -EIO;
 	}
 	free(r.p_label);
-	ng_sched_free(r.sched);
 	return ret;
 }
