@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "nanograph_analyze.h"
+#include "strmap.h"
 
 struct thread_spans {
 	int tid;
@@ -35,40 +36,27 @@ struct thread_spans {
 };
 
 struct ng_sched {
-	struct thread_spans *t;	/* by tid, once loaded */
-	size_t n, cap;
+	struct ng_strmap *map;		/* tid (its bytes) -> thread_spans */
+	struct thread_spans **t;	/* by tid, once loaded */
+	size_t n;
 };
 
 static int tid_cmp(const void *a, const void *b)
 {
-	const struct thread_spans *x = a, *y = b;
+	const struct thread_spans *x = *(void *const *)a, *y = *(void *const *)b;
 
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
-/* @tid's spans (made while loading: the threads are sorted after). */
-static struct thread_spans *thread_of(struct ng_sched *s, int tid, bool make)
+/* @tid's spans, made empty if it has none yet; NULL: out of memory. */
+static struct thread_spans *thread_of(struct ng_sched *s, int tid)
 {
 	struct thread_spans *t;
-	size_t i;
+	bool added;
 
-	for (i = s->n; i-- > 0;)	/* recent threads are at the end */
-		if (s->t[i].tid == tid)
-			return &s->t[i];
-	if (!make)
-		return NULL;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 16;
-
-		t = realloc(s->t, cap * sizeof(*t));
-		if (!t)
-			return NULL;
-		s->t = t;
-		s->cap = cap;
-	}
-	t = &s->t[s->n++];
-	memset(t, 0, sizeof(*t));
-	t->tid = tid;
+	t = ng_strmap_get(s->map, &tid, sizeof(tid), &added);
+	if (t && added)
+		t->tid = tid;
 	return t;
 }
 
@@ -134,7 +122,7 @@ static int sched_line(struct ng_sched *s, char *line)
 	if (!strcmp(kind, "out")) {
 		if (sscanf(line, "%*u\t%*s\t%*d\t%c", &rs) != 1)
 			return 0;
-		t = thread_of(s, tid, true);
+		t = thread_of(s, tid);
 		if (!t)
 			return -ENOMEM;
 		if (t->open)		/* a lost "in": the old span ends here */
@@ -151,15 +139,12 @@ static int sched_line(struct ng_sched *s, char *line)
 		t->early = false;
 		return ret;
 	}
-	t = thread_of(s, tid, false);
-	if (!strcmp(kind, "wake") && (!t || !t->open)) {
-		if (!t)
-			t = thread_of(s, tid, true);
-		if (!t)
-			return -ENOMEM;
+	t = thread_of(s, tid);
+	if (!t)
+		return -ENOMEM;
+	if (!strcmp(kind, "wake") && !t->open)
 		return early_wake(t, line);
-	}
-	if (!t || !t->open)
+	if (!t->open)
 		return 0;
 	sp = &t->v[t->n - 1];
 	if (!strcmp(kind, "in")) {
@@ -191,7 +176,10 @@ int ng_sched_load(struct ng_sched **sp, const char *dir)
 	if (!fp)
 		return -errno;
 	s = calloc(1, sizeof(*s));
-	if (!s) {
+	if (s)
+		s->map = ng_strmap_new(sizeof(struct thread_spans));
+	if (!s || !s->map) {
+		free(s);
 		fclose(fp);
 		return -ENOMEM;
 	}
@@ -202,24 +190,30 @@ int ng_sched_load(struct ng_sched **sp, const char *dir)
 		ret = -EIO;
 	free(line);
 	fclose(fp);
+	if (!ret)
+		ret = ng_strmap_values(s->map, (void ***)&s->t, &s->n);
 	if (ret) {
 		ng_sched_free(s);
 		return ret;
 	}
-	if (s->n)
-		qsort(s->t, s->n, sizeof(*s->t), tid_cmp);
+	qsort(s->t, s->n, sizeof(*s->t), tid_cmp);
 	*sp = s;
 	return 0;
 }
 
 void ng_sched_free(struct ng_sched *s)
 {
-	size_t i;
+	void **all;
+	size_t i, n;
 
 	if (!s)
 		return;
-	for (i = 0; i < s->n; i++)
-		free(s->t[i].v);
+	if (s->map && !ng_strmap_values(s->map, &all, &n)) {
+		for (i = 0; i < n; i++)
+			free(((struct thread_spans *)all[i])->v);
+		free(all);
+	}
+	ng_strmap_free(s->map);
 	free(s->t);
 	free(s);
 }
@@ -237,15 +231,16 @@ static uint64_t overlap(uint64_t a, uint64_t b, uint64_t lo, uint64_t hi)
 void ng_sched_split(const struct ng_sched *s, int tid, uint64_t start,
 		    uint64_t end, struct ng_sched_split *out)
 {
-	struct thread_spans key = { .tid = tid };
+	struct thread_spans key = { .tid = tid }, *kp = &key, **found;
 	const struct thread_spans *t;
 	size_t lo = 0, hi, mid;
 
 	memset(out, 0, sizeof(*out));
 	out->on_cpu = end > start ? end - start : 0;
-	t = s && s->n ? bsearch(&key, s->t, s->n, sizeof(*s->t), tid_cmp) : NULL;
-	if (!t)
+	found = s && s->n ? bsearch(&kp, s->t, s->n, sizeof(*s->t), tid_cmp) : NULL;
+	if (!found)
 		return;
+	t = *found;
 	/* The first span that ends after the call starts. */
 	hi = t->n;
 	while (lo < hi) {
