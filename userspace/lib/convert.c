@@ -328,7 +328,6 @@ static int thread_open(struct ng_conv *c, struct thread *t)
 	return ret;
 }
 
-/* The thread an event belongs to, its file opened on first sight. */
 /* @tid's thread if it has a file, else NULL (no file is made). */
 static struct thread *thread_find(struct ng_conv *c, int tid)
 {
@@ -340,6 +339,7 @@ static struct thread *thread_find(struct ng_conv *c, int tid)
 	return NULL;
 }
 
+/* The thread an event belongs to, its file opened on first sight. */
 static struct thread *thread_get(struct ng_conv *c, const struct ng_event *ev)
 {
 	int key = ev->tid > 0 ? ev->tid : -(ev->cpu + 1);
@@ -562,6 +562,7 @@ static int on_sched(struct ng_conv *c, const struct ng_event *ev)
 	const char *fn = "-";
 	char comm[64] = "";
 	int pid = -1, ret;
+	size_t i;
 
 	if (!c->sched_open) {
 		ret = ng_outfile_open(&c->sched, c->dir, "sched.tsv");
@@ -585,6 +586,10 @@ static int on_sched(struct ng_conv *c, const struct ng_event *ev)
 		fn = w->fn[w->n - 1]->name;
 	if (c->info)
 		c->info(c->info_priv, ev->tid, &pid, comm, sizeof(comm));
+	/* One line, as threads.tsv writes names: control characters as '?'. */
+	for (i = 0; comm[i]; i++)
+		if ((unsigned char)comm[i] < 0x20 || comm[i] == 0x7f)
+			comm[i] = '?';
 	return ng_outfile_printf(&c->sched, "%" PRIu64 "\twake\t%d\t%d\t%s\t%s\t%s\n",
 				 ns, ev->wakee, ev->tid, comm[0] ? comm : "-",
 				 ctx[ev->ctx & NG_RAW_CTX_NMI ? 4 : ev->ctx & 3], fn);

@@ -75,12 +75,6 @@ static void rp_header(struct rp *r)
 	r->blocks = r->header = true;
 }
 
-/*
- * One line: [timestamp] duration (or blanks) "|", two spaces a level of
- * depth, then the call. Past NG_REPLAY_MAX_INDENT levels the indentation
- * stops growing and the depth is written instead ("[300000] f();"), so a
- * line never grows with depth and the output stays linear in the input.
- */
 /* @ns as "41.0 us", "300.1 ms", "2.500 s" or "800 ns". */
 static void fmt_dur(char *buf, size_t size, uint64_t ns)
 {
@@ -133,6 +127,12 @@ static void sched_note(const struct rp *r, const struct ng_call *c,
 			 strcmp(w->fn, "-") ? w->fn : "");
 }
 
+/*
+ * One line: [timestamp] duration (or blanks) "|", two spaces a level of
+ * depth, then the call. Past NG_REPLAY_MAX_INDENT levels the indentation
+ * stops growing and the depth is written instead ("[300000] f();"), so a
+ * line never grows with depth and the output stays linear in the input.
+ */
 static void rp_line(struct rp *r, uint64_t ts, const uint64_t *dur,
 		    size_t depth, const char *label, enum rp_kind kind,
 		    bool trigger, const char *note)
