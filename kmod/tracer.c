@@ -1030,12 +1030,10 @@ void ng_tracer_exit(void)
 	mutex_lock(&ng_control_lock);
 	ng_control_user = false;
 	ng_users = 0;
-	mutex_unlock(&ng_control_lock);
-	ng_events_sync(false);
 	/* No scheduling probe runs once this returns: the buffers may go. */
-	mutex_lock(&ng_control_lock);
 	ng_sched_set(false);
 	mutex_unlock(&ng_control_lock);
+	ng_events_sync(false);
 	ftrace_free_filter(&ng_ops);
 	ftrace_free_filter(&ng_graph_ops);
 	ftrace_free_filter(&ng_notrace_ops);

@@ -88,8 +88,6 @@ void ng_cmd_warn_incomplete(const struct ng_cmd *self,
  * of a second kind were left out (a recording of nanograph:*).
  */
 void ng_cmd_say_left_out(const struct ng_conv_summary *sum);
-/* @ns in human units ("1.234 us", truncated), or the integer with @raw. */
-const char *ng_fmt_time(char *buf, size_t size, uint64_t ns, bool raw);
 /* The whole command line, for info.json (set by main()). */
 extern int ng_argc;
 extern char **ng_argv;

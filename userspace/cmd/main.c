@@ -287,29 +287,6 @@ void ng_cmd_say_left_out(const struct ng_conv_summary *sum)
 			sum->unattributed == 1 ? "it" : "them");
 }
 
-/* 1234 ns as "1.234 us", like uftrace; or the integer with @raw. */
-const char *ng_fmt_time(char *buf, size_t size, uint64_t ns, bool raw)
-{
-	static const char *const unit[] = { "ns", "us", "ms", "s" };
-	uint64_t scale = 1;
-	int u = 0;
-
-	if (raw) {
-		snprintf(buf, size, "%" PRIu64, ns);
-		return buf;
-	}
-	while (u < 3 && ns / scale >= 1000) {
-		scale *= 1000;
-		u++;
-	}
-	if (!u)
-		snprintf(buf, size, "%" PRIu64 " ns", ns);
-	else
-		snprintf(buf, size, "%" PRIu64 ".%03" PRIu64 " %s", ns / scale,
-			 ns % scale / (scale / 1000), unit[u]);
-	return buf;
-}
-
 /* The output directory of record and convert; on failure, say why. */
 int ng_cmd_open_outdir(const struct ng_cmd *self, const char *dir,
 		       struct ng_outdir **op)

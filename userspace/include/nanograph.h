@@ -40,6 +40,8 @@ int ng_parse_num(const char *s, unsigned int decimals, uint64_t min,
  */
 int ng_parse_line_nums(const char *text, const char *key, uint64_t min,
 		       uint64_t max, uint64_t *vals, int n);
+/* @ns in human units ("1.234 us", truncated), or the integer with @raw. */
+const char *ng_fmt_time(char *buf, size_t size, uint64_t ns, bool raw);
 
 /* ---- names as terminal text (escape.c) -------------------------------- */
 

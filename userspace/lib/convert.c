@@ -328,13 +328,13 @@ static int thread_open(struct ng_conv *c, struct thread *t)
 	return ret;
 }
 
-/* @tid's thread if it has a file, else NULL (no file is made). */
-static struct thread *thread_find(struct ng_conv *c, int tid)
+/* The thread of @key (a tid, or -(cpu + 1)) if it has a file, else NULL. */
+static struct thread *thread_find(struct ng_conv *c, int key)
 {
 	struct thread *t;
 
-	for (t = c->threads[hash64((uint64_t)(int64_t)tid, c->thread_bits)]; t; t = t->next)
-		if (t->key == tid)
+	for (t = c->threads[hash64((uint64_t)(int64_t)key, c->thread_bits)]; t; t = t->next)
+		if (t->key == key)
 			return t;
 	return NULL;
 }
@@ -343,19 +343,18 @@ static struct thread *thread_find(struct ng_conv *c, int tid)
 static struct thread *thread_get(struct ng_conv *c, const struct ng_event *ev)
 {
 	int key = ev->tid > 0 ? ev->tid : -(ev->cpu + 1);
-	unsigned int h = hash64((uint64_t)(int64_t)key, c->thread_bits);
-	struct thread *t;
+	unsigned int h;
+	struct thread *t = thread_find(c, key);
 	int ret;
 
-	for (t = c->threads[h]; t; t = t->next)
-		if (t->key == key) {
-			ret = touch(c, t);
-			if (ret) {
-				c->err = ret;
-				return NULL;
-			}
-			return t;
+	if (t) {
+		ret = touch(c, t);
+		if (ret) {
+			c->err = ret;
+			return NULL;
 		}
+		return t;
+	}
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		c->err = -ENOMEM;
@@ -372,6 +371,7 @@ static struct thread *thread_get(struct ng_conv *c, const struct ng_event *ev)
 		c->err = ret;
 		return NULL;
 	}
+	h = hash64((uint64_t)(int64_t)key, c->thread_bits);
 	t->next = c->threads[h];
 	c->threads[h] = t;
 	c->nr_threads++;

@@ -9,10 +9,12 @@
  * 4294967297" became pid 1. This parser takes digits, optionally one '.'
  * and at most @decimals digits after it, checks for overflow at every
  * digit and checks the range last, so a caller only ever sees a value it
- * said it accepts.
+ * said it accepts.  And the one way a duration is written for people.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "nanograph.h"
@@ -94,4 +96,27 @@ int ng_parse_line_nums(const char *text, const char *key, uint64_t min,
 		return 0;
 	}
 	return -ENOENT;
+}
+
+/* 1234 ns as "1.234 us", like uftrace; or the integer with @raw. */
+const char *ng_fmt_time(char *buf, size_t size, uint64_t ns, bool raw)
+{
+	static const char *const unit[] = { "ns", "us", "ms", "s" };
+	uint64_t scale = 1;
+	int u = 0;
+
+	if (raw) {
+		snprintf(buf, size, "%" PRIu64, ns);
+		return buf;
+	}
+	while (u < 3 && ns / scale >= 1000) {
+		scale *= 1000;
+		u++;
+	}
+	if (!u)
+		snprintf(buf, size, "%" PRIu64 " ns", ns);
+	else
+		snprintf(buf, size, "%" PRIu64 ".%03" PRIu64 " %s", ns / scale,
+			 ns % scale / (scale / 1000), unit[u]);
+	return buf;
 }

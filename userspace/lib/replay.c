@@ -19,8 +19,8 @@
  *
  * With a sched.tsv (record --sched), a call that was off the CPU says on
  * that line, in its comment, what its time was made of and who woke it:
- * "vfs_read: on-cpu 41.0 us, blocked 300.1 ms, woken by 1234 writer in
- * pipe_write".
+ * "vfs_read: on-cpu 41.000 us, blocked 300.100 ms, woken by 1234 writer
+ * in pipe_write".
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -75,19 +75,6 @@ static void rp_header(struct rp *r)
 	r->blocks = r->header = true;
 }
 
-/* @ns as "41.0 us", "300.1 ms", "2.500 s" or "800 ns". */
-static void fmt_dur(char *buf, size_t size, uint64_t ns)
-{
-	if (ns < 1000)
-		snprintf(buf, size, "%" PRIu64 " ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, size, "%.1f us", ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, size, "%.1f ms", ns / 1e6);
-	else
-		snprintf(buf, size, "%.3f s", ns / 1e9);
-}
-
 /*
  * What a call's wall time was made of, if it was off the CPU: ": on-cpu
  * X, runnable Y, blocked Z, woken by TID COMM in FUNC" (the parts that
@@ -107,9 +94,9 @@ static void sched_note(const struct rp *r, const struct ng_call *c,
 	ng_sched_split(r->sched, (int)r->t->id, c->start_ns, c->end_ns, &sp);
 	if (!sp.runnable && !sp.blocked)
 		return;
-	fmt_dur(on, sizeof(on), sp.on_cpu);
-	fmt_dur(run, sizeof(run), sp.runnable);
-	fmt_dur(blk, sizeof(blk), sp.blocked);
+	ng_fmt_time(on, sizeof(on), sp.on_cpu, false);
+	ng_fmt_time(run, sizeof(run), sp.runnable, false);
+	ng_fmt_time(blk, sizeof(blk), sp.blocked, false);
 	n = (size_t)snprintf(buf, size, ": on-cpu %s", on);
 	if (sp.runnable && n < size)
 		n += (size_t)snprintf(buf + n, size - n, ", runnable %s", run);
