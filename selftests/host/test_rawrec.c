@@ -224,7 +224,8 @@ static void sched_rec(struct cpu_file *f, uint64_t kind, uint64_t arg, uint64_t 
 /*
  * Scheduling records go to sched.tsv, each under the task of its CPU's
  * last task record; a wake names the waker's innermost open call, or an
- * interrupt; the push/pop files are as without them.  Another meta kind
+ * interrupt; the push/pop files are as without them, and the wakes are
+ * counted by whether their waker's call is known.  Another meta kind
  * is still skipped, and a sched record before any task record counted.
  */
 static void test_sched(void)
@@ -250,6 +251,8 @@ static void test_sched(void)
 	    (1ULL << NG_RAW_ARG_SHIFT), 1240);
 	sched_rec(&cpu[0], NG_RAW_SWITCH_IN, 0, 1250);
 	out(&cpu[0], 1260, 0, VFS_READ);
+	task(&cpu[1], 500, 500);
+	sched_rec(&cpu[1], NG_RAW_WAKE, 421, 1270);
 	T_EQ_INT(convert(cpu, 2, &s), 0);
 	T_FILE_EQ(t_path("421.txt"), "5100:+vfs_read\n5260:POP\n");
 	T_FILE_EQ(t_path("420.txt"), "5200:+ksys_read\n5220:POP\n");
@@ -260,8 +263,17 @@ static void test_sched(void)
 		  "5225\twake\t421\t420\t-\thardirq\t-\n"
 		  "5230\tin\t421\n"
 		  "5240\tout\t421\tR\t1\n"
-		  "5250\tin\t421\n");
-	T_EQ_U64(s.sched, 6);
+		  "5250\tin\t421\n"
+		  "5270\twake\t421\t500\t-\ttask\t-\n");
+	T_EQ_U64(s.sched, 7);
+	/*
+	 * One wake in ksys_read, one from an irq that interrupted no call,
+	 * one by a thread with no calls recorded.
+	 */
+	T_EQ_U64(s.wakes, 3);
+	T_EQ_U64(s.wakes_attributed, 1);
+	T_EQ_U64(s.wakes_no_call, 1);
+	T_EQ_U64(s.wakes_untraced, 1);
 	T_EQ_U64(s.events, 4);
 	T_EQ_U64(s.unattributed, 1);
 }

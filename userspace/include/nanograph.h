@@ -530,6 +530,10 @@ struct ng_conv_summary {
 	uint64_t outside_window; /* function events before the window (flight) */
 	uint64_t unresolved;	/* distinct addresses with no symbol */
 	uint64_t sched;		/* scheduling records written to sched.tsv */
+	uint64_t wakes;		/* of them, wakes: */
+	uint64_t wakes_attributed; /* the waker's hooked call named */
+	uint64_t wakes_untraced; /* by a thread that has no file */
+	uint64_t wakes_no_call; /* by a traced thread in no hooked call */
 	uint64_t bytes;		/* bytes of push/pop text written */
 	uint64_t first_ns, last_ns;
 	struct ng_clock clock;	/* what the timestamps were converted with */

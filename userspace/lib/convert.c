@@ -339,10 +339,16 @@ static struct thread *thread_find(struct ng_conv *c, int key)
 	return NULL;
 }
 
+/* The key of an event's thread: its tid, or its CPU's idle task. */
+static int event_thread(const struct ng_event *ev)
+{
+	return ev->tid > 0 ? ev->tid : -(ev->cpu + 1);
+}
+
 /* The thread an event belongs to, its file opened on first sight. */
 static struct thread *thread_get(struct ng_conv *c, const struct ng_event *ev)
 {
-	int key = ev->tid > 0 ? ev->tid : -(ev->cpu + 1);
+	int key = event_thread(ev);
 	unsigned int h;
 	struct thread *t = thread_find(c, key);
 	int ret;
@@ -581,9 +587,16 @@ static int on_sched(struct ng_conv *c, const struct ng_event *ev)
 	default:
 		break;
 	}
-	w = thread_find(c, ev->tid);
+	w = thread_find(c, event_thread(ev));
 	if (w && w->n && w->fn[w->n - 1])
 		fn = w->fn[w->n - 1]->name;
+	c->sum.wakes++;
+	if (!w)
+		c->sum.wakes_untraced++;
+	else if (fn[0] == '-')
+		c->sum.wakes_no_call++;
+	else
+		c->sum.wakes_attributed++;
 	if (c->info)
 		c->info(c->info_priv, ev->tid, &pid, comm, sizeof(comm));
 	/* One line, as threads.tsv writes names: control characters as '?'. */

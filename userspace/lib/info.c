@@ -434,6 +434,14 @@ int ng_info_write(const char *dir, const struct ng_info *in)
 	jw_u64(&w, sum->unresolved);
 	jw_key(&w, "sched");
 	jw_u64(&w, sum->sched);
+	jw_key(&w, "wakes");
+	jw_u64(&w, sum->wakes);
+	jw_key(&w, "wakes_attributed");
+	jw_u64(&w, sum->wakes_attributed);
+	jw_key(&w, "wakes_untraced");
+	jw_u64(&w, sum->wakes_untraced);
+	jw_key(&w, "wakes_no_call");
+	jw_u64(&w, sum->wakes_no_call);
 	jw_key(&w, "bytes");
 	jw_u64(&w, sum->bytes);
 	jw_close(&w);
