@@ -982,7 +982,7 @@ static void test_cmd_report_diff_errors(void)
 	      "nanograph report: --diff compares whole recordings: not with --threads\n"
 	      "Try 'nanograph help report'.\n");
 	T_RUN(t_ng("report", "--diff", "-s", "max", old, new, NULL), 2, "",
-	      "nanograph report: --diff has no max, oncpu or offcpu column: sort by total, self, calls, avg or name\n"
+	      "nanograph report: --diff has no max column: sort by total, self, calls, avg, oncpu, offcpu or name\n"
 	      "Try 'nanograph help report'.\n");
 	T_RUN(t_ng("report", "--diff=yes", old, new, NULL), 2, "",
 	      "nanograph report: option '--diff' takes no value\n"

@@ -173,7 +173,7 @@ static void test_option_errors(void)
 		{ { "report", "--diff", "a" }, "--diff compares two recordings: give OLD and NEW" },
 		{ { "report", "--diff", "a", "b", "c" }, "--diff compares two recordings: give OLD and NEW" },
 		{ { "report", "--diff", "-t", "a" }, "--diff compares whole recordings: not with --threads" },
-		{ { "report", "--diff", "-s", "max" }, "--diff has no max, oncpu or offcpu column: sort by total, self, calls, avg or name" },
+		{ { "report", "--diff", "-s", "max" }, "--diff has no max column: sort by total, self, calls, avg, oncpu, offcpu or name" },
 		{ { "report", "--diff", "-s", "speed" }, "--sort wants total, self, calls, avg, max, oncpu, offcpu or name, not 'speed'" },
 		{ { "report", "--diff", "--tid", "5" }, "--diff compares two runs, whose thread ids differ: not with --tid (--comm chooses threads by name)" },
 		{ { "report", "--diff", "--time-range", "1~2" }, "--diff compares two runs, whose timestamps differ: not with --time-range" },

@@ -246,6 +246,37 @@ static void test_replay_sched(void)
 	      "# tid 430, pid ?, 430\n"
 	      "#    DURATION |  FUNCTION CALLS\n"
 	      "     0.120 us |  pipe_read(); /* on-cpu 25 ns, runnable 95 ns */\n", "");
+	/* --oncpu: each duration is its time on a CPU */
+	T_RUN(t_ng("replay", "--oncpu", dir, NULL), 0,
+	      "# tid 420, pid ?, 420\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "     0.020 us |  vfs_write();\n"
+	      "\n"
+	      "# tid 421, pid ?, 421\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "              |  ksys_read() {\n"
+	      "     0.030 us |    vfs_read(); /* on-cpu 30 ns, runnable 30 ns, "
+	      "blocked 100 ns, woken by 420 writer in vfs_write */\n"
+	      "     0.010 us |    fput();\n"
+	      "     0.170 us |  } /* ksys_read: on-cpu 170 ns, runnable 30 ns, "
+	      "blocked 100 ns, woken by 420 writer in vfs_write */\n"
+	      "\n"
+	      "# tid 430, pid ?, 430\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "     0.025 us |  pipe_read(); /* on-cpu 25 ns, runnable 95 ns */\n", "");
+	/* a wake from an interrupt says so, and the call it came in on */
+	T_EQ_INT(mkdir(t_path("s2"), 0755), 0);
+	T_EQ_INT(t_write_file(t_path("s2/440.txt"), "6000:+do_nanosleep\n6100:POP\n"), 0);
+	T_EQ_INT(t_write_file(t_path("s2/sched.tsv"),
+			      "# nanograph sched 1\n"
+			      "6010\tout\t440\tS\t1\n"
+			      "6050\twake\t440\t0\tswapper/0\thardirq\tdefault_idle\n"
+			      "6060\tin\t440\n"), 0);
+	T_RUN(t_ng("replay", t_path("s2"), NULL), 0,
+	      "# tid 440, pid ?, 440\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "     0.100 us |  do_nanosleep(); /* on-cpu 50 ns, runnable 10 ns, "
+	      "blocked 40 ns, woken by hardirq on 0 swapper/0 in default_idle */\n", "");
 	/* report: of each total, on a CPU and off it; sortable by either */
 	T_RUN(t_ng("report", "--ns", "-s", "offcpu", "-n", "3", dir, NULL), 0,
 	      "# 3 threads, 5 calls, 410 ns recorded\n"
@@ -257,6 +288,53 @@ static void test_replay_sched(void)
 	      "            30          130  vfs_read\n"
 	      "         120          120          1          120          120"
 	      "            25           95  pipe_read\n", "");
+}
+
+/*
+ * report --diff of a recording made with --sched and one without: on-CPU
+ * and off-CPU columns follow the others (all on a CPU on the side with
+ * no sched.tsv), and --sort offcpu orders by the size of their change.
+ */
+static void test_report_diff_sched(void)
+{
+	char old[600], new[600], want[3000];
+
+	snprintf(old, sizeof(old), "%s", t_path("old"));
+	snprintf(new, sizeof(new), "%s", t_path("new"));
+	T_EQ_INT(mkdir(old, 0755), 0);
+	T_EQ_INT(mkdir(new, 0755), 0);
+	T_EQ_INT(t_write_file(t_path("old/421.txt"),
+			      "5000:+ksys_read\n5100:+vfs_read\n5260:POP\n"
+			      "5270:+fput\n5280:POP\n5300:POP\n"), 0);
+	T_EQ_INT(t_write_file(t_path("old/sched.tsv"),
+			      "# nanograph sched 1\n5110\tout\t421\tS\t1\n"
+			      "5210\twake\t421\t420\twriter\ttask\tvfs_write\n"
+			      "5230\tin\t421\n"), 0);
+	T_EQ_INT(t_write_file(t_path("new/440.txt"), "6000:+vfs_read\n6100:POP\n"), 0);
+	snprintf(want, sizeof(want),
+		 "# old %s: 1 thread, 3 calls, 300 ns recorded\n"
+		 "# new %s: 1 thread, 1 call, 100 ns recorded\n"
+		 " OldCalls  NewCalls      Diff        %%"
+		 "    OldTotal    NewTotal        Diff        %%"
+		 "     OldSelf     NewSelf        Diff        %%"
+		 "      OldAvg      NewAvg        Diff        %%"
+		 "    OldOnCPU    NewOnCPU        Diff        %%"
+		 "   OldOffCPU   NewOffCPU        Diff        %%  Function\n"
+		 "        1         0        -1     gone"
+		 "         300           0        -300     gone"
+		 "         130           0        -130     gone"
+		 "         300           0        -300     gone"
+		 "         180           0        -180     gone"
+		 "         120           0        -120     gone  ksys_read\n"
+		 "        1         1         0     0.0%%"
+		 "         160         100         -60   -37.5%%"
+		 "         160         100         -60   -37.5%%"
+		 "         160         100         -60   -37.5%%"
+		 "          40         100         +60  +150.0%%"
+		 "         120           0        -120  -100.0%%  vfs_read\n",
+		 old, new);
+	T_RUN(t_ng("report", "--diff", "--ns", "-s", "offcpu", "-n", "2", old, new, NULL),
+	      0, want, "");
 }
 
 /* Past NG_REPLAY_MAX_INDENT levels the indentation stops and the depth shows. */
@@ -898,6 +976,10 @@ static void test_cmd_replay_errors(void)
 	      "nanograph replay: unknown option '--bogus'\n"
 	      "Try 'nanograph help replay'.\n");
 	T_RUN(t_ng("replay", "-h", NULL), 0, NULL, "");
+	snprintf(want, sizeof(want),
+		 "nanograph replay: --oncpu needs a recording made with 'record --sched': %s has no sched.tsv\n"
+		 "Try 'nanograph help replay'.\n", dir);
+	T_RUN(t_ng("replay", "--oncpu", dir, NULL), 2, "", want);
 
 	/* values that name no thread of the recording: exit 1 */
 	snprintf(want, sizeof(want), "nanograph replay: --tid 99: %s has no such thread (no %s/99.txt)\n",
@@ -1036,6 +1118,7 @@ static const struct t_case cases[] = {
 	{ "abstime", test_replay_abstime },
 	{ "shapes", test_replay_shapes },
 	{ "sched", test_replay_sched },
+	{ "report_diff_sched", test_report_diff_sched },
 	{ "indent_cap", test_replay_indent_cap },
 	{ "filter_walk", test_filter_walk },
 	{ "filter_walk_order", test_filter_walk_order },

@@ -18,6 +18,9 @@ const char ng_replay_help[] =
 "Options:\n"
 "  --abstime       start each line with the timestamp of its event, in ns\n"
 "                  as in the files (a call's start; a closing brace's end)\n"
+"  --oncpu         durations count only the time on a CPU, as function_graph\n"
+"                  with sleep-time off: a recording made with 'record\n"
+"                  --sched' (its sched.tsv)\n"
 "  -o, --output FILE\n"
 "                  write to FILE (whole, through a temporary name) instead\n"
 "                  of standard output; '-o -' is standard output\n"
@@ -31,7 +34,9 @@ NG_FILTER_HELP("-t, ")
 "stops growing and the line shows its depth: '[N] f();'. Standard output\n"
 "is written only once every file was checked. In a flight snapshot\n"
 "(record --flight) the call that fired the trigger ends its duration\n"
-"line with '<== trigger'.\n"
+"line with '<== trigger'. A recording made with 'record --sched' says,\n"
+"on the duration line of a call that was off the CPU, what its time was\n"
+"made of and who woke it.\n"
 "A recording whose info.json says calls are missing (events lost, calls\n"
 "skipped) gets one warning line on stderr: see 'nanograph info DIR'.\n"
 "See Documentation/report-export.md.";
@@ -41,7 +46,7 @@ struct replay_view {
 	const struct ng_cmd *self;
 	const struct ng_recording *rec;
 	const char *out;	/* -o FILE; "to standard output" once chosen */
-	bool abstime;
+	unsigned int flags;	/* NG_REPLAY_* */
 };
 
 /* The tree of @arg, a replay_view, to @fp; one line on stderr if it fails. */
@@ -49,7 +54,7 @@ static int replay_to(FILE *fp, void *arg)
 {
 	const struct replay_view *v = arg;
 	struct ng_pp_bad bad = { 0 };
-	int ret = ng_replay(v->rec, fp, v->abstime, &bad);
+	int ret = ng_replay(v->rec, fp, v->flags, &bad);
 
 	if (ret && (bad.file || ret == -ENOMEM))
 		ng_cmd_bad_input(v->self, v->rec, &bad, ret, "");
@@ -86,10 +91,11 @@ static int replay_stdout(struct replay_view *v)
 static int replay(const struct ng_cmd *self, int argc, char **argv,
 		  struct ng_filter *f)
 {
-	enum { OPT_ABSTIME = 256 };
+	enum { OPT_ABSTIME = 256, OPT_ONCPU };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "abstime", no_argument, NULL, OPT_ABSTIME },
+		{ "oncpu", no_argument, NULL, OPT_ONCPU },
 		{ "output", required_argument, NULL, 'o' },
 		NG_FILTER_LONGOPTS('t'),
 		{ NULL, 0, NULL, 0 },
@@ -107,7 +113,10 @@ static int replay(const struct ng_cmd *self, int argc, char **argv,
 			ng_cmd_help(self);
 			return NG_EXIT_OK;
 		case OPT_ABSTIME:
-			v.abstime = true;
+			v.flags |= NG_REPLAY_ABSTIME;
+			break;
+		case OPT_ONCPU:
+			v.flags |= NG_REPLAY_ONCPU;
 			break;
 		case 'o':
 			ret = ng_opt_output(self, optarg, &v.out);
@@ -123,6 +132,13 @@ static int replay(const struct ng_cmd *self, int argc, char **argv,
 	ret = ng_cmd_open_views(self, argc - optind, argv + optind, f, &rec, 1);
 	if (ret)
 		return ret;
+	if ((v.flags & NG_REPLAY_ONCPU) && !rec.sched) {
+		ret = ng_usage_error(self->name,
+				     "--oncpu needs a recording made with 'record --sched': %s has no sched.tsv",
+				     rec.dir);
+		ng_recording_close(&rec);
+		return ret;
+	}
 	if (!v.out || !strcmp(v.out, "-"))
 		ret = replay_stdout(&v);
 	else

@@ -36,9 +36,11 @@ const char ng_report_help[] =
 "                  OLD) and the change in % of OLD; a function on one side\n"
 "                  only has 0 on the other and 'new' or 'gone' as %. Sorted\n"
 "                  by the size of the change of the --sort column (total\n"
-"                  by default; not max), or by name. The filters apply to\n"
-"                  OLD and NEW alike; not with --threads, --tid or\n"
-"                  --time-range (one run's threads and times)\n"
+"                  by default; not max), or by name. On-CPU and off-CPU\n"
+"                  columns follow when either was recorded with --sched.\n"
+"                  The filters apply to OLD and NEW alike; not with\n"
+"                  --threads, --tid or --time-range (one run's threads\n"
+"                  and times)\n"
 "\n"
 NG_FILTER_HELP("    ")
 "\n"
@@ -228,20 +230,24 @@ static void print_diff_times(FILE *fp, const struct ng_func_diff *r,
 		fmt_pct(d, sizeof(d), r, old, new));
 }
 
-/* The header, then up to @limit rows: calls, total, self, avg. */
+/*
+ * The header, then up to @limit rows: calls, total, self, avg, and with
+ * @sched (either side was recorded with --sched) on-CPU and off-CPU.
+ */
 static void print_diff_table(FILE *fp, const struct ng_func_diff *rows,
-			     size_t n, uint64_t limit, bool raw)
+			     size_t n, uint64_t limit, bool raw, bool sched)
 {
 	static const char *const times[][2] = {
 		{ "OldTotal", "NewTotal" }, { "OldSelf", "NewSelf" },
-		{ "OldAvg", "NewAvg" },
+		{ "OldAvg", "NewAvg" }, { "OldOnCPU", "NewOnCPU" },
+		{ "OldOffCPU", "NewOffCPU" },
 	};
 	const struct ng_func_diff *r;
 	char a[32], b[32];
 	size_t i;
 
 	fprintf(fp, "%9s %9s %9s %8s", "OldCalls", "NewCalls", "Diff", "%");
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < (sched ? 5 : 3); i++)
 		fprintf(fp, " %11s %11s %11s %8s", times[i][0], times[i][1],
 			"Diff", "%");
 	fprintf(fp, "  Function\n");
@@ -254,6 +260,12 @@ static void print_diff_table(FILE *fp, const struct ng_func_diff *rows,
 		print_diff_times(fp, r, r->old.total_ns, r->new.total_ns, raw);
 		print_diff_times(fp, r, r->old.self_ns, r->new.self_ns, raw);
 		print_diff_times(fp, r, r->old.avg_ns, r->new.avg_ns, raw);
+		if (sched) {
+			print_diff_times(fp, r, r->old.on_cpu_ns,
+					 r->new.on_cpu_ns, raw);
+			print_diff_times(fp, r, r->old.off_cpu_ns,
+					 r->new.off_cpu_ns, raw);
+		}
 		fputs("  ", fp);
 		ng_fputs_escaped(r->label, fp);
 		fputc('\n', fp);
@@ -290,7 +302,8 @@ static int print_diff(const struct ng_cmd *self, FILE *fp,
 		print_counts(fp, c, f, l, raw);
 	}
 	if (!ret)
-		print_diff_table(fp, rows, n, limit, raw);
+		print_diff_table(fp, rows, n, limit, raw,
+				 recs[0].sched || recs[1].sched);
 	free(rows);
 	ng_profile_free(p[0]);
 	ng_profile_free(p[1]);
@@ -394,10 +407,9 @@ static int report(const struct ng_cmd *self, int argc, char **argv,
 	if (v.diff && range)
 		return ng_usage_error(self->name,
 				      "--diff compares two runs, whose timestamps differ: not with --time-range");
-	if (v.diff && (v.key == NG_SORT_MAX || v.key == NG_SORT_ONCPU ||
-		       v.key == NG_SORT_OFFCPU))
+	if (v.diff && v.key == NG_SORT_MAX)
 		return ng_usage_error(self->name,
-				      "--diff has no max, oncpu or offcpu column: sort by total, self, calls, avg or name");
+				      "--diff has no max column: sort by total, self, calls, avg, oncpu, offcpu or name");
 	nr = v.diff ? 2 : 1;
 	if (v.diff && argc - optind != 2)
 		return ng_usage_error(self->name,

@@ -328,9 +328,19 @@ int ng_recording_walk(const struct ng_recording *rec,
  * line that failed, if one did. In a flight snapshot the call that fired
  * the trigger (info.json's "trigger": its tid, function and return time)
  * gets NG_REPLAY_TRIGGER_MARK after its duration line ("f();" or "}").
+ * @flags: NG_REPLAY_* below.
  */
-int ng_replay(const struct ng_recording *rec, FILE *fp, bool abstime,
+int ng_replay(const struct ng_recording *rec, FILE *fp, unsigned int flags,
 	      struct ng_pp_bad *bad);
+
+/* Each line starts with the timestamp of its event. */
+#define NG_REPLAY_ABSTIME	0x1
+/*
+ * Durations count only the time on a CPU (function_graph's sleep-time
+ * off): wall time minus the runnable and blocked time of the recording's
+ * sched.tsv. A recording without one: -ENOENT before anything is written.
+ */
+#define NG_REPLAY_ONCPU		0x2
 
 /* ---- scheduling: sched.tsv (sched.c) ---------------------------------- */
 

@@ -702,6 +702,10 @@ static uint64_t diff_size(const struct ng_func_diff *d, enum ng_sort key)
 		return absdiff(d->old.avg_ns, d->new.avg_ns);
 	case NG_SORT_MAX:
 		return absdiff(d->old.max_ns, d->new.max_ns);
+	case NG_SORT_ONCPU:
+		return absdiff(d->old.on_cpu_ns, d->new.on_cpu_ns);
+	case NG_SORT_OFFCPU:
+		return absdiff(d->old.off_cpu_ns, d->new.off_cpu_ns);
 	default:
 		return absdiff(d->old.total_ns, d->new.total_ns);
 	}
@@ -736,7 +740,7 @@ int ng_profile_diff(struct ng_profile *old, struct ng_profile *new,
 	size_t na, nb, i = 0, j = 0, n = 0;
 	int ret, c;
 
-	if ((unsigned int)key > NG_SORT_NAME)
+	if ((unsigned int)key > NG_SORT_OFFCPU)
 		return -EINVAL;
 	ret = ng_profile_sorted(old, NG_SORT_NAME, &a, &na);
 	if (!ret)

@@ -20,7 +20,7 @@
  * With a sched.tsv (record --sched), a call that was off the CPU says on
  * that line, in its comment, what its time was made of and who woke it:
  * "vfs_read: on-cpu 41.000 us, blocked 300.100 ms, woken by 1234 writer
- * in pipe_write".
+ * in pipe_write"; with NG_REPLAY_ONCPU its duration is its time on a CPU.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -34,6 +34,7 @@ struct rp {
 	FILE *fp;
 	const struct ng_rec_thread *t;
 	bool abstime;
+	bool oncpu;		/* durations on a CPU only (NG_REPLAY_ONCPU) */
 	bool blocks;		/* a thread's block was written */
 	bool header;		/* this thread's header is written */
 	/* the last call entered, whose line waits for the next event */
@@ -78,10 +79,10 @@ static void rp_header(struct rp *r)
 /*
  * What a call's wall time was made of, if it was off the CPU: ": on-cpu
  * X, runnable Y, blocked Z, woken by TID COMM in FUNC" (the parts that
- * are not 0); empty otherwise.
+ * are not 0); empty otherwise. Its time off the CPU into *@off.
  */
 static void sched_note(const struct rp *r, const struct ng_call *c,
-		       char *buf, size_t size)
+		       char *buf, size_t size, uint64_t *off)
 {
 	struct ng_sched_split sp;
 	char on[32], run[32], blk[32];
@@ -89,9 +90,11 @@ static void sched_note(const struct rp *r, const struct ng_call *c,
 	size_t n;
 
 	buf[0] = '\0';
+	*off = 0;
 	if (!r->sched || r->t->idle)
 		return;
 	ng_sched_split(r->sched, (int)r->t->id, c->start_ns, c->end_ns, &sp);
+	*off = sp.runnable + sp.blocked;
 	if (!sp.runnable && !sp.blocked)
 		return;
 	ng_fmt_time(on, sizeof(on), sp.on_cpu, false);
@@ -106,12 +109,13 @@ static void sched_note(const struct rp *r, const struct ng_call *c,
 	if (!w || w->waker < 0 || n >= size)
 		return;
 	if (strcmp(w->ctx, "task"))
-		snprintf(buf + n, size - n, ", woken by %s on %d %s", w->ctx,
-			 w->waker, w->comm);
+		n += (size_t)snprintf(buf + n, size - n, ", woken by %s on %d %s",
+				      w->ctx, w->waker, w->comm);
 	else
-		snprintf(buf + n, size - n, ", woken by %d %s%s%s", w->waker,
-			 w->comm, strcmp(w->fn, "-") ? " in " : "",
-			 strcmp(w->fn, "-") ? w->fn : "");
+		n += (size_t)snprintf(buf + n, size - n, ", woken by %d %s",
+				      w->waker, w->comm);
+	if (strcmp(w->fn, "-") && n < size)
+		snprintf(buf + n, size - n, " in %s", w->fn);
 }
 
 /*
@@ -223,11 +227,13 @@ static void load_trigger(struct rp *r, const struct ng_recording *rec)
 static int rp_leave(void *priv, const struct ng_call *c)
 {
 	struct rp *r = priv;
-	uint64_t dur = c->dur_ns;
+	uint64_t dur = c->dur_ns, off;
 	bool trigger = is_trigger(r, c);
 	char note[512];
 
-	sched_note(r, c, note, sizeof(note));
+	sched_note(r, c, note, sizeof(note), &off);
+	if (r->oncpu)		/* from the duration as compensated */
+		dur = dur > off ? dur - off : 0;
 	if (r->pending)
 		rp_line(r, c->start_ns, &dur, c->depth, c->label, RP_LEAF,
 			trigger, note);
@@ -239,10 +245,14 @@ static int rp_leave(void *priv, const struct ng_call *c)
 }
 
 /* Thread after thread, in the recording's order, each through the filter. */
-int ng_replay(const struct ng_recording *rec, FILE *fp, bool abstime,
+int ng_replay(const struct ng_recording *rec, FILE *fp, unsigned int flags,
 	      struct ng_pp_bad *bad)
 {
-	struct rp r = { .fp = fp, .abstime = abstime };
+	struct rp r = {
+		.fp = fp,
+		.abstime = flags & NG_REPLAY_ABSTIME,
+		.oncpu = flags & NG_REPLAY_ONCPU,
+	};
 	struct ng_pp_visitor v = { rp_enter, rp_leave, &r };
 	struct ng_pp_bad ignored;
 	size_t i;
@@ -251,6 +261,8 @@ int ng_replay(const struct ng_recording *rec, FILE *fp, bool abstime,
 	if (!bad)
 		bad = &ignored;
 	memset(bad, 0, sizeof(*bad));
+	if (r.oncpu && !rec->sched)
+		return -ENOENT;
 	load_trigger(&r, rec);
 	r.sched = rec->sched;
 	for (i = 0; !ret && i < rec->nr_threads; i++) {
