@@ -128,6 +128,16 @@ struct pkt {
 	bool process, thread;
 	long long pid, tid;
 	char *pname, *tname;
+	char *td_name;		/* a track named, neither process nor thread */
+	char *name;		/* an event's name as a string */
+	uint64_t track_uuid;	/* an event's own track, 0: the default */
+	uint64_t flow, term;	/* flow_ids, terminating_flow_ids (one) */
+};
+
+/* An instant: on a track, at an absolute time, perhaps in a flow. */
+struct instant {
+	uint64_t ts, track, flow, term;
+	char *name;
 };
 
 /* A packet sequence as a reader rebuilds it. */
@@ -151,6 +161,10 @@ struct reader {
 	size_t nr_seq;			/* highest sequence id seen */
 	struct { long long pid; char *name; uint64_t uuid; } procs[MAX_SEQ];
 	size_t nr_procs;
+	struct { uint64_t uuid, parent; } named[MAX_SEQ];	/* off-CPU tracks */
+	size_t nr_named;
+	struct instant inst[64];
+	size_t nr_inst;
 	uint64_t packets;
 	char why[512];			/* the first thing wrong, or "" */
 };
@@ -264,6 +278,20 @@ static void apply(struct reader *r, struct pkt *k)
 			q->tid = k->tid;
 			q->tname = k->tname;
 			k->tname = NULL;
+		} else if (k->td_name) {
+			/* a child of a thread's track, the sequence's own */
+			for (i = 1; i <= MAX_SEQ; i++)
+				if (r->seq[i].described &&
+				    r->seq[i].track == k->parent)
+					break;
+			if (i > MAX_SEQ)
+				bad(r, "track \"%s\": its parent is no thread's track", k->td_name);
+			if (k->uuid != q->track)
+				bad(r, "track \"%s\" is not its sequence's default", k->td_name);
+			if (r->nr_named < MAX_SEQ) {
+				r->named[r->nr_named].uuid = k->uuid;
+				r->named[r->nr_named++].parent = k->parent;
+			}
 		} else {
 			bad(r, "a track descriptor of neither a process nor a thread");
 		}
@@ -290,17 +318,32 @@ static void apply(struct reader *r, struct pkt *k)
 		q->names[q->nr_names++] = k->en_name[i];
 		k->en_name[i] = NULL;
 	}
+	if (k->type == 3) {	/* TYPE_INSTANT: on a thread's track */
+		if (!k->name || !k->track_uuid || r->nr_inst == 64) {
+			bad(r, "sequence %" PRIu64 ": an instant without a name or a track", k->seq);
+			return;
+		}
+		r->inst[r->nr_inst] = (struct instant){ q->clock, k->track_uuid,
+							k->flow, k->term, k->name };
+		r->nr_inst++;
+		k->name = NULL;
+		return;
+	}
+	if (k->track_uuid && k->track_uuid != q->track)
+		bad(r, "sequence %" PRIu64 ": a slice on another track", k->seq);
 	if (k->type == 1) {	/* TYPE_SLICE_BEGIN */
+		const char *name = k->name;
 		char head[32];
 
-		if (!k->has_iid || !k->name_iid || k->name_iid > q->nr_names) {
+		if (!name && (!k->has_iid || !k->name_iid || k->name_iid > q->nr_names)) {
 			bad(r, "sequence %" PRIu64 ": name_iid %" PRIu64 " not interned before", k->seq, k->name_iid);
 			return;
 		}
+		if (!name)
+			name = q->names[k->name_iid - 1];
 		snprintf(head, sizeof(head), "%" PRIu64 ":+", q->clock);
 		str_add(&q->text, head, strlen(head));
-		str_add(&q->text, q->names[k->name_iid - 1],
-			strlen(q->names[k->name_iid - 1]));
+		str_add(&q->text, name, strlen(name));
 		str_add(&q->text, "\n", 1);
 		q->depth++;
 	} else if (k->type == 2) {	/* TYPE_SLICE_END */
@@ -355,6 +398,8 @@ static bool read_trace(struct reader *r, char *text)
 				apply(r, &k);
 				free(k.pname);
 				free(k.tname);
+				free(k.td_name);
+				free(k.name);
 				for (i = 0; i < k.nr_names; i++)
 					free(k.en_name[i]);
 				memset(&k, 0, sizeof(k));
@@ -397,9 +442,18 @@ static bool read_trace(struct reader *r, char *text)
 			if (!strcmp(line, "type"))
 				k.has_type = true,
 				k.type = !strcmp(v, "TYPE_SLICE_BEGIN") ? 1 :
-					 !strcmp(v, "TYPE_SLICE_END") ? 2 : 99;
+					 !strcmp(v, "TYPE_SLICE_END") ? 2 :
+					 !strcmp(v, "TYPE_INSTANT") ? 3 : 99;
 			else if (!strcmp(line, "name_iid"))
 				k.has_iid = true, k.name_iid = U(v);
+			else if (!strcmp(line, "name") && !k.name)
+				k.name = unquote(v);
+			else if (!strcmp(line, "track_uuid"))
+				k.track_uuid = U(v);
+			else if (!strcmp(line, "flow_ids"))
+				k.flow = U(v);
+			else if (!strcmp(line, "terminating_flow_ids"))
+				k.term = U(v);
 		} else if (in(stack, depth, "event_names", "interned_data") && k.nr_names) {
 			if (!strcmp(line, "iid"))
 				k.en_iid[k.nr_names - 1] = U(v);
@@ -426,6 +480,8 @@ static bool read_trace(struct reader *r, char *text)
 				k.uuid = U(v);
 			else if (!strcmp(line, "parent_uuid"))
 				k.parent = U(v);
+			else if (!strcmp(line, "name") && !k.td_name)
+				k.td_name = unquote(v);
 		} else if (in(stack, depth, "process", "track_descriptor")) {
 			if (!strcmp(line, "pid"))
 				k.pid = strtoll(v, NULL, 10);
@@ -463,6 +519,8 @@ static void reader_free(struct reader *r)
 	}
 	for (i = 0; i < r->nr_procs; i++)
 		free(r->procs[i].name);
+	for (i = 0; i < r->nr_inst; i++)
+		free(r->inst[i].name);
 	free(r);
 }
 
@@ -1077,6 +1135,98 @@ static void test_cmd_export_errors(void)
 	T_ASSERT(!t_temp_of(t_rp("trace.perfetto-trace")));
 }
 
+/*
+ * The innermost call of push/pop @text open at @ts (entered at or before
+ * it, not yet returned), into @name; false if none.
+ */
+static bool call_at(const char *text, uint64_t ts, char *name, size_t size)
+{
+	char stack[16][64];
+	const char *p;
+	int depth = 0;
+	uint64_t t;
+
+	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		t = strtoull(p, NULL, 10);
+		if (t > ts)
+			break;
+		if (strncmp(strchr(p, ':'), ":POP", 4)) {
+			if (depth == 16)
+				return false;
+			snprintf(stack[depth++], sizeof(stack[0]), "%.*s",
+				 (int)strcspn(strchr(p, ':') + 2, "\n"),
+				 strchr(p, ':') + 2);
+		} else if (depth && t < ts) {
+			depth--;
+		}
+	}
+	if (!depth)
+		return false;
+	snprintf(name, size, "%s", stack[depth - 1]);
+	return true;
+}
+
+/*
+ * record --sched: a sequence more for the thread sched.tsv names, with
+ * its off-CPU track (a child of the thread's) holding its sleeping and
+ * runnable slices; a wake by another thread of the recording is a flow
+ * from an instant in the waker's call (vfs_write) to one in the woken
+ * call (vfs_read) at its switch-in; the threads' own sequences are as
+ * without a sched.tsv. A wake by a thread not in the recording is no flow.
+ */
+static void test_sched_flows(void)
+{
+	struct ng_pf_stats st;
+	struct reader *r;
+	char in[64];
+
+	mkdir(t_path("rec"), 0755);
+	T_EQ_INT(t_write_file(t_rp("421.txt"),
+			      "5000:+ksys_read\n5100:+vfs_read\n5260:POP\n"
+			      "5270:+pipe_read\n5400:POP\n5410:POP\n"), 0);
+	T_EQ_INT(t_write_file(t_rp("420.txt"), "5200:+vfs_write\n5220:POP\n"), 0);
+	T_EQ_INT(t_write_file(t_rp("sched.tsv"),
+			      "# nanograph sched 1\n"
+			      "5110\tout\t421\tS\t1\n"
+			      "5210\twake\t421\t420\twriter\ttask\tvfs_write\n"
+			      "5230\tin\t421\n"
+			      "5240\tout\t421\tR\t0\n"
+			      "5250\tin\t421\n"
+			      "5280\tout\t421\tS\t1\n"
+			      "5300\twake\t421\t999\tother\ttask\t-\n"
+			      "5310\tin\t421\n"), 0);
+	r = export_and_read(t_path("rec"), t_path("s.pftrace"), &st, NULL);
+	T_ASSERT(r);
+	T_EQ_U64(r->nr_seq, 3);
+	T_EQ_STR(r->seq[1].text.s, "5200:+vfs_write\n5220:POP\n");
+	T_EQ_STR(r->seq[3].text.s,
+		 "5110:+Sleeping: woken by 420 writer in vfs_write\n5210:POP\n"
+		 "5210:+Runnable\n5230:POP\n"
+		 "5240:+Runnable (preempted)\n5250:POP\n"
+		 "5280:+Sleeping: woken by 999 other\n5300:POP\n"
+		 "5300:+Runnable\n5310:POP\n");
+	T_EQ_U64(r->nr_named, 1);
+	T_EQ_U64(r->named[0].uuid, NG_PF_STATE_UUID + 421);
+	T_EQ_U64(r->named[0].parent, NG_PF_THREAD_UUID + 421);
+	T_EQ_U64(st.states, 5);
+	T_EQ_U64(st.flows, 1);
+	/* one flow: from the waker's call at the wake to the woken's */
+	T_EQ_U64(r->nr_inst, 2);
+	T_EQ_U64(r->inst[0].ts, 5210);
+	T_EQ_U64(r->inst[0].track, NG_PF_THREAD_UUID + 420);
+	T_EQ_STR(r->inst[0].name, "wakes 421");
+	T_ASSERT(r->inst[0].flow && !r->inst[0].term);
+	T_ASSERT(call_at(r->seq[1].text.s, r->inst[0].ts, in, sizeof(in)));
+	T_EQ_STR(in, "vfs_write");
+	T_EQ_U64(r->inst[1].ts, 5230);
+	T_EQ_U64(r->inst[1].track, NG_PF_THREAD_UUID + 421);
+	T_EQ_STR(r->inst[1].name, "woken by 420");
+	T_ASSERT(r->inst[1].term == r->inst[0].flow && !r->inst[1].flow);
+	T_ASSERT(call_at(r->seq[2].text.s, r->inst[1].ts, in, sizeof(in)));
+	T_EQ_STR(in, "vfs_read");
+	reader_free(r);
+}
+
 static const struct t_case cases[] = {
 	{ "decode_example", test_decode_example },
 	{ "decode_raw", test_decode_raw },
@@ -1088,6 +1238,7 @@ static const struct t_case cases[] = {
 	{ "cmd_export", test_cmd_export },
 	{ "cmd_export_errors", test_cmd_export_errors },
 	{ "compensated", test_compensated },
+	{ "sched_flows", test_sched_flows },
 };
 
 T_SUITE(perfetto, cases);

@@ -378,6 +378,12 @@ void ng_sched_free(struct ng_sched *s);
  */
 void ng_sched_split(const struct ng_sched *s, int tid, uint64_t start,
 		    uint64_t end, struct ng_sched_split *out);
+/*
+ * Thread @tid's spans off the CPU, in time order, in *@v (owned by @s);
+ * their number, 0 for a thread sched.tsv does not name (or a NULL @s).
+ */
+size_t ng_sched_spans(const struct ng_sched *s, int tid,
+		      const struct ng_sched_span **v);
 #define NG_REPLAY_TRIGGER_MARK	"<== trigger"
 /* Depths past this keep its indentation and show their depth: "[N] func();". */
 #define NG_REPLAY_MAX_INDENT	50

@@ -21,6 +21,8 @@ struct ng_pp_bad;
  */
 #define NG_PF_PROCESS_UUID	(1ULL << 32)
 #define NG_PF_THREAD_UUID	(2ULL << 32)
+/* A thread's off-CPU track (record --sched), a child of its track. */
+#define NG_PF_STATE_UUID	(3ULL << 32)
 /* The sequence-scoped clock whose packet timestamps are deltas. */
 #define NG_PF_CLOCK_INCREMENTAL	64
 
@@ -30,6 +32,8 @@ struct ng_pf_stats {
 	uint64_t packets;	/* all TracePackets */
 	uint64_t interned;	/* event names interned, summed over sequences */
 	uint64_t bytes;		/* size of the file */
+	uint64_t states;	/* off-CPU slices (record --sched) */
+	uint64_t flows;		/* wake arrows: waker's call -> woken's */
 };
 
 /*
@@ -40,7 +44,16 @@ struct ng_pf_stats {
  * TYPE_SLICE_END TrackEvent per call, names interned once per sequence,
  * timestamps as deltas of an incremental clock anchored to CLOCK_MONOTONIC
  * by a ClockSnapshot. Streamed: memory follows the number of distinct
- * labels, never the number of calls. 0, or -errno with *@bad saying which
+ * labels, never the number of calls.
+ *
+ * A recording with a sched.tsv (record --sched) gets one more sequence
+ * per thread it names, after the threads': a child track of the thread's
+ * ("off-CPU", NG_PF_STATE_UUID + its Chrome tid) with a slice for each
+ * time asleep ("Sleeping", then who woke it) and each time runnable
+ * ("Runnable", "Runnable (preempted)"); and for each wake by a thread of
+ * the recording, an instant on the waker's track (in the call it was in)
+ * and one on the woken's at its next switch-in (in the call it was
+ * blocked in), joined by a flow. 0, or -errno with *@bad saying which
  * input file and line failed, if any; *@st (may be NULL) on success.
  */
 int ng_export_perfetto(const struct ng_recording *rec, const char *path,

@@ -27,6 +27,16 @@
  *     the BEGIN that first uses a name on the sequence also carries
  *     InternedData { EventName { iid, name } } and SEQ_NEEDS_INCREMENTAL_STATE.
  *
+ * With a sched.tsv (record --sched), after every thread's sequence, one
+ * more for each thread it names (pf_sched()): cleared as above with its
+ * off-CPU track (a child of the thread's, named "off-CPU") as default;
+ * that track's TrackDescriptor; then in time order its slices (names as
+ * strings, not interned: each differs) and, for a wake by a thread of
+ * the recording, a TYPE_INSTANT on the waker's track with flow_ids and
+ * one on the woken thread's track at its switch-in with
+ * terminating_flow_ids (track_uuid given on each: Perfetto places events
+ * by track and time, whatever sequence they come on).
+ *
  * Packets that only use an iid (and the incremental clock) do not repeat
  * SEQ_NEEDS_INCREMENTAL_STATE: Perfetto's importer reads that flag only to
  * drop packets of a sequence whose state was lost with earlier packets (a
@@ -54,8 +64,9 @@
 #include "outfile.h"
 #include "strmap.h"
 
-/* Wire types (encoding.md of protobuf): varint and length-delimited. */
+/* Wire types (encoding.md of protobuf): varint, 64-bit, length-delimited. */
 #define WT_VARINT	0
+#define WT_I64		1
 #define WT_LEN		2
 #define TAG(field, wt)	(((field) << 3) | (wt))
 
@@ -80,8 +91,13 @@
 /* TrackEvent (track_event/track_event.proto) */
 #define TE_TYPE				9
 #define TE_NAME_IID			10
+#define TE_TRACK_UUID			11
+#define TE_NAME				23
+#define TE_FLOW_IDS			47	/* repeated fixed64 */
+#define TE_TERMINATING_FLOW_IDS		48	/* repeated fixed64 */
 #define TYPE_SLICE_BEGIN		1
 #define TYPE_SLICE_END			2
+#define TYPE_INSTANT			3
 /* InternedData (interned_data/interned_data.proto), EventName */
 #define ID_EVENT_NAMES			2
 #define EN_IID				1
@@ -95,6 +111,7 @@
 #define BUILTIN_CLOCK_MONOTONIC		3	/* common/builtin_clock.proto */
 /* TrackDescriptor (track_event/track_descriptor.proto) */
 #define TD_UUID				1
+#define TD_NAME				2
 #define TD_PROCESS			3
 #define TD_THREAD			4
 #define TD_PARENT_UUID			5
@@ -173,6 +190,18 @@ static void pb_varint(struct pb *b, unsigned int field, uint64_t v)
 {
 	pb_varint_raw(b, TAG(field, WT_VARINT));
 	pb_varint_raw(b, v);
+}
+
+/* A fixed64 field: 8 bytes, little-endian. */
+static void pb_fixed64(struct pb *b, unsigned int field, uint64_t v)
+{
+	uint8_t le[8];
+	int i;
+
+	for (i = 0; i < 8; i++)
+		le[i] = (uint8_t)(v >> (8 * i));
+	pb_varint_raw(b, TAG(field, WT_I64));
+	pb_raw(b, le, sizeof(le));
 }
 
 /* A length-delimited field: bytes, string, or an encoded message. */
@@ -514,15 +543,13 @@ static int pf_describe(struct pf *w, bool timed)
 }
 
 /*
- * Before the sequence's first call: clear its state, make clock 64
- * (incremental, starting at @t0) and the thread's track the defaults of
- * its packets, tie clock 64 to CLOCK_MONOTONIC, the clock of the
- * recording, which is also the trace's; then describe the tracks.
+ * Clear the sequence's state, make clock 64 (incremental, starting at
+ * @t0) and w->track the defaults of its packets, and tie clock 64 to
+ * CLOCK_MONOTONIC, the clock of the recording, which is also the trace's.
  */
-static int pf_start(struct pf *w, uint64_t t0)
+static int pf_clear(struct pf *w, uint64_t t0)
 {
 	struct pb clock = { 0 };
-	int ret;
 
 	pb_varint(&w->pkt, PKT_SEQUENCE_ID, w->seq);
 	pb_varint(&w->pkt, PKT_SEQUENCE_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
@@ -545,7 +572,14 @@ static int pf_start(struct pf *w, uint64_t t0)
 
 	w->started = true;
 	w->last_ns = t0;
-	ret = pf_put_packet(w, &w->pkt);
+	return pf_put_packet(w, &w->pkt);
+}
+
+/* Before the sequence's first call: clear it, then describe the tracks. */
+static int pf_start(struct pf *w, uint64_t t0)
+{
+	int ret = pf_clear(w, t0);
+
 	return ret ? ret : pf_describe(w, true);
 }
 
@@ -664,6 +698,161 @@ static void pf_thread(struct pf *w, size_t i)
 static int pf_thread_done(struct pf *w)
 {
 	return w->started ? 0 : pf_describe(w, false);
+}
+
+/* ---- scheduling: sched.tsv's spans off the CPU, and who woke whom ---- */
+
+/* Thread @tid of the recording (not an idle task), NULL if none. */
+static const struct ng_rec_thread *pf_find(const struct ng_recording *rec,
+					   long long tid)
+{
+	size_t lo = 0, hi = rec->nr_threads, mid;
+	const struct ng_rec_thread *t;
+
+	while (lo < hi) {		/* idle tasks first, then by tid */
+		mid = lo + (hi - lo) / 2;
+		t = &rec->threads[mid];
+		if (t->idle || t->id < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	t = lo < rec->nr_threads ? &rec->threads[lo] : NULL;
+	return t && !t->idle && t->id == tid ? t : NULL;
+}
+
+/*
+ * One TrackEvent of the sequence at @ns: @type on @track (0: the
+ * sequence's default), named @name (NULL: no name), with @flow (0: none)
+ * in field @flow_field.
+ */
+static int pf_event(struct pf *w, uint64_t ns, unsigned int type,
+		    uint64_t track, const char *name, unsigned int flow_field,
+		    uint64_t flow)
+{
+	pb_varint(&w->pkt, PKT_TIMESTAMP, ns - w->last_ns);
+	w->last_ns = ns;
+	pb_varint(&w->sub, TE_TYPE, type);
+	if (track)
+		pb_varint(&w->sub, TE_TRACK_UUID, track);
+	if (name)
+		pb_string(&w->sub, TE_NAME, name);
+	if (flow)
+		pb_fixed64(&w->sub, flow_field, flow);
+	pb_msg(&w->pkt, PKT_TRACK_EVENT, &w->sub);
+	pb_varint(&w->pkt, PKT_SEQUENCE_ID, w->seq);
+	return pf_put_packet(w, &w->pkt);
+}
+
+/* A slice of the off-CPU track over [@from, @to), if it is not empty. */
+static int pf_state(struct pf *w, uint64_t from, uint64_t to, const char *name)
+{
+	int ret;
+
+	if (to <= from)
+		return 0;
+	ret = pf_event(w, from, TYPE_SLICE_BEGIN, 0, name, 0, 0);
+	if (!ret)
+		ret = pf_event(w, to, TYPE_SLICE_END, 0, NULL, 0, 0);
+	w->st.states += !ret;
+	return ret;
+}
+
+/* Who woke a span, as the name of its sleep's slice, in @buf. */
+static const char *sleep_name(char *buf, size_t size,
+			      const struct ng_sched_span *sp)
+{
+	bool fn = strcmp(sp->fn, "-");
+
+	if (sp->waker < 0)
+		return "Sleeping";
+	if (strcmp(sp->ctx, "task"))
+		snprintf(buf, size, "Sleeping: woken by %s on %d %s%s%s",
+			 sp->ctx, sp->waker, sp->comm, fn ? " in " : "",
+			 fn ? sp->fn : "");
+	else
+		snprintf(buf, size, "Sleeping: woken by %d %s%s%s", sp->waker,
+			 sp->comm, fn ? " in " : "", fn ? sp->fn : "");
+	return buf;
+}
+
+/*
+ * One span off the CPU of thread @t, in time order: asleep; if a thread
+ * of the recording woke it, an instant in the waker's call at the wake
+ * with a flow; runnable; the instant in @t's own call at its switch-in
+ * that ends the flow.
+ */
+static int pf_span(struct pf *w, const struct ng_sched_span *sp,
+		   const struct ng_rec_thread *t)
+{
+	const struct ng_rec_thread *waker = NULL;
+	uint64_t flow = w->st.flows + 1;
+	char name[400];
+	int ret;
+
+	if (sp->wake_ns == UINT64_MAX || sp->in_ns == UINT64_MAX)
+		return 0;		/* still off the CPU at the end */
+	ret = pf_state(w, sp->out_ns, sp->wake_ns,
+		       sleep_name(name, sizeof(name), sp));
+	if (!ret && sp->waker > 0)
+		waker = pf_find(w->rec, sp->waker);
+	if (!ret && waker) {
+		snprintf(name, sizeof(name), "wakes %s%s%s", t->tid,
+			 strcmp(sp->ctx, "task") ? " from " : "",
+			 strcmp(sp->ctx, "task") ? sp->ctx : "");
+		ret = pf_event(w, sp->wake_ns, TYPE_INSTANT,
+			       NG_PF_THREAD_UUID + ng_chrome_tid(waker), name,
+			       TE_FLOW_IDS, flow);
+	}
+	if (!ret)
+		ret = pf_state(w, sp->wake_ns, sp->in_ns,
+			       sp->wake_ns == sp->out_ns && sp->waker < 0 ?
+			       "Runnable (preempted)" : "Runnable");
+	if (!ret && waker) {
+		snprintf(name, sizeof(name), "woken by %s", waker->tid);
+		ret = pf_event(w, sp->in_ns, TYPE_INSTANT,
+			       NG_PF_THREAD_UUID + ng_chrome_tid(t), name,
+			       TE_TERMINATING_FLOW_IDS, flow);
+		w->st.flows += !ret;
+	}
+	return ret;
+}
+
+/*
+ * After every thread's sequence: a sequence for each thread sched.tsv
+ * names, its off-CPU track described (a child of the thread's), then its
+ * spans in time order.
+ */
+static int pf_sched(struct pf *w)
+{
+	const struct ng_sched_span *v;
+	const struct ng_rec_thread *t;
+	size_t i, j, n;
+	int ret = 0;
+
+	w->seq = w->rec->nr_threads;
+	for (i = 0; !ret && i < w->rec->nr_threads; i++) {
+		t = &w->rec->threads[i];
+		n = t->idle ? 0 : ng_sched_spans(w->rec->sched, (int)t->id, &v);
+		if (!n || v[0].out_ns == UINT64_MAX)
+			continue;
+		w->seq++;
+		w->track = NG_PF_STATE_UUID + ng_chrome_tid(t);
+		ret = pf_clear(w, v[0].out_ns);
+		if (ret)
+			break;
+		pb_varint(&w->sub, TD_UUID, w->track);
+		pb_varint(&w->sub, TD_PARENT_UUID,
+			  NG_PF_THREAD_UUID + ng_chrome_tid(t));
+		pb_string(&w->sub, TD_NAME, "off-CPU");
+		pb_varint(&w->pkt, PKT_TIMESTAMP, 0);
+		pb_msg(&w->pkt, PKT_TRACK_DESCRIPTOR, &w->sub);
+		pb_varint(&w->pkt, PKT_SEQUENCE_ID, w->seq);
+		ret = pf_put_packet(w, &w->pkt);
+		for (j = 0; !ret && j < n; j++)
+			ret = pf_span(w, &v[j], t);
+	}
+	return ret;
 }
 
 /* ---- the parser ---- */
@@ -853,6 +1042,8 @@ static int pf_run(struct pf *w, struct pf_parser *ps)
 	pthread_join(parser, NULL);
 	if (!ret)
 		ret = ps->ret;
+	if (!ret && w->rec->sched)
+		ret = pf_sched(w);
 	if (!ret)
 		w->st.bytes += w->len;
 	ring_close(&w->outq, ret ? 0 : w->len);
@@ -872,7 +1063,7 @@ int ng_export_perfetto(const struct ng_recording *rec, const char *path,
 
 	ps.bad = bad ? bad : &ignored;
 	memset(ps.bad, 0, sizeof(*ps.bad));
-	if (rec->nr_threads >= UINT32_MAX)
+	if (rec->nr_threads >= UINT32_MAX / 2)	/* and a sched sequence each */
 		return -E2BIG;
 	w.names = ng_strmap_new(sizeof(struct pf_name));
 	w.pids = ng_strmap_new(0);

@@ -228,19 +228,34 @@ static uint64_t overlap(uint64_t a, uint64_t b, uint64_t lo, uint64_t hi)
 	return b > a ? b - a : 0;
 }
 
+/* @tid's spans, NULL if it has none. */
+static const struct thread_spans *thread_find(const struct ng_sched *s, int tid)
+{
+	struct thread_spans key = { .tid = tid }, *kp = &key, **found;
+
+	found = s && s->n ? bsearch(&kp, s->t, s->n, sizeof(*s->t), tid_cmp) : NULL;
+	return found ? *found : NULL;
+}
+
+size_t ng_sched_spans(const struct ng_sched *s, int tid,
+		      const struct ng_sched_span **v)
+{
+	const struct thread_spans *t = thread_find(s, tid);
+
+	*v = t ? t->v : NULL;
+	return t ? t->n : 0;
+}
+
 void ng_sched_split(const struct ng_sched *s, int tid, uint64_t start,
 		    uint64_t end, struct ng_sched_split *out)
 {
-	struct thread_spans key = { .tid = tid }, *kp = &key, **found;
-	const struct thread_spans *t;
+	const struct thread_spans *t = thread_find(s, tid);
 	size_t lo = 0, hi, mid;
 
 	memset(out, 0, sizeof(*out));
 	out->on_cpu = end > start ? end - start : 0;
-	found = s && s->n ? bsearch(&kp, s->t, s->n, sizeof(*s->t), tid_cmp) : NULL;
-	if (!found)
+	if (!t)
 		return;
-	t = *found;
 	/* The first span that ends after the call starts. */
 	hi = t->n;
 	while (lo < hi) {
