@@ -60,6 +60,23 @@ const char t_thread5[] =
 	"100:+a\n110:+b\n130:POP\n140:+b\n145:+c [mod]\n146:POP\n150:POP\n200:POP\n";
 const char t_idle1[] = "300:+b\n310:POP\n";
 
+int t_make_sched_example(void)
+{
+	return t_make_rec(NULL, 0, "rec",
+			  "421.txt", "5000:+ksys_read\n5100:+vfs_read\n5260:POP\n"
+				     "5270:+pipe_read\n5400:POP\n5410:POP\n",
+			  "420.txt", "5200:+vfs_write\n5220:POP\n",
+			  "sched.tsv", "# nanograph sched 1\n"
+				       "5110\tout\t421\tS\t1\n"
+				       "5210\twake\t421\t420\twriter\ttask\tvfs_write\n"
+				       "5230\tin\t421\n"
+				       "5240\tout\t421\tR\t0\n"
+				       "5250\tin\t421\n"
+				       "5280\tout\t421\tS\t1\n"
+				       "5300\twake\t421\t999\tother\ttask\t-\n"
+				       "5310\tin\t421\n", NULL);
+}
+
 int t_make_example(bool with_tsv)
 {
 	/* without threads.tsv, the list ends before it */

@@ -39,6 +39,15 @@ int t_make_example(bool with_tsv);
 const char *t_rp(const char *name);
 
 /*
+ * The example of a recording made with --sched, in <tmpdir>/rec: thread
+ * 421 reads (ksys_read [5000,5410] calls vfs_read [5100,5260], asleep
+ * 5110-5210 until 420's vfs_write [5200,5220] wakes it at 5210, runnable
+ * until 5230, preempted 5240-5250; then pipe_read [5270,5400], asleep
+ * 5280-5300 until thread 999, not recorded, wakes it, on a CPU at 5310).
+ */
+int t_make_sched_example(void);
+
+/*
  * <tmpdir>/@name/1.txt, the directory made: one stack @depth calls deep,
  * every push at 0 and every pop at 1. 0, or -1 if it cannot be written.
  */

@@ -383,6 +383,49 @@ static void test_chrome_exact_and_escaped(void)
 }
 
 /*
+ * record --sched in the JSON: the spans off the CPU as "X" slices of the
+ * sched category on the thread's row, inside the call it was blocked in,
+ * and a wake by a thread of the recording as a flow from the waker's
+ * call ("s") to the woken's ("f", bound to its enclosing slice); a wake
+ * by a thread not recorded, in the slice's name only.
+ */
+static void test_chrome_sched(void)
+{
+	struct ng_recording rec;
+	struct ng_pp_bad bad;
+	char *json;
+
+	T_EQ_INT(t_make_sched_example(), 0);
+	T_EQ_INT(ng_recording_open(&rec, t_path("rec")), 0);
+	T_EQ_INT(ng_export_chrome(&rec, t_path("s.json"), &bad), 0);
+	ng_recording_close(&rec);
+	json = t_read_file(t_path("s.json"), NULL);
+	T_ASSERT(json);
+	T_ASSERT(strstr(json,
+		",\n{\"ph\":\"X\",\"cat\":\"sched\",\"pid\":421,\"tid\":421,\"ts\":5.110,\"dur\":0.100,"
+		"\"name\":\"Sleeping: woken by 420 writer in vfs_write\"}"
+		",\n{\"ph\":\"X\",\"cat\":\"sched\",\"pid\":421,\"tid\":421,\"ts\":5.210,\"dur\":0.020,"
+		"\"name\":\"Runnable\"}"
+		",\n{\"ph\":\"s\",\"cat\":\"sched\",\"name\":\"wake\",\"id\":1,\"pid\":420,\"tid\":420,\"ts\":5.210}"
+		",\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"sched\",\"name\":\"wake\",\"id\":1,\"pid\":421,\"tid\":421,\"ts\":5.230}"
+		",\n{\"ph\":\"X\",\"cat\":\"sched\",\"pid\":421,\"tid\":421,\"ts\":5.240,\"dur\":0.010,"
+		"\"name\":\"Runnable (preempted)\"}"
+		",\n{\"ph\":\"X\",\"cat\":\"sched\",\"pid\":421,\"tid\":421,\"ts\":5.280,\"dur\":0.020,"
+		"\"name\":\"Sleeping: woken by 999 other\"}"
+		",\n{\"ph\":\"X\",\"cat\":\"sched\",\"pid\":421,\"tid\":421,\"ts\":5.300,\"dur\":0.010,"
+		"\"name\":\"Runnable\"}\n]"));
+	free(json);
+	/* valid JSON; the flow's ends sit inside vfs_write and vfs_read */
+	T_ASSERT(t_json_ok(t_path("s.json"),
+			 "e=j['traceEvents']\n"
+			 "x=[v for v in e if v['ph']=='X' and 'cat' not in v]\n"
+			 "def inside(t,ts): return [v['name'] for v in x if v['tid']==t and v['ts']<=ts<v['ts']+v['dur']]\n"
+			 "s=[v for v in e if v['ph']=='s'][0]; f=[v for v in e if v['ph']=='f'][0]\n"
+			 "assert len([v for v in e if v['ph']=='s'])==1\n"
+			 "assert s['id']==f['id'] and inside(420,s['ts'])[-1]=='vfs_write' and inside(421,f['ts'])[-1]=='vfs_read'"));
+}
+
+/*
  * An outermost call holding more calls than the JSON export holds back:
  * the ended ones are written early, the open one when it ends, and
  * nothing is lost or written twice.
@@ -1234,6 +1277,7 @@ static const struct t_case cases[] = {
 	{ "profile_sort_keys", test_profile_sort_keys },
 	{ "recording_files_and_names", test_recording_files_and_names },
 	{ "chrome_json", test_chrome_json },
+	{ "chrome_sched", test_chrome_sched },
 	{ "export_temp_names", test_export_temp_names },
 	{ "chrome_exact_and_escaped", test_chrome_exact_and_escaped },
 	{ "chrome_long_outer_call", test_chrome_long_outer_call },

@@ -1180,21 +1180,7 @@ static void test_sched_flows(void)
 	struct reader *r;
 	char in[64];
 
-	mkdir(t_path("rec"), 0755);
-	T_EQ_INT(t_write_file(t_rp("421.txt"),
-			      "5000:+ksys_read\n5100:+vfs_read\n5260:POP\n"
-			      "5270:+pipe_read\n5400:POP\n5410:POP\n"), 0);
-	T_EQ_INT(t_write_file(t_rp("420.txt"), "5200:+vfs_write\n5220:POP\n"), 0);
-	T_EQ_INT(t_write_file(t_rp("sched.tsv"),
-			      "# nanograph sched 1\n"
-			      "5110\tout\t421\tS\t1\n"
-			      "5210\twake\t421\t420\twriter\ttask\tvfs_write\n"
-			      "5230\tin\t421\n"
-			      "5240\tout\t421\tR\t0\n"
-			      "5250\tin\t421\n"
-			      "5280\tout\t421\tS\t1\n"
-			      "5300\twake\t421\t999\tother\ttask\t-\n"
-			      "5310\tin\t421\n"), 0);
+	T_EQ_INT(t_make_sched_example(), 0);
 	r = export_and_read(t_path("rec"), t_path("s.pftrace"), &st, NULL);
 	T_ASSERT(r);
 	T_EQ_U64(r->nr_seq, 3);

@@ -295,6 +295,25 @@ int ng_recording_open(struct ng_recording *rec, const char *dir)
 }
 
 /* Free what ng_recording_open() allocated; @rec may be opened again. */
+/* Thread @tid (not an idle task): a binary search, threads being sorted. */
+const struct ng_rec_thread *ng_recording_thread(const struct ng_recording *rec,
+						long long tid)
+{
+	size_t lo = 0, hi = rec->nr_threads, mid;
+	const struct ng_rec_thread *t;
+
+	while (lo < hi) {		/* idle tasks first, then by tid */
+		mid = lo + (hi - lo) / 2;
+		t = &rec->threads[mid];
+		if (t->idle || t->id < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	t = lo < rec->nr_threads ? &rec->threads[lo] : NULL;
+	return t && !t->idle && t->id == tid ? t : NULL;
+}
+
 void ng_recording_close(struct ng_recording *rec)
 {
 	size_t i;

@@ -351,6 +351,81 @@ static void chrome_free(struct chrome *c)
 	free(c->open);
 }
 
+/* A JSON event's "ts" (and "dur" when @dur) in exact microseconds. */
+static void chrome_times(struct chrome *c, uint64_t ts, const uint64_t *dur)
+{
+	char num[64], *p;
+
+	p = put_us(num, ts);
+	if (dur) {
+		memcpy(p, ",\"dur\":", 7);
+		p = put_us(p + 7, *dur);
+	}
+	out_put(&c->out, num, p - num);
+}
+
+/* An "X" event of the sched category on @t's row, named @name. */
+static void chrome_state(struct chrome *c, const struct ng_rec_thread *t,
+			 uint64_t from, uint64_t to, const char *name)
+{
+	uint64_t dur = to - from;
+
+	if (to <= from)
+		return;
+	ng_outfile_printf(&c->out, ",\n{\"ph\":\"X\",\"cat\":\"sched\",\"pid\":%lld,\"tid\":%lld,\"ts\":",
+			  ng_chrome_pid(t), ng_chrome_tid(t));
+	chrome_times(c, from, &dur);
+	out_str(&c->out, ",\"name\":\"");
+	out_json_str(&c->out, name);
+	out_str(&c->out, "\"}");
+}
+
+/* One end of a flow: "s" in the waker's call, "f" in the woken's. */
+static void chrome_flow(struct chrome *c, const struct ng_rec_thread *t,
+			uint64_t ts, bool start, unsigned long long id)
+{
+	ng_outfile_printf(&c->out, ",\n{\"ph\":\"%s\",\"cat\":\"sched\",\"name\":\"wake\",\"id\":%llu,\"pid\":%lld,\"tid\":%lld,\"ts\":",
+			  start ? "s" : "f\",\"bp\":\"e", id, ng_chrome_pid(t),
+			  ng_chrome_tid(t));
+	chrome_times(c, ts, NULL);
+	out_str(&c->out, "}");
+}
+
+/*
+ * record --sched, as far as the JSON format goes: each span off the CPU
+ * as "X" slices on the thread's own row (inside the call it was in) and,
+ * for a wake by a thread of the recording, a flow ("s" bound to the
+ * waker's enclosing call, "f" with "bp":"e" to the woken one's) between
+ * the two calls. The names are those of --perfetto.
+ */
+static int chrome_sched(struct chrome *c, const struct ng_recording *rec)
+{
+	const struct ng_sched_span *v, *sp;
+	const struct ng_rec_thread *t, *waker;
+	unsigned long long flows = 0;
+	char name[400];
+	size_t i, n;
+
+	for (t = rec->threads; t < rec->threads + rec->nr_threads; t++) {
+		n = t->idle ? 0 : ng_sched_spans(rec->sched, (int)t->id, &v);
+		for (i = 0; i < n && !c->out.err; i++) {
+			sp = &v[i];
+			if (sp->wake_ns == UINT64_MAX || sp->in_ns == UINT64_MAX)
+				continue;
+			chrome_state(c, t, sp->out_ns, sp->wake_ns,
+				     ng_sched_sleep_name(name, sizeof(name), sp));
+			chrome_state(c, t, sp->wake_ns, sp->in_ns,
+				     ng_sched_runnable_name(sp));
+			waker = sp->waker > 0 ? ng_recording_thread(rec, sp->waker) : NULL;
+			if (!waker)
+				continue;
+			chrome_flow(c, waker, sp->wake_ns, true, ++flows);
+			chrome_flow(c, t, sp->in_ns, false, flows);
+		}
+	}
+	return c->out.err;
+}
+
 /* Metadata, then each thread's calls; a bad input leaves no output. */
 static int export_chrome(const struct ng_recording *rec, const char *path,
 			 FILE *fp, struct ng_pp_bad *bad)
@@ -388,6 +463,8 @@ static int export_chrome(const struct ng_recording *rec, const char *path,
 		if (ret && ret != -ENOMEM && !c.out.err)
 			bad->file = t->file;
 	}
+	if (!ret && rec->sched)
+		ret = chrome_sched(&c, rec);
 	out_str(&c.out, "\n],\"displayTimeUnit\":\"ns\"}\n");
 	if (!ret)
 		ret = ng_outfile_commit(&c.out);

@@ -702,25 +702,6 @@ static int pf_thread_done(struct pf *w)
 
 /* ---- scheduling: sched.tsv's spans off the CPU, and who woke whom ---- */
 
-/* Thread @tid of the recording (not an idle task), NULL if none. */
-static const struct ng_rec_thread *pf_find(const struct ng_recording *rec,
-					   long long tid)
-{
-	size_t lo = 0, hi = rec->nr_threads, mid;
-	const struct ng_rec_thread *t;
-
-	while (lo < hi) {		/* idle tasks first, then by tid */
-		mid = lo + (hi - lo) / 2;
-		t = &rec->threads[mid];
-		if (t->idle || t->id < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	t = lo < rec->nr_threads ? &rec->threads[lo] : NULL;
-	return t && !t->idle && t->id == tid ? t : NULL;
-}
-
 /*
  * One TrackEvent of the sequence at @ns: @type on @track (0: the
  * sequence's default), named @name (NULL: no name), with @flow (0: none)
@@ -758,24 +739,6 @@ static int pf_state(struct pf *w, uint64_t from, uint64_t to, const char *name)
 	return ret;
 }
 
-/* Who woke a span, as the name of its sleep's slice, in @buf. */
-static const char *sleep_name(char *buf, size_t size,
-			      const struct ng_sched_span *sp)
-{
-	bool fn = strcmp(sp->fn, "-");
-
-	if (sp->waker < 0)
-		return "Sleeping";
-	if (strcmp(sp->ctx, "task"))
-		snprintf(buf, size, "Sleeping: woken by %s on %d %s%s%s",
-			 sp->ctx, sp->waker, sp->comm, fn ? " in " : "",
-			 fn ? sp->fn : "");
-	else
-		snprintf(buf, size, "Sleeping: woken by %d %s%s%s", sp->waker,
-			 sp->comm, fn ? " in " : "", fn ? sp->fn : "");
-	return buf;
-}
-
 /*
  * One span off the CPU of thread @t, in time order: asleep; if a thread
  * of the recording woke it, an instant in the waker's call at the wake
@@ -793,9 +756,9 @@ static int pf_span(struct pf *w, const struct ng_sched_span *sp,
 	if (sp->wake_ns == UINT64_MAX || sp->in_ns == UINT64_MAX)
 		return 0;		/* still off the CPU at the end */
 	ret = pf_state(w, sp->out_ns, sp->wake_ns,
-		       sleep_name(name, sizeof(name), sp));
+		       ng_sched_sleep_name(name, sizeof(name), sp));
 	if (!ret && sp->waker > 0)
-		waker = pf_find(w->rec, sp->waker);
+		waker = ng_recording_thread(w->rec, sp->waker);
 	if (!ret && waker) {
 		snprintf(name, sizeof(name), "wakes %s%s%s", t->tid,
 			 strcmp(sp->ctx, "task") ? " from " : "",
@@ -806,8 +769,7 @@ static int pf_span(struct pf *w, const struct ng_sched_span *sp,
 	}
 	if (!ret)
 		ret = pf_state(w, sp->wake_ns, sp->in_ns,
-			       sp->wake_ns == sp->out_ns && sp->waker < 0 ?
-			       "Runnable (preempted)" : "Runnable");
+			       ng_sched_runnable_name(sp));
 	if (!ret && waker) {
 		snprintf(name, sizeof(name), "woken by %s", waker->tid);
 		ret = pf_event(w, sp->in_ns, TYPE_INSTANT,

@@ -276,3 +276,26 @@ void ng_sched_split(const struct ng_sched *s, int tid, uint64_t start,
 	}
 	out->on_cpu -= out->blocked + out->runnable;
 }
+
+const char *ng_sched_sleep_name(char *buf, size_t size,
+				const struct ng_sched_span *sp)
+{
+	bool fn = strcmp(sp->fn, "-");
+
+	if (sp->waker < 0)
+		return "Sleeping";
+	if (strcmp(sp->ctx, "task"))
+		snprintf(buf, size, "Sleeping: woken by %s on %d %s%s%s",
+			 sp->ctx, sp->waker, sp->comm, fn ? " in " : "",
+			 fn ? sp->fn : "");
+	else
+		snprintf(buf, size, "Sleeping: woken by %d %s%s%s", sp->waker,
+			 sp->comm, fn ? " in " : "", fn ? sp->fn : "");
+	return buf;
+}
+
+const char *ng_sched_runnable_name(const struct ng_sched_span *sp)
+{
+	return sp->wake_ns == sp->out_ns && sp->waker < 0 ?
+	       "Runnable (preempted)" : "Runnable";
+}
