@@ -57,6 +57,12 @@
  *   ngtest pipe-wake MS           a child blocks reading a pipe until this
  *                                 process writes, MS ms later; prints
  *                                 "reader PID writer PID"
+ *   ngtest futex-wake MS          a thread waits in FUTEX_WAIT for a lock this
+ *                                 one unlocks MS ms later (FUTEX_WAKE); prints
+ *                                 "waiter TID holder TID"
+ *   ngtest hog-read FILE MS       pinned to CPU 0 beside a spinning child, read
+ *                                 all of FILE again and again for MS ms; prints
+ *                                 "reader PID reads N"
  *   ngtest poll-pri FILE SECONDS  read FILE, then poll(2) it for POLLPRI (a
  *                                 sysfs notification) up to SECONDS; prints
  *                                 "woken " and what FILE reads then, or
@@ -1905,6 +1911,91 @@ static int pipe_wake(const char *ms)
 }
 
 /*
+ * A lock held by another thread, as a mutex's slow path does it: a waiter
+ * thread sleeps in FUTEX_WAIT on the lock word while it is 1; this thread
+ * (the holder) sleeps @ms, then unlocks: the word to 0 and FUTEX_WAKE,
+ * what pthread_mutex_unlock() does with a waiter.  What
+ * 66-sched-causes records.  Prints "waiter TID holder TID".
+ */
+static volatile int fw_word = 1;
+static volatile pid_t fw_tid;
+
+static int futex_waiter(void *arg)
+{
+	(void)arg;
+	fw_tid = syscall(SYS_gettid);
+	while (fw_word)
+		syscall(SYS_futex, &fw_word, FUTEX_WAIT_PRIVATE, 1, NULL, NULL, 0);
+	fw_tid = -fw_tid;	/* through: the holder may go */
+	return 0;
+}
+
+static int futex_wake(const char *ms)
+{
+	static char stack[65536];
+	int i;
+
+	if (clone(futex_waiter, stack + sizeof(stack),
+		  CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+		  CLONE_THREAD | CLONE_SYSVSEM, NULL) < 0)
+		return report(-1);
+	usleep(atoi(ms) * 1000);
+	fw_word = 0;
+	syscall(SYS_futex, &fw_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	for (i = 0; fw_tid >= 0 && i < 10000; i++)
+		usleep(1000);
+	if (fw_tid >= 0) {
+		printf("the waiter did not get through\n");
+		return 1;
+	}
+	printf("waiter %d holder %d\n", (int)-fw_tid, (int)syscall(SYS_gettid));
+	return 0;
+}
+
+/*
+ * Reads of @file (one read(2) of all of it each) for @ms while a child
+ * spins on the same CPU (both pinned to CPU 0): the reads wait on the
+ * run queue behind it.  Prints "reader PID reads N".
+ */
+static int hog_read(const char *file, const char *ms)
+{
+	struct timespec t0, t;
+	cpu_set_t cpu;
+	long n = 0, size;
+	pid_t hog;
+	char *buf;
+	int fd;
+
+	CPU_ZERO(&cpu);
+	CPU_SET(0, &cpu);
+	if (sched_setaffinity(0, sizeof(cpu), &cpu))
+		return report(-1);
+	fd = open(file, O_RDONLY);
+	size = fd < 0 ? -1 : lseek(fd, 0, SEEK_END);
+	buf = size > 0 ? malloc(size) : NULL;
+	if (!buf)
+		return report(-1);
+	hog = fork();	/* inherits CPU 0 */
+	if (hog < 0)
+		return report(-1);
+	if (!hog)
+		for (;;)
+			;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		if (pread(fd, buf, size, 0) != size)
+			break;
+		n++;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 <
+		 atoi(ms));
+	kill(hog, SIGKILL);
+	waitpid(hog, NULL, 0);
+	printf("reader %d reads %ld\n", (int)getpid(), n);
+	return n ? 0 : 1;
+}
+
+/*
  * How a collector waits for a flight trigger: sysfs wakes pollers of an
  * attribute with POLLPRI | POLLERR once it was read and then notified.
  */
@@ -2003,7 +2094,7 @@ static int self_reads(const char *self, const char *file, int argc, char **argv)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-count FILE CHUNK SECONDS | read-size FILE N | reuse-write FILE GLOB | reuse-read FILE N DATA | read-fault FILE | read-split FILE N CMD | loop-read FILE N [CHUNKS] | steal-at-stop NG FIFO | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | raw-dump FILE | poll-pri FILE SECONDS | comm-reads FILE NAME:N... | self-reads TRACE_SELF FILE N... | nanosleep PIDFILE | perf-stack|bpf-stack ID PID CMD... | fuzz [-c] [-q] [-t] SEED COUNT FILE... | forkload SECONDS [exec] | fork-work N | readcheck FILE SIZE CHUNK | threads N CMD1 CMD2 | drain DIR | cpu-hold CPU FILE DATA | rmmod-within MS T0|now STATS\n");
+	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-count FILE CHUNK SECONDS | read-size FILE N | reuse-write FILE GLOB | reuse-read FILE N DATA | read-fault FILE | read-split FILE N CMD | loop-read FILE N [CHUNKS] | steal-at-stop NG FIFO | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | raw-dump FILE | poll-pri FILE SECONDS | comm-reads FILE NAME:N... | self-reads TRACE_SELF FILE N... | nanosleep PIDFILE | futex-wake MS | hog-read FILE MS | perf-stack|bpf-stack ID PID CMD... | fuzz [-c] [-q] [-t] SEED COUNT FILE... | forkload SECONDS [exec] | fork-work N | readcheck FILE SIZE CHUNK | threads N CMD1 CMD2 | drain DIR | cpu-hold CPU FILE DATA | rmmod-within MS T0|now STATS\n");
 	return 2;
 }
 
@@ -2113,6 +2204,10 @@ int main(int argc, char **argv)
 		return poll_pri(argv[2], atoi(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "raw-dump"))
 		return raw_dump(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "futex-wake"))
+		return futex_wake(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "hog-read"))
+		return hog_read(argv[2], argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "pipe-wake"))
 		return pipe_wake(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "nanosleep"))
