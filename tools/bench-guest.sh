@@ -9,7 +9,8 @@
 #
 # and, for the whole kernel (every function hooked, every task traced, a
 # fork + exec + pipe + file workload of FORKS children), "wrun" lines of
-# the same fields.
+# the same fields; and the cost of a context switch with options/sched on,
+# "srun" lines (below).
 #
 # NS is the workload's own CLOCK_MONOTONIC time around its loop, BEST the
 # time at its fastest slice's pace (the timed rounds only); CALLS the
@@ -134,7 +135,7 @@ calls_events() {
 # alone, what every mode pays.
 m_ng() {
 	mode=$1
-	case $mode in raw | flight*) buf=raw ;; *) buf=events ;; esac
+	case $mode in raw* | flight*) buf=raw ;; *) buf=events ;; esac
 	[ "$buf" != raw ] || [ -n "$HAVE_RAW" ] || return 1
 	if [ -n "$HAVE_RAW" ]; then
 		echo $buf >$NG/buffer_mode ||
@@ -158,12 +159,15 @@ m_ng() {
 	e0=$(ng_total 2)
 	d0=$(ng_total 4)
 	[ "$mode" != calls ] || calls_events 1 || return 1
+	# raw_sched: raw with the scheduling records on (options/sched).
+	[ "$mode" != raw_sched ] || echo 1 >$NG/options/sched || return 1
 	echo 1 >$NG/tracing_on
 	[ "$mode" != none ] || echo 0 >$T/events/nanograph/enable
 	# shellcheck disable=SC2046
 	split_times $(workload)
 	echo 0 >$NG/tracing_on
 	ng_idle
+	[ "$mode" != raw_sched ] || echo 0 >$NG/options/sched
 	[ "$mode" != calls ] || calls_events 0
 	calls=$(($(ng_total 2) - e0))
 	[ "${mode#flight}" = "$mode" ] || echo off >$NG/flight
@@ -262,6 +266,7 @@ m_tracecmd() {
 MODES="none function function_graph ng_hook_only ng_events"
 [ ! -d $T/events/nanograph/func_call ] || MODES="$MODES ng_calls"
 [ -z "$HAVE_RAW" ] || MODES="$MODES ng_raw"
+[ ! -e $NG/options/sched ] || MODES="$MODES ng_raw_sched"
 [ ! -e $NG/flight ] || MODES="$MODES ng_flight ng_flight_full"
 
 run_mode() {
@@ -272,6 +277,7 @@ run_mode() {
 	ng_events) m_ng events ;;
 	ng_calls) m_ng calls ;;
 	ng_raw) m_ng raw ;;
+	ng_raw_sched) m_ng raw_sched ;;
 	ng_flight) m_ng flight ;;
 	ng_flight_full) m_ng flight_full ;;
 	record_events) m_record events --events ;;
@@ -312,6 +318,41 @@ while [ $r -le "$ROUNDS" ]; do
 	done
 	r=$((r + 1))
 done
+
+# The cost of a context switch with the scheduling records on: ngtest
+# ping-pong's round trips (each side sleeps in a hooked pipe read until
+# the other's hooked write wakes it) in raw mode with options/sched off
+# and on, rotated, ROUNDS rounds: "srun ROUND sched_off|sched_on NS
+# TRIPS RECORDS", RECORDS being stats' sched_records written.
+SW_FUNCS=
+for f in ksys_read ksys_write vfs_read vfs_write; do
+	grep -qx "$f" $T/available_filter_functions && SW_FUNCS="$SW_FUNCS $f"
+done
+SW_TRIPS=$((N / 10))
+sw_run() {
+	echo "$SW_FUNCS" >$NG/set_ftrace_filter
+	[ "$1" = sched_off ] || echo 1 >$NG/options/sched || return 1
+	s0=$(awk '$1 == "sched_records" { print $2 }' $NG/stats)
+	echo 1 >$NG/tracing_on
+	sw_ns=$($NGTEST ping-pong $SW_TRIPS)
+	echo 0 >$NG/tracing_on
+	ng_idle
+	echo 0 >$NG/options/sched
+	s1=$(awk '$1 == "sched_records" { print $2 }' $NG/stats)
+	cat $NG/per_cpu/cpu*/raw >/dev/null
+	echo "$sw_ns $SW_TRIPS $((s1 - s0))"
+}
+if [ -e $NG/options/sched ] && [ -n "$HAVE_RAW" ]; then
+	echo raw >$NG/buffer_mode
+	r=1
+	while [ $r -le "$ROUNDS" ]; do
+		for m in $(rotated $r sched_off sched_on); do
+			res=$(sw_run "$m") && echo "srun $r $m $res"
+		done
+		r=$((r + 1))
+	done
+	echo events >$NG/buffer_mode
+fi
 
 # Streaming through the collector with default buffers: lost events.
 RMODES="record_events tracecmd_calls"

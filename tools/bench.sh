@@ -106,6 +106,10 @@ table() {
 			vf = (med[mode] != "" && med["function"] > 0) ? sprintf("%.2f", med[mode] / med["function"]) : "-"
 			printf "%s %14s %8s %8s\n", line[mode], range[mode], vg, vf
 		}
+		# The scheduling records on (options/sched), against raw alone.
+		if (med["ng_raw"] > 0 && med["ng_raw_sched"] != "")
+			printf "sched: options/sched on costs %.2fx raw per call\n",
+				med["ng_raw_sched"] / med["ng_raw"]
 		# The flight recorder armed and waiting, against raw recording.
 		if (med["ng_raw"] > 0 && med["ng_flight"] != "" && med["ng_flight_full"] != "")
 			printf "flight: armed %.2fx raw per call, armed and overwriting %.2fx raw\n",
@@ -133,6 +137,32 @@ table() {
 			printf "with nothing traced: %d bytes\n", mem["retstack_idle_bytes"]
 		}
 		for (k2 in mem) printf "mem %s %s\n", k2, mem[k2]
+	}'
+}
+
+# The switch cost: per round, ping-pong's time with options/sched on less
+# its time with it off, over the scheduling records written (out, wake
+# and in for each sleep) and over the sleeps (two a round trip); the
+# medians over the rounds.
+sw_table() {
+	awk '$1 == "srun" { ns[$2, $3] = $4; trips[$2] = $5; if ($3 == "sched_on") recs[$2] = $6 }
+	END {
+		k = 0
+		for (r in trips)
+			if (((r, "sched_off") in ns) && ((r, "sched_on") in ns) && recs[r] > 0) {
+				k++
+				off[k] = ns[r, "sched_off"] / 1e6; on[k] = ns[r, "sched_on"] / 1e6
+				d = ns[r, "sched_on"] - ns[r, "sched_off"]
+				per_rec[k] = d / recs[r]; per_sleep[k] = d / (2 * trips[r]); nrec[k] = recs[r]
+				t = trips[r]
+			}
+		if (!k) exit
+		printf "switches: %d round trips of ping-pong (%d sleeps), %d rounds: %.1f ms with options/sched off, %.1f ms on, %d records; %.0f ns per scheduling record, %.0f ns per sleep and wake\n", \
+			t, 2 * t, k, med(off, k), med(on, k), med(nrec, k), med(per_rec, k), med(per_sleep, k)
+	}
+	function med(a, n,   i, j, x) {
+		for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 	}'
 }
 
@@ -180,6 +210,7 @@ for arch in $ARCHES; do
 	{
 		echo "== $arch, Debian $LINE ($(sed -n 's/^nanograph-vm: \([^ ]*\) .*/\1/p' "$VMOUT/$arch-$LINE/console.log" | tr -d '\r' | head -n 1)), $ITER reads x $ROUNDS rounds"
 		table <"$log"
+		sw_table <"$log"
 		if grep -q '^wrun ' "$log"; then
 			echo "-- whole kernel: every function hooked, every task traced, $FORKS forks (every other one execs)"
 			wk_table <"$log"

@@ -57,6 +57,8 @@
  *   ngtest pipe-wake MS           a child blocks reading a pipe until this
  *                                 process writes, MS ms later; prints
  *                                 "reader PID writer PID"
+ *   ngtest ping-pong N            N round trips of a byte with a child over two
+ *                                 pipes; prints the loop's nanoseconds
  *   ngtest futex-wake MS          a thread waits in FUTEX_WAIT for a lock this
  *                                 one unlocks MS ms later (FUTEX_WAKE); prints
  *                                 "waiter TID holder TID"
@@ -1911,6 +1913,44 @@ static int pipe_wake(const char *ms)
 }
 
 /*
+ * @n round trips of a byte between this process and a child over two
+ * pipes: each side blocks in a read of the pipe the other writes, two
+ * sleeps and two wakes a trip (make bench's switch cost).  Prints the
+ * nanoseconds of the loop.
+ */
+static int ping_pong(long n)
+{
+	int ab[2], ba[2], st;
+	struct timespec t0, t1;
+	pid_t child;
+	char c = 'x';
+	long i;
+
+	if (pipe(ab) || pipe(ba))
+		return report(-1);
+	child = fork();
+	if (child < 0)
+		return report(-1);
+	if (!child) {
+		for (i = 0; i < n; i++)
+			if (read(ab[0], &c, 1) != 1 || write(ba[1], &c, 1) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < n; i++)
+		if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1)
+			break;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (waitpid(child, &st, 0) != child || !WIFEXITED(st) || WEXITSTATUS(st) || i < n) {
+		printf("ping-pong: %ld of %ld trips\n", i, n);
+		return 1;
+	}
+	printf("%lld\n", (t1.tv_sec - t0.tv_sec) * 1000000000LL + t1.tv_nsec - t0.tv_nsec);
+	return 0;
+}
+
+/*
  * A lock held by another thread, as a mutex's slow path does it: a waiter
  * thread sleeps in FUTEX_WAIT on the lock word while it is 1; this thread
  * (the holder) sleeps @ms, then unlocks: the word to 0 and FUTEX_WAKE,
@@ -2094,7 +2134,7 @@ static int self_reads(const char *self, const char *file, int argc, char **argv)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-count FILE CHUNK SECONDS | read-size FILE N | reuse-write FILE GLOB | reuse-read FILE N DATA | read-fault FILE | read-split FILE N CMD | loop-read FILE N [CHUNKS] | steal-at-stop NG FIFO | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | raw-dump FILE | poll-pri FILE SECONDS | comm-reads FILE NAME:N... | self-reads TRACE_SELF FILE N... | nanosleep PIDFILE | futex-wake MS | hog-read FILE MS | perf-stack|bpf-stack ID PID CMD... | fuzz [-c] [-q] [-t] SEED COUNT FILE... | forkload SECONDS [exec] | fork-work N | readcheck FILE SIZE CHUNK | threads N CMD1 CMD2 | drain DIR | cpu-hold CPU FILE DATA | rmmod-within MS T0|now STATS\n");
+	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-count FILE CHUNK SECONDS | read-size FILE N | reuse-write FILE GLOB | reuse-read FILE N DATA | read-fault FILE | read-split FILE N CMD | loop-read FILE N [CHUNKS] | steal-at-stop NG FIFO | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | raw-dump FILE | poll-pri FILE SECONDS | comm-reads FILE NAME:N... | self-reads TRACE_SELF FILE N... | nanosleep PIDFILE | ping-pong N | futex-wake MS | hog-read FILE MS | perf-stack|bpf-stack ID PID CMD... | fuzz [-c] [-q] [-t] SEED COUNT FILE... | forkload SECONDS [exec] | fork-work N | readcheck FILE SIZE CHUNK | threads N CMD1 CMD2 | drain DIR | cpu-hold CPU FILE DATA | rmmod-within MS T0|now STATS\n");
 	return 2;
 }
 
@@ -2204,6 +2244,8 @@ int main(int argc, char **argv)
 		return poll_pri(argv[2], atoi(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "raw-dump"))
 		return raw_dump(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "ping-pong"))
+		return ping_pong(atol(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "futex-wake"))
 		return futex_wake(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "hog-read"))
