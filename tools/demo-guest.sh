@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Runs inside the demo VM (tools/demo.sh): load the module, record a real
-# command with "nanograph record", then report and export the recording.
+# command with "nanograph record", then report and export the recording;
+# then a read blocked on a pipe, recorded with --sched, explained.
 # Everything lands in $1, which the host copies out; $1/demo.log is the
 # transcript.
 out=$1
@@ -25,11 +26,22 @@ nanograph check "$out"/ls.data/*.txt
 nanograph report -n 15 "$out/ls.data"
 nanograph export --chrome -o "$out/ls.json" "$out/ls.data"
 nanograph export --folded -o "$out/ls.folded" "$out/ls.data"
+# Why a call took its time: a read blocked on a pipe until a shell's
+# echo, 300 ms later, wrote it (record --sched).
+nanograph record --sched -o "$out/pipe.data" \
+	--hook 'ksys_read' --hook 'ksys_write' --hook 'vfs_read' --hook 'vfs_write' \
+	--hook '*pipe_read' --hook '*pipe_write' \
+	-- sh -c '(sleep 0.3; echo woken) | dd bs=64 count=1 2>/dev/null' >"$out/pipe-output.txt"
+reader=$(awk -F '\t' '$3 == "dd" { print $1; exit }' "$out/pipe.data/threads.tsv")
+nanograph replay --tid "$reader" "$out/pipe.data"
+nanograph report -s offcpu -n 6 "$out/pipe.data"
+nanograph info "$out/pipe.data" | grep -e '^counts.sched' -e '^counts.wakes'
+nanograph export --perfetto -o "$out/pipe.perfetto-trace" "$out/pipe.data"
 cat $NG/stats
 set +x
 tid=$(awk -F '\t' '$3 == "ls" { print $1; exit }' "$out/ls.data/threads.tsv")
 echo "demo: the first lines of ls's push/pop file ($tid.txt):"
 head -n 25 "$out/ls.data/$tid.txt"
-echo "demo: on the host: demo-output/ls.json opens in https://ui.perfetto.dev, demo-output/ls.data/*.txt in Nanoscope's viewer"
+echo "demo: on the host: demo-output/ls.json and demo-output/pipe.perfetto-trace open in https://ui.perfetto.dev, demo-output/ls.data/*.txt in Nanoscope's viewer"
 i=0
 while ! rmmod nanograph 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
