@@ -342,7 +342,7 @@ sw_run() {
 	cat $NG/per_cpu/cpu*/raw >/dev/null
 	echo "$sw_ns $SW_TRIPS $((s1 - s0))"
 }
-if [ -e $NG/options/sched ] && [ -n "$HAVE_RAW" ]; then
+if [ -e $NG/options/sched ] && [ -n "$HAVE_RAW" ] && [ -n "$SW_FUNCS" ]; then
 	echo raw >$NG/buffer_mode
 	r=1
 	while [ $r -le "$ROUNDS" ]; do

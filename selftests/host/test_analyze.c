@@ -423,6 +423,35 @@ static void test_chrome_sched(void)
 			 "s=[v for v in e if v['ph']=='s'][0]; f=[v for v in e if v['ph']=='f'][0]\n"
 			 "assert len([v for v in e if v['ph']=='s'])==1\n"
 			 "assert s['id']==f['id'] and inside(420,s['ts'])[-1]=='vfs_write' and inside(421,f['ts'])[-1]=='vfs_read'"));
+
+	/*
+	 * Calls left out (-D 1 hides vfs_read) or moved (--compensate):
+	 * the spans would lie outside the calls shown, so none is drawn.
+	 */
+	T_RUN(t_ng("export", "--chrome", "-D", "1", "-o", t_path("d.json"), t_path("rec"), NULL),
+	      0, "", "");
+	T_RUN(t_ng("export", "--chrome", "--compensate", "--overhead", "2,1", "-o",
+		   t_path("c.json"), t_path("rec"), NULL), 0, "", "");
+	json = t_read_file(t_path("d.json"), NULL);
+	T_ASSERT(json && !strstr(json, "\"sched\""));
+	free(json);
+	json = t_read_file(t_path("c.json"), NULL);
+	T_ASSERT(json && !strstr(json, "\"sched\""));
+	free(json);
+
+	/* a wake from an interrupt: in the slice's name, and no flow */
+	T_EQ_INT(t_write_file(t_rp("sched.tsv"),
+			      "# nanograph sched 1\n"
+			      "5110\tout\t421\tS\t1\n"
+			      "5210\twake\t421\t420\twriter\thardirq\tvfs_write\n"
+			      "5230\tin\t421\n"), 0);
+	T_EQ_INT(ng_recording_open(&rec, t_path("rec")), 0);
+	T_EQ_INT(ng_export_chrome(&rec, t_path("i.json"), &bad), 0);
+	ng_recording_close(&rec);
+	json = t_read_file(t_path("i.json"), NULL);
+	T_ASSERT(json && strstr(json, "\"name\":\"Sleeping: woken by hardirq on 420 writer in vfs_write\"") &&
+		 !strstr(json, "\"ph\":\"s\""));
+	free(json);
 }
 
 /*

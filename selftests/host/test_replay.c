@@ -277,6 +277,42 @@ static void test_replay_sched(void)
 	      "#    DURATION |  FUNCTION CALLS\n"
 	      "     0.100 us |  do_nanosleep(); /* on-cpu 50 ns, runnable 10 ns, "
 	      "blocked 40 ns, woken by hardirq on 0 swapper/0 in default_idle */\n", "");
+	/*
+	 * A wake that came while 450 was on its CPU and ended no sleep is
+	 * replaced by the wake that ends the sleep after it; an "in" while
+	 * 451 is on a CPU drops such a wake; a lost "in" (452 leaves its
+	 * CPU twice) ends the first span where the second begins.
+	 */
+	T_EQ_INT(mkdir(t_path("s3"), 0755), 0);
+	T_EQ_INT(t_write_file(t_path("s3/450.txt"), "50:+futex_wait\n3000:POP\n"), 0);
+	T_EQ_INT(t_write_file(t_path("s3/451.txt"), "3050:+futex_wait\n3600:POP\n"), 0);
+	T_EQ_INT(t_write_file(t_path("s3/452.txt"), "3900:+pipe_read\n4200:POP\n"), 0);
+	T_EQ_INT(t_write_file(t_path("s3/sched.tsv"),
+			      "# nanograph sched 1\n"
+			      "100\twake\t450\t420\tstale\ttask\tfutex_wake\n"
+			      "1000\tout\t450\tS\t1\n"
+			      "2000\twake\t450\t430\tholder\ttask\tfutex_wake\n"
+			      "2010\tin\t450\n"
+			      "3100\twake\t451\t420\tstale\ttask\tfutex_wake\n"
+			      "3200\tin\t451\n"
+			      "3300\tout\t451\tS\t1\n"
+			      "3500\tin\t451\n"
+			      "4000\tout\t452\tS\t1\n"
+			      "4100\tout\t452\tS\t1\n"
+			      "4150\tin\t452\n"), 0);
+	T_RUN(t_ng("replay", t_path("s3"), NULL), 0,
+	      "# tid 450, pid ?, 450\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "     2.950 us |  futex_wait(); /* on-cpu 1.940 us, runnable 10 ns, "
+	      "blocked 1.000 us, woken by 430 holder in futex_wake */\n"
+	      "\n"
+	      "# tid 451, pid ?, 451\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "     0.550 us |  futex_wait(); /* on-cpu 350 ns, blocked 200 ns */\n"
+	      "\n"
+	      "# tid 452, pid ?, 452\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "     0.300 us |  pipe_read(); /* on-cpu 150 ns, blocked 150 ns */\n", "");
 	/* report: of each total, on a CPU and off it; sortable by either */
 	T_RUN(t_ng("report", "--ns", "-s", "offcpu", "-n", "3", dir, NULL), 0,
 	      "# 3 threads, 5 calls, 410 ns recorded\n"

@@ -1932,16 +1932,21 @@ static int ping_pong(long n)
 	if (child < 0)
 		return report(-1);
 	if (!child) {
+		close(ab[1]);	/* a parent gone ends the reads: EOF */
+		close(ba[0]);
 		for (i = 0; i < n; i++)
 			if (read(ab[0], &c, 1) != 1 || write(ba[1], &c, 1) != 1)
 				_exit(1);
 		_exit(0);
 	}
+	close(ab[0]);
+	close(ba[1]);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < n; i++)
 		if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1)
 			break;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	close(ab[1]);	/* a child still reading gets EOF */
 	if (waitpid(child, &st, 0) != child || !WIFEXITED(st) || WEXITSTATUS(st) || i < n) {
 		printf("ping-pong: %ld of %ld trips\n", i, n);
 		return 1;

@@ -200,6 +200,12 @@ int ng_filter_add_comms(struct ng_filter *f, const char *list);
  * ng_glob_match() says what matches.
  */
 int ng_filter_add_func(struct ng_filter *f, const char *glob, bool hide);
+/*
+ * Whether @f leaves calls out (-F, -N, -D, -t, --time-range), beyond
+ * choosing threads; false for NULL.
+ */
+bool ng_filter_hides_calls(const struct ng_filter *f);
+
 /* Where the cost that --compensate takes off comes from. */
 enum ng_compensation {
 	NG_COMPENSATE_NONE,
@@ -354,6 +360,12 @@ int ng_replay(const struct ng_recording *rec, FILE *fp, unsigned int flags,
  */
 struct ng_sched_span {
 	uint64_t out_ns, wake_ns, in_ns;
+	/*
+	 * When the waker woke it: wake_ns, or before out_ns for a wake that
+	 * came while the thread was still on its CPU (then wake_ns is
+	 * out_ns: it never slept).
+	 */
+	uint64_t woken_ns;
 	int waker;		/* the waking thread (or the one an interrupt
 				 * came in on); -1: none seen */
 	char comm[64];		/* its name, "-" if unknown */
@@ -396,6 +408,13 @@ size_t ng_sched_spans(const struct ng_sched *s, int tid,
 const char *ng_sched_sleep_name(char *buf, size_t size,
 				const struct ng_sched_span *sp);
 const char *ng_sched_runnable_name(const struct ng_sched_span *sp);
+/*
+ * Whether the exports draw @rec's sched.tsv (analyze.c): it has one, and
+ * its calls are shown whole and as recorded (no filter leaving calls
+ * out, no --compensate moving them), so that every span and wake lies
+ * inside the call it was recorded in.
+ */
+bool ng_recording_draws_sched(const struct ng_recording *rec);
 #define NG_REPLAY_TRIGGER_MARK	"<== trigger"
 /* Depths past this keep its indentation and show their depth: "[N] func();". */
 #define NG_REPLAY_MAX_INDENT	50

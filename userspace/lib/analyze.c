@@ -294,7 +294,11 @@ int ng_recording_open(struct ng_recording *rec, const char *dir)
 	return 0;
 }
 
-/* Free what ng_recording_open() allocated; @rec may be opened again. */
+bool ng_recording_draws_sched(const struct ng_recording *rec)
+{
+	return rec->sched && !rec->comp && !ng_filter_hides_calls(rec->filter);
+}
+
 /* Thread @tid (not an idle task): a binary search, threads being sorted. */
 const struct ng_rec_thread *ng_recording_thread(const struct ng_recording *rec,
 						long long tid)
@@ -314,6 +318,7 @@ const struct ng_rec_thread *ng_recording_thread(const struct ng_recording *rec,
 	return t && !t->idle && t->id == tid ? t : NULL;
 }
 
+/* Free what ng_recording_open() allocated; @rec may be opened again. */
 void ng_recording_close(struct ng_recording *rec)
 {
 	size_t i;

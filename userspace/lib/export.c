@@ -416,10 +416,12 @@ static int chrome_sched(struct chrome *c, const struct ng_recording *rec)
 				     ng_sched_sleep_name(name, sizeof(name), sp));
 			chrome_state(c, t, sp->wake_ns, sp->in_ns,
 				     ng_sched_runnable_name(sp));
-			waker = sp->waker > 0 ? ng_recording_thread(rec, sp->waker) : NULL;
+			/* a task's wake (an interrupt's is in the name only) */
+			waker = sp->waker > 0 && !strcmp(sp->ctx, "task") ?
+				ng_recording_thread(rec, sp->waker) : NULL;
 			if (!waker)
 				continue;
-			chrome_flow(c, waker, sp->wake_ns, true, ++flows);
+			chrome_flow(c, waker, sp->woken_ns, true, ++flows);
 			chrome_flow(c, t, sp->in_ns, false, flows);
 		}
 	}
@@ -463,7 +465,7 @@ static int export_chrome(const struct ng_recording *rec, const char *path,
 		if (ret && ret != -ENOMEM && !c.out.err)
 			bad->file = t->file;
 	}
-	if (!ret && rec->sched)
+	if (!ret && ng_recording_draws_sched(rec))
 		ret = chrome_sched(&c, rec);
 	out_str(&c.out, "\n],\"displayTimeUnit\":\"ns\"}\n");
 	if (!ret)

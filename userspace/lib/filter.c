@@ -60,6 +60,13 @@ static void free_strs(char **s, size_t n)
 	free(s);
 }
 
+/* Whether @f leaves out calls, or moves them (not threads): NULL does not. */
+bool ng_filter_hides_calls(const struct ng_filter *f)
+{
+	return f && (f->threshold || f->depth || f->range_start ||
+		     f->range_end != UINT64_MAX || f->nr_show || f->nr_hide);
+}
+
 /* The filter and every value it copied; @f may be NULL. */
 void ng_filter_free(struct ng_filter *f)
 {

@@ -757,13 +757,12 @@ static int pf_span(struct pf *w, const struct ng_sched_span *sp,
 		return 0;		/* still off the CPU at the end */
 	ret = pf_state(w, sp->out_ns, sp->wake_ns,
 		       ng_sched_sleep_name(name, sizeof(name), sp));
-	if (!ret && sp->waker > 0)
+	/* a task's wake; an interrupt's came in on a call it has no part in */
+	if (!ret && sp->waker > 0 && !strcmp(sp->ctx, "task"))
 		waker = ng_recording_thread(w->rec, sp->waker);
 	if (!ret && waker) {
-		snprintf(name, sizeof(name), "wakes %s%s%s", t->tid,
-			 strcmp(sp->ctx, "task") ? " from " : "",
-			 strcmp(sp->ctx, "task") ? sp->ctx : "");
-		ret = pf_event(w, sp->wake_ns, TYPE_INSTANT,
+		snprintf(name, sizeof(name), "wakes %s", t->tid);
+		ret = pf_event(w, sp->woken_ns, TYPE_INSTANT,
 			       NG_PF_THREAD_UUID + ng_chrome_tid(waker), name,
 			       TE_FLOW_IDS, flow);
 	}
@@ -1004,7 +1003,7 @@ static int pf_run(struct pf *w, struct pf_parser *ps)
 	pthread_join(parser, NULL);
 	if (!ret)
 		ret = ps->ret;
-	if (!ret && w->rec->sched)
+	if (!ret && ng_recording_draws_sched(w->rec))
 		ret = pf_sched(w);
 	if (!ret)
 		w->st.bytes += w->len;

@@ -11,10 +11,14 @@
  * (the module writes it before the scheduler locks the sleeper's run
  * queue, maybe on another CPU): a wake while the thread is on a CPU is
  * kept for an "out" asleep that follows before its next "in", which it
- * then ends at once.  An asleep span closed with no wake seen was
- * asleep until the "in"; a span still open at the end lasts to the end
- * of time; an "in" with no "out" before it (the thread was off the CPU
- * when the recording began) opens nothing.  Lines that do not parse are
+ * then ends at once, unless another wake comes before the "in": then
+ * that early one was stale (the thread went on without sleeping, and
+ * slept later) and the sleep lasts until the new one.  An "in" while no
+ * span is open drops a kept wake too.  An asleep span closed with no wake
+ * seen was asleep until the "in" (so was one whose "in" was lost, until
+ * the next "out"); a span still open at the end lasts to the end of
+ * time; an "in" with no "out" before it (the thread was off the CPU when
+ * the recording began) opens nothing.  Lines that do not parse are
  * skipped, as a newer file's kinds would be.
  */
 #include <errno.h>
@@ -32,7 +36,8 @@ struct thread_spans {
 	size_t n, cap;
 	bool open;		/* v[n - 1] waits for its "in" */
 	bool early;		/* a wake came while on a CPU: */
-	struct ng_sched_span wake;	/* its waker, for the next sleep */
+	struct ng_sched_span wake;	/* its waker and time, for the next sleep */
+	bool closed_early;	/* v[n - 1]'s sleep was ended by it */
 };
 
 struct ng_sched {
@@ -78,9 +83,11 @@ static int span_open(struct thread_spans *t, uint64_t ns, bool runnable)
 	memset(sp, 0, sizeof(*sp));
 	sp->out_ns = ns;
 	sp->wake_ns = runnable ? ns : UINT64_MAX;
+	sp->woken_ns = sp->wake_ns;
 	sp->in_ns = UINT64_MAX;
 	sp->waker = -1;
 	t->open = true;
+	t->closed_early = false;
 	return 0;
 }
 
@@ -100,10 +107,11 @@ static bool parse_waker(const char *line, struct ng_sched_span *sp)
 	return true;
 }
 
-/* A wake while @t is on a CPU: kept for a sleep that follows. */
-static int early_wake(struct thread_spans *t, const char *line)
+/* A wake at @ns while @t is on a CPU: kept for a sleep that follows. */
+static int early_wake(struct thread_spans *t, const char *line, uint64_t ns)
 {
 	t->early = parse_waker(line, &t->wake);
+	t->wake.woken_ns = ns;
 	return 0;
 }
 
@@ -125,16 +133,22 @@ static int sched_line(struct ng_sched *s, char *line)
 		t = thread_of(s, tid);
 		if (!t)
 			return -ENOMEM;
-		if (t->open)		/* a lost "in": the old span ends here */
-			t->v[t->n - 1].in_ns = ns;
+		if (t->open) {		/* a lost "in": the old span ends here */
+			sp = &t->v[t->n - 1];
+			if (sp->wake_ns == UINT64_MAX)
+				sp->wake_ns = sp->woken_ns = ns;
+			sp->in_ns = ns;
+		}
 		ret = span_open(t, ns, rs == 'R');
 		if (!ret && t->early && rs != 'R') {
 			sp = &t->v[t->n - 1];
 			sp->wake_ns = ns;
+			sp->woken_ns = t->wake.woken_ns;
 			sp->waker = t->wake.waker;
 			memcpy(sp->comm, t->wake.comm, sizeof(sp->comm));
 			memcpy(sp->ctx, t->wake.ctx, sizeof(sp->ctx));
 			memcpy(sp->fn, t->wake.fn, sizeof(sp->fn));
+			t->closed_early = true;
 		}
 		t->early = false;
 		return ret;
@@ -143,22 +157,34 @@ static int sched_line(struct ng_sched *s, char *line)
 	if (!t)
 		return -ENOMEM;
 	if (!strcmp(kind, "wake") && !t->open)
-		return early_wake(t, line);
-	if (!t->open)
+		return early_wake(t, line, ns);
+	if (!t->open) {
+		t->early = false;	/* back on a CPU: that wake was no sleep's */
 		return 0;
+	}
 	sp = &t->v[t->n - 1];
 	if (!strcmp(kind, "in")) {
 		if (sp->wake_ns == UINT64_MAX)
-			sp->wake_ns = ns;
+			sp->wake_ns = sp->woken_ns = ns;
 		sp->in_ns = ns;
 		t->open = false;
 		t->early = false;
 		return 0;
 	}
-	if (strcmp(kind, "wake") || sp->wake_ns != UINT64_MAX ||
-	    !parse_waker(line, sp))
+	if (strcmp(kind, "wake"))
 		return 0;
-	sp->wake_ns = ns;
+	/*
+	 * A wake while asleep ends the sleep.  One after a sleep an earlier
+	 * wake ended at once replaces it: a wake that really ended a sleep
+	 * leaves the thread runnable, and none follows; this one came before
+	 * a wait that did not sleep, the thread going on instead.
+	 */
+	if (sp->wake_ns != UINT64_MAX && !t->closed_early)
+		return 0;
+	if (!parse_waker(line, sp))
+		return 0;
+	sp->wake_ns = sp->woken_ns = ns;
+	t->closed_early = false;
 	return 0;
 }
 
