@@ -253,6 +253,9 @@ static void test_sched(void)
 	out(&cpu[0], 1260, 0, VFS_READ);
 	task(&cpu[1], 500, 500);
 	sched_rec(&cpu[1], NG_RAW_WAKE, 421, 1270);
+	task(&cpu[1], 0, 0);
+	sched_rec(&cpu[1], NG_RAW_WAKE, 421 | NG_RAW_CTX_HARDIRQ <<
+		  (NG_RAW_WAKE_CTX_SHIFT - NG_RAW_ARG_SHIFT), 1280);
 	T_EQ_INT(convert(cpu, 2, &s), 0);
 	T_FILE_EQ(t_path("421.txt"), "5100:+vfs_read\n5260:POP\n");
 	T_FILE_EQ(t_path("420.txt"), "5200:+ksys_read\n5220:POP\n");
@@ -264,16 +267,18 @@ static void test_sched(void)
 		  "5230\tin\t421\n"
 		  "5240\tout\t421\tR\t1\n"
 		  "5250\tin\t421\n"
-		  "5270\twake\t421\t500\t-\ttask\t-\n");
-	T_EQ_U64(s.sched, 7);
+		  "5270\twake\t421\t500\t-\ttask\t-\n"
+		  "5280\twake\t421\t0\tswapper/1\thardirq\t-\n");
+	T_EQ_U64(s.sched, 8);
 	/*
 	 * One wake in ksys_read, one from an irq that interrupted no call,
-	 * one by a thread with no calls recorded.
+	 * one by a thread with no calls recorded, one from an irq on an idle
+	 * CPU (named as its idle task).
 	 */
-	T_EQ_U64(s.wakes, 3);
+	T_EQ_U64(s.wakes, 4);
 	T_EQ_U64(s.wakes_attributed, 1);
 	T_EQ_U64(s.wakes_no_call, 1);
-	T_EQ_U64(s.wakes_untraced, 1);
+	T_EQ_U64(s.wakes_untraced, 2);
 	T_EQ_U64(s.events, 4);
 	T_EQ_U64(s.unattributed, 1);
 }

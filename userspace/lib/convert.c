@@ -597,7 +597,9 @@ static int on_sched(struct ng_conv *c, const struct ng_event *ev)
 		c->sum.wakes_no_call++;
 	else
 		c->sum.wakes_attributed++;
-	if (c->info)
+	if (!ev->tid)		/* an interrupt on an idle CPU */
+		snprintf(comm, sizeof(comm), "swapper/%d", ev->cpu);
+	else if (c->info)
 		c->info(c->info_priv, ev->tid, &pid, comm, sizeof(comm));
 	/* One line, as threads.tsv writes names: control characters as '?'. */
 	for (i = 0; comm[i]; i++)
