@@ -250,6 +250,8 @@ static void apply(struct reader *r, struct pkt *k)
 			bad(r, "packet %" PRIu64 ": a timestamp before sequence %" PRIu64 " is cleared", r->packets, k->seq);
 			return;
 		}
+		if (k->ts > INT64_MAX)	/* a delta that runs backwards */
+			bad(r, "packet %" PRIu64 ": timestamp delta %" PRIu64 " goes back in time", r->packets, k->ts);
 		q->clock += k->ts;
 	}
 	if (k->descriptor) {
@@ -1210,6 +1212,24 @@ static void test_sched_flows(void)
 	T_ASSERT(r->inst[1].term == r->inst[0].flow && !r->inst[1].flow);
 	T_ASSERT(call_at(r->seq[2].text.s, r->inst[1].ts, in, sizeof(in)));
 	T_EQ_STR(in, "vfs_read");
+	reader_free(r);
+
+	/*
+	 * The first span's wake came just before its sleep (while 421 was
+	 * still on its CPU): the flow starts at the wake, before the
+	 * sequence's first slice, and no timestamp runs backwards.
+	 */
+	T_EQ_INT(t_write_file(t_rp("sched.tsv"),
+			      "# nanograph sched 1\n"
+			      "5205\twake\t421\t420\twriter\ttask\tvfs_write\n"
+			      "5210\tout\t421\tS\t1\n"
+			      "5230\tin\t421\n"), 0);
+	r = export_and_read(t_path("rec"), t_path("e.pftrace"), &st, NULL);
+	T_ASSERT(r);
+	T_EQ_STR(r->seq[3].text.s, "5210:+Runnable\n5230:POP\n");
+	T_EQ_U64(r->nr_inst, 2);
+	T_EQ_U64(r->inst[0].ts, 5205);
+	T_EQ_U64(r->inst[1].ts, 5230);
 	reader_free(r);
 }
 

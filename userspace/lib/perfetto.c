@@ -799,7 +799,9 @@ static int pf_sched(struct pf *w)
 			continue;
 		w->seq++;
 		w->track = NG_PF_STATE_UUID + ng_chrome_tid(t);
-		ret = pf_clear(w, v[0].out_ns);
+		/* its first event: the out, or a wake that came just before it */
+		ret = pf_clear(w, v[0].woken_ns < v[0].out_ns ? v[0].woken_ns :
+				  v[0].out_ns);
 		if (ret)
 			break;
 		pb_varint(&w->sub, TD_UUID, w->track);
