@@ -158,8 +158,9 @@ static int sched_line(struct ng_sched *s, char *line)
 		return -ENOMEM;
 	if (!strcmp(kind, "wake") && !t->open)
 		return early_wake(t, line, ns);
-	if (!t->open) {
-		t->early = false;	/* back on a CPU: that wake was no sleep's */
+	if (!t->open) {		/* an "in" here: that wake was no sleep's */
+		if (!strcmp(kind, "in"))
+			t->early = false;
 		return 0;
 	}
 	sp = &t->v[t->n - 1];
