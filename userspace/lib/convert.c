@@ -593,7 +593,7 @@ static int on_sched(struct ng_conv *c, const struct ng_event *ev)
 	c->sum.wakes++;
 	if (!w)
 		c->sum.wakes_untraced++;
-	else if (fn[0] == '-')
+	else if (!strcmp(fn, "-"))
 		c->sum.wakes_no_call++;
 	else
 		c->sum.wakes_attributed++;

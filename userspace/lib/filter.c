@@ -60,7 +60,7 @@ static void free_strs(char **s, size_t n)
 	free(s);
 }
 
-/* Whether @f leaves out calls, or moves them (not threads): NULL does not. */
+/* Whether @f leaves out calls, beyond choosing threads; NULL does not. */
 bool ng_filter_hides_calls(const struct ng_filter *f)
 {
 	return f && (f->threshold || f->depth || f->range_start ||
