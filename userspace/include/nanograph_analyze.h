@@ -70,9 +70,6 @@ bool ng_tid_parse(const char *s, size_t len, bool *idle, long long *id);
  * 0, -ENOENT when DIR holds no push/pop file, or -errno of opendir().
  */
 int ng_recording_open(struct ng_recording *rec, const char *dir);
-/* The thread of tid @tid (not an idle task), NULL if @rec has none. */
-const struct ng_rec_thread *ng_recording_thread(const struct ng_recording *rec,
-						long long tid);
 void ng_recording_close(struct ng_recording *rec);
 
 /*
@@ -400,6 +397,13 @@ void ng_sched_split(const struct ng_sched *s, int tid, uint64_t start,
 size_t ng_sched_spans(const struct ng_sched *s, int tid,
 		      const struct ng_sched_span **v);
 /*
+ * Who ended a span's sleep (its waker >= 0), as replay and the exports
+ * write it: "420 writer in vfs_write", or "hardirq on 0 swapper/0 in
+ * default_idle" for an interrupt ("in FUNC" only when a call is known).
+ */
+const char *ng_sched_waker_name(char *buf, size_t size,
+				const struct ng_sched_span *sp);
+/*
  * What the exports call a span's parts: its sleep ("Sleeping", or
  * "Sleeping: woken by 420 writer in vfs_write", "... by hardirq on 0
  * swapper/0 in default_idle"; in @buf when it names a waker) and its wait
@@ -415,6 +419,13 @@ const char *ng_sched_runnable_name(const struct ng_sched_span *sp);
  * inside the call it was recorded in.
  */
 bool ng_recording_draws_sched(const struct ng_recording *rec);
+/*
+ * Where the exports start a span's wake arrow: the thread of @rec that
+ * woke it from a task (an interrupt only came in on a call it has no
+ * part in); NULL for an interrupt, no waker, or one not in @rec.
+ */
+const struct ng_rec_thread *ng_recording_waker(const struct ng_recording *rec,
+					       const struct ng_sched_span *sp);
 #define NG_REPLAY_TRIGGER_MARK	"<== trigger"
 /* Depths past this keep its indentation and show their depth: "[N] func();". */
 #define NG_REPLAY_MAX_INDENT	50

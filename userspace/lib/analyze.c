@@ -300,8 +300,8 @@ bool ng_recording_draws_sched(const struct ng_recording *rec)
 }
 
 /* Thread @tid (not an idle task): a binary search, threads being sorted. */
-const struct ng_rec_thread *ng_recording_thread(const struct ng_recording *rec,
-						long long tid)
+static const struct ng_rec_thread *thread_of_tid(const struct ng_recording *rec,
+						 long long tid)
 {
 	size_t lo = 0, hi = rec->nr_threads, mid;
 	const struct ng_rec_thread *t;
@@ -316,6 +316,14 @@ const struct ng_rec_thread *ng_recording_thread(const struct ng_recording *rec,
 	}
 	t = lo < rec->nr_threads ? &rec->threads[lo] : NULL;
 	return t && !t->idle && t->id == tid ? t : NULL;
+}
+
+const struct ng_rec_thread *ng_recording_waker(const struct ng_recording *rec,
+					       const struct ng_sched_span *sp)
+{
+	if (sp->waker <= 0 || strcmp(sp->ctx, "task"))
+		return NULL;
+	return thread_of_tid(rec, sp->waker);
 }
 
 /* Free what ng_recording_open() allocated; @rec may be opened again. */

@@ -416,9 +416,7 @@ static int chrome_sched(struct chrome *c, const struct ng_recording *rec)
 				     ng_sched_sleep_name(name, sizeof(name), sp));
 			chrome_state(c, t, sp->wake_ns, sp->in_ns,
 				     ng_sched_runnable_name(sp));
-			/* a task's wake (an interrupt's is in the name only) */
-			waker = sp->waker > 0 && !strcmp(sp->ctx, "task") ?
-				ng_recording_thread(rec, sp->waker) : NULL;
+			waker = ng_recording_waker(rec, sp);
 			if (!waker)
 				continue;
 			chrome_flow(c, waker, sp->woken_ns, true, ++flows);

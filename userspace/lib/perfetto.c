@@ -757,9 +757,8 @@ static int pf_span(struct pf *w, const struct ng_sched_span *sp,
 		return 0;		/* still off the CPU at the end */
 	ret = pf_state(w, sp->out_ns, sp->wake_ns,
 		       ng_sched_sleep_name(name, sizeof(name), sp));
-	/* a task's wake; an interrupt's came in on a call it has no part in */
-	if (!ret && sp->waker > 0 && !strcmp(sp->ctx, "task"))
-		waker = ng_recording_thread(w->rec, sp->waker);
+	if (!ret)
+		waker = ng_recording_waker(w->rec, sp);
 	if (!ret && waker) {
 		snprintf(name, sizeof(name), "wakes %s", t->tid);
 		ret = pf_event(w, sp->woken_ns, TYPE_INSTANT,

@@ -85,7 +85,7 @@ static void sched_note(const struct rp *r, const struct ng_call *c,
 		       char *buf, size_t size, uint64_t *off)
 {
 	struct ng_sched_split sp;
-	char on[32], run[32], blk[32];
+	char on[32], run[32], blk[32], who[400];
 	const struct ng_sched_span *w;
 	size_t n;
 
@@ -108,14 +108,8 @@ static void sched_note(const struct rp *r, const struct ng_call *c,
 	w = sp.woken;
 	if (!w || w->waker < 0 || n >= size)
 		return;
-	if (strcmp(w->ctx, "task"))
-		n += (size_t)snprintf(buf + n, size - n, ", woken by %s on %d %s",
-				      w->ctx, w->waker, w->comm);
-	else
-		n += (size_t)snprintf(buf + n, size - n, ", woken by %d %s",
-				      w->waker, w->comm);
-	if (strcmp(w->fn, "-") && n < size)
-		snprintf(buf + n, size - n, " in %s", w->fn);
+	snprintf(buf + n, size - n, ", woken by %s",
+		 ng_sched_waker_name(who, sizeof(who), w));
 }
 
 /*

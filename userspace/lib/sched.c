@@ -304,20 +304,29 @@ void ng_sched_split(const struct ng_sched *s, int tid, uint64_t start,
 	out->on_cpu -= out->blocked + out->runnable;
 }
 
-const char *ng_sched_sleep_name(char *buf, size_t size,
+const char *ng_sched_waker_name(char *buf, size_t size,
 				const struct ng_sched_span *sp)
 {
 	bool fn = strcmp(sp->fn, "-");
 
+	if (strcmp(sp->ctx, "task"))
+		snprintf(buf, size, "%s on %d %s%s%s", sp->ctx, sp->waker,
+			 sp->comm, fn ? " in " : "", fn ? sp->fn : "");
+	else
+		snprintf(buf, size, "%d %s%s%s", sp->waker, sp->comm,
+			 fn ? " in " : "", fn ? sp->fn : "");
+	return buf;
+}
+
+const char *ng_sched_sleep_name(char *buf, size_t size,
+				const struct ng_sched_span *sp)
+{
+	char who[400];
+
 	if (sp->waker < 0)
 		return "Sleeping";
-	if (strcmp(sp->ctx, "task"))
-		snprintf(buf, size, "Sleeping: woken by %s on %d %s%s%s",
-			 sp->ctx, sp->waker, sp->comm, fn ? " in " : "",
-			 fn ? sp->fn : "");
-	else
-		snprintf(buf, size, "Sleeping: woken by %d %s%s%s", sp->waker,
-			 sp->comm, fn ? " in " : "", fn ? sp->fn : "");
+	snprintf(buf, size, "Sleeping: woken by %s",
+		 ng_sched_waker_name(who, sizeof(who), sp));
 	return buf;
 }
 
