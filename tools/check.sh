@@ -168,8 +168,12 @@ boot_cell() {
 		full=$(cat "$f.full")
 		scope=""
 	fi
+	# Parameters of the cell's tests (ftracetest's directories).
+	local params=${NANOGRAPH_PARAMS:-}
+	[ ! -e "$f.params" ] || params="$params $(cat "$f.params")"
 	t0=$(date +%s)
-	NANOGRAPH_FULL=$full NANOGRAPH_SCOPE=$scope "$ROOT/tools/vmtest.sh" "${opts[@]}" run >"$f.out" 2>&1 || rc=$?
+	NANOGRAPH_FULL=$full NANOGRAPH_SCOPE=$scope NANOGRAPH_PARAMS=$params \
+		"$ROOT/tools/vmtest.sh" "${opts[@]}" run >"$f.out" 2>&1 || rc=$?
 	echo "$cell $(( $(date +%s) - t0 ))" >"$f.secs"
 	# A newer line whose packages the archive lists but does not serve
 	# (trixie's armmp: 404 here) is skipped like one it does not list;
@@ -321,22 +325,30 @@ rotation_seed() {
 	echo $((16#${h:-0}))
 }
 
-# A test's tier: core, core+full, or nothing (it rotates).
+# A test's tier: core, core+full, or nothing (it rotates); then, as a
+# second word, "patched" when its subject is what kernel-patches/ adds
+# (current_tracer): make check's patched cells run only those.
 tier_of() {
 	sed -n 's/^# tier: *//p' "$1"
 }
 
 # How long each test took in a cell of an architecture: "ARCH TEST
-# SECONDS" lines, this machine's runs first (kept by keep_test_times),
-# then the table in the tree; unknown tests count 20 s.
+# SECONDS" lines of the table in the tree (selftests/vm/test-seconds),
+# unknown tests 20 s.  Only that table, not this machine's last run
+# (TEST_TIMES, kept by keep_test_times: copy it over the table to
+# refresh it), so that a commit's rotation is the same wherever it runs.
 TEST_TIMES=${CELL_TIMES%/*}/test-seconds
 test_secs() {
-	local f files=()
-	for f in "$TEST_TIMES" "$ROOT/selftests/vm/test-seconds"; do
-		[ ! -f "$f" ] || files+=("$f")
-	done
-	awk -v a="$1" -v t="$2" '$1 == a && $2 == t { print $3; exit }' "${files[@]}" |
-		grep . || echo 20
+	awk -v a="$1" -v t="$2" '$1 == a && $2 == t { print $3; exit }' \
+		"$ROOT/selftests/vm/test-seconds" | grep . || echo 20
+}
+
+# A test's "# rotation:" line: "matrix" when its subject is the module's
+# or the collector's logic that no architecture's code takes part in
+# (filters, pid lists, the end of a recording): make check gives it to
+# one cell of the whole matrix; otherwise one cell of each architecture.
+rotation_of() {
+	sed -n 's/^# rotation: *//p' "$1"
 }
 
 # make check's lists: each stock cell that boots gets the core tests;
@@ -351,7 +363,7 @@ test_secs() {
 # file; a cell with a list of its own in NANOGRAPH_MATRIX (the Cortex-A9
 # board) keeps it.
 plan_rotation() {
-	local seed t name tier arch c f shift ft_cell
+	local seed t t_tier name tier scope arch c f shift ft_cell what
 	local -a cells
 	seed=$(rotation_seed)
 	echo "# rotation $seed (NANOGRAPH_ROTATION=$seed make check repeats it)"
@@ -370,9 +382,21 @@ plan_rotation() {
 		for c in $MATRIX; do
 			f=$(cell_file "$c")
 			[ -e "$f.tests" ] || continue
-			case $tier in core*) printf '%s-*,' "${name%%-*}" >>"$f.tests" ;; esac
+			# A patched cell is the 6.12 line's kernel with
+			# kernel-patches/: the stock 6.12 cells run the rest
+			# of the core on that source, make check-full all of it
+			# here.
+			case $c in
+			*:patched) case " $tier " in *" patched "*) ;; *) continue ;; esac ;;
+			*) case $tier in core*) ;; *) continue ;; esac ;;
+			esac
+			printf '%s-*,' "${name%%-*}" >>"$f.tests"
 		done
-		[ "$tier" = core ] || echo "$name $tier" >>"$work/rotating"
+		case $tier in
+		core | "core "*) ;;
+		*) t_tier=${tier%% *}
+		   echo "$name ${t_tier:-none} $(rotation_of "$t")" >>"$work/rotating" ;;
+		esac
 	done
 	: >"$work/rotation"
 	ft_cell=
@@ -389,39 +413,68 @@ plan_rotation() {
 		case $c in x86_64:*) ft_cell=$c; echo "$c 34-ftracetest" >>"$work/rotation" ;; esac
 		break
 	done
-	for arch in x86_64 arm64 arm; do
-		cells=()
-		for c in $MATRIX; do
-			[ -e "$(cell_file "$c").tests" ] && [ "${c%%[:/]*}" = "$arch" ] &&
-				[ "${c#*:}" != patched ] && cells+=("$c")
-		done
-		[ "${#cells[@]}" -gt 0 ] || continue
-		shift=$(( (seed + $(printf '%s' "$arch" | cksum | cut -d' ' -f1)) % ${#cells[@]} ))
-		while read -r name tier; do
-			[ "${name%%-*}" != 34 ] || [ "$arch" = x86_64 ] || continue
-			echo "$name $(test_secs "$arch" "$name")"
-		done <"$work/rotating" | grep -v '^34-' |
+	# Of its directories where ftrace's other hook users live, half in
+	# each run, by the rotation number's parity: ftrace/ (the function
+	# tracers and their filters: 91 s of cases without nanograph on
+	# x86_64 6.1) or the probes' and direct calls' (kprobe/, dynevent/,
+	# direct/, tracer/: 78 s).  make check-full runs them all.
+	if [ -n "$ft_cell" ]; then
+		local ft_dirs=("ftrace" "kprobe,dynevent,direct,tracer")
+		echo "ftracetest_dirs=${ft_dirs[seed % 2]}" >"$(cell_file "$ft_cell").params"
+	fi
+	# The stock cells, in an order shifted by the rotation number.
+	cells=()
+	for c in $MATRIX; do
+		[ -e "$(cell_file "$c").tests" ] && [ "${c#*:}" != patched ] && cells+=("$c")
+	done
+	if [ "${#cells[@]}" -gt 0 ]; then
+		shift=$((seed % ${#cells[@]}))
+		# One item a test and architecture ("arch": the cells of that
+		# architecture may take it), or one a test ("matrix": any
+		# cell), with its seconds on each architecture.
+		while read -r name tier scope; do
+			[ "${name%%-*}" != 34 ] || continue
+			t="$(test_secs x86_64 "$name") $(test_secs arm64 "$name") $(test_secs arm "$name")"
+			if [ "$scope" = matrix ]; then
+				echo "$name any $t"
+			else
+				for arch in x86_64 arm64 arm; do echo "$name $arch $t"; done
+			fi
+		done <"$work/rotating" |
 		awk -v cells="${cells[*]}" -v shift="$shift" -v ft="$ft_cell" \
 		    -v ft_secs="$(test_secs x86_64 34-ftracetest)" '
+			function secs(i, cell) {
+				return cell ~ /^x86_64/ ? sx[i] : cell ~ /^arm64/ ? sa[i] : sr[i]
+			}
 			BEGIN { n = split(cells, c, " ")
 				for (i = 1; i <= n; i++) {
 					o[i] = c[1 + (i - 1 + shift) % n]
 					load[i] = o[i] == ft ? ft_secs : 0
 				} }
-			{ name[NR] = $1; d[NR] = $2 + 0; idx[NR] = NR }
+			{ name[NR] = $1; where[NR] = $2; sx[NR] = $3; sa[NR] = $4; sr[NR] = $5
+			  d[NR] = $3 > $4 ? $3 : $4; if ($5 > d[NR]) d[NR] = $5; idx[NR] = NR }
 			END {
 				for (i = 2; i <= NR; i++)	# longest first, stable
 					for (j = i; j > 1 && d[idx[j - 1]] < d[idx[j]]; j--) {
 						x = idx[j]; idx[j] = idx[j - 1]; idx[j - 1] = x
 					}
+				# Each to the cell it leaves least loaded.
 				for (i = 1; i <= NR; i++) {
-					b = 1
-					for (k = 2; k <= n; k++) if (load[k] < load[b]) b = k
-					load[b] += d[idx[i]]
-					print o[b], name[idx[i]]
+					t = idx[i]; b = 0
+					for (k = 1; k <= n; k++) {
+						if (where[t] != "any" && index(o[k], where[t] ":") != 1 &&
+						    index(o[k], where[t] "/") != 1)
+							continue
+						if (!b || load[k] + secs(t, o[k]) < load[b] + secs(t, o[b]))
+							b = k
+					}
+					if (!b)
+						continue	# no cell of that architecture
+					load[b] += secs(t, o[b])
+					print o[b], name[t]
 				}
 			}' >>"$work/rotation"
-	done
+	fi
 	while read -r c name; do
 		f=$(cell_file "$c")
 		if [ "$(awk -v n="$name" '$1 == n { print $2 }' "$work/rotating")" = core+full ]; then
@@ -434,7 +487,10 @@ plan_rotation() {
 		f=$(cell_file "$c")
 		[ -e "$f.tests" ] || continue
 		sed -i 's/,$//' "$f.tests"
-		echo "# $c: core, and $(awk -v c="$c" '$1 == c { printf "%s ", $2 }' "$work/rotation" | sort)"
+		what=core
+		[ "${c#*:}" != patched ] || what="the current_tracer core ($(tr -d '*-' <"$f.tests" | tr , ' '))"
+		echo "# $c: $what, and $(awk -v c="$c" '$1 == c { printf "%s ", $2 }' "$work/rotation" | sort)$(
+			sed 's/^/(/; s/$/)/' "$f.params" 2>/dev/null)"
 	done
 }
 
