@@ -15,8 +15,9 @@
 # A "# tier: core" line marks a test that make check runs in every cell;
 # the others (and "# tier: core+full" ones at their full size: ng_full in
 # lib.sh) run in one cell of each architecture, which moves with the
-# commit (tools/check.sh, Documentation/testing.md); the host passes the
-# list to run, so the tier is not read here.
+# commit (tools/check.sh, Documentation/testing.md), or to one cell of
+# the whole matrix with a "# rotation: matrix" line; the host passes the
+# list to run, so neither line is read here.
 # NG_TESTS_DIR names another directory of tests next to tests/ (soak/:
 # the long test of "make soak", never part of the normal run).
 
