@@ -9,10 +9,12 @@
 #
 # NANOGRAPH_CHECK=core (make check, the default) boots every stock cell
 # with the core tests ("# tier: core") and gives each other test to one
-# cell of each architecture, the choice moving with the commit (the
-# rotation, printed; NANOGRAPH_ROTATION=N repeats one), "tier: core+full"
-# tests running at full size there; patched cells run only when their
-# kernel is built (make patched-kernels).  NANOGRAPH_CHECK=full (make
+# cell of each architecture ("# rotation: matrix": one cell of the whole
+# matrix), the choice moving with the commit (the rotation, printed;
+# NANOGRAPH_ROTATION=N repeats one), "tier: core+full" tests running at
+# full size there; patched cells run only when their kernel is built
+# (make patched-kernels), and then only their current_tracer tests
+# ("tier: core patched").  NANOGRAPH_CHECK=full (make
 # check-full): every test in every cell, the "scope: arch" ones in each
 # architecture's first cell and on FULL_LINES, patched kernels built
 # when missing (Documentation/testing.md).
@@ -351,17 +353,20 @@ rotation_of() {
 	sed -n 's/^# rotation: *//p' "$1"
 }
 
-# make check's lists: each stock cell that boots gets the core tests;
-# each other test (and each core+full one, at full size) goes to one of
-# its architecture's cells.  The cells are balanced by the tests' last
-# times (longest first, each to the least loaded cell), starting from an
-# order of the cells shifted by the rotation's number, so that the
-# whole assignment moves with the commit and over a few commits every
-# test meets every kernel.  ftracetest (34) in the first cell where it
-# is enabled (NANOGRAPH_FTRACETEST), not in rotation yet.  Writes each cell's comma-separated
-# globs to its .tests file and its full-size tests' numbers to its .full
-# file; a cell with a list of its own in NANOGRAPH_MATRIX (the Cortex-A9
-# board) keeps it.
+# make check's lists: each stock cell that boots gets the core tests,
+# each patched one the current_tracer tests; each other test (and each
+# core+full one, at full size) goes to one cell of each architecture, or
+# of the whole matrix ("# rotation: matrix").  The cells are balanced by
+# the tests' times in the tree's table (longest first, each to the cell
+# it leaves least loaded), starting from an order of the cells shifted
+# by the rotation's number, so that the whole assignment moves with the
+# commit and over a few commits every test meets every kernel.
+# ftracetest (34) in the first cell where it is enabled
+# (NANOGRAPH_FTRACETEST), not in rotation yet, half its directories by
+# the number's parity (the cell's .params).  Writes each cell's
+# comma-separated globs to its .tests file and its full-size tests'
+# numbers to its .full file; a cell with a list of its own in
+# NANOGRAPH_MATRIX (the Cortex-A9 board) keeps it.
 plan_rotation() {
 	local seed t t_tier name tier scope arch c f shift ft_cell what
 	local -a cells
