@@ -448,8 +448,15 @@ plan_rotation() {
 		done <"$work/rotating" |
 		awk -v cells="${cells[*]}" -v shift="$shift" -v ft="$ft_cell" \
 		    -v ft_secs="$(test_secs x86_64 34-ftracetest)" '
-			function secs(i, cell) {
-				return cell ~ /^x86_64/ ? sx[i] : cell ~ /^arm64/ ? sa[i] : sr[i]
+			# ARCH of a cell ARCH[/MACHINE]:LINE, as first_of_arch() reads it.
+			function arch_of(cell,	a) {
+				a = cell
+				sub(/[:\/].*/, "", a)
+				return a
+			}
+			function secs(i, cell,	a) {
+				a = arch_of(cell)
+				return a == "x86_64" ? sx[i] : a == "arm64" ? sa[i] : sr[i]
 			}
 			BEGIN { n = split(cells, c, " ")
 				for (i = 1; i <= n; i++) {
@@ -467,8 +474,7 @@ plan_rotation() {
 				for (i = 1; i <= NR; i++) {
 					t = idx[i]; b = 0
 					for (k = 1; k <= n; k++) {
-						if (where[t] != "any" && index(o[k], where[t] ":") != 1 &&
-						    index(o[k], where[t] "/") != 1)
+						if (where[t] != "any" && arch_of(o[k]) != where[t])
 							continue
 						if (!b || load[k] + secs(t, o[k]) < load[b] + secs(t, o[b]))
 							b = k
