@@ -75,15 +75,30 @@ esac
 
 pass=0 fail=0 skip=0
 
-# Count the KTAP result lines of one suite's output, echoing them.
+# Each failure and the first FAIL: line its test printed, shown again
+# just above the last line: the end of a long log (all a CI page may
+# keep) says what failed and why.
+failures=$(mktemp)
+trap 'rm -f "$failures"' EXIT
+
+# Count the KTAP result lines of one suite's output, echoing them, and
+# note the failures.
 tally() {
-	local line
+	local line why=
 	while IFS= read -r line; do
 		echo "$line"
 		case "$line" in
 		"ok "*"# SKIP"*) skip=$((skip + 1)) ;;
 		"ok "*) pass=$((pass + 1)) ;;
-		"not ok "*) fail=$((fail + 1)) ;;
+		"not ok "*)
+			fail=$((fail + 1))
+			echo "# $line" >>"$failures"
+			why=1
+			;;
+		*FAIL:*)
+			[ -z "$why" ] || echo "#   ${line#"${line%%FAIL:*}"}" >>"$failures"
+			why=
+			;;
 		esac
 	done
 }
@@ -574,6 +589,7 @@ if [ "$vm" = 1 ]; then
 		tally <"$f.out"
 		if [ "$rc" != 0 ] && ! grep -q '^not ok' "$f.out"; then
 			echo "not ok - $cell rig: vmtest.sh exited $rc"
+			echo "# not ok - $cell rig: vmtest.sh exited $rc" >>"$failures"
 			grep -v '^\(ok\|#\)' "$f.out" | tail -n 20 | sed 's/^/# /'
 			fail=$((fail + 1))
 		fi
@@ -594,5 +610,9 @@ fi
 
 echo "# $(( $(date +%s) - start ))s"
 [ "$skip" = 0 ] || echo "# $skip skipped"
+if [ -s "$failures" ]; then
+	echo "# failed:"
+	cat "$failures"
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -137,7 +137,14 @@ arch_setup() {
 		QEMU=qemu-system-aarch64
 		# Plain "-cpu max" emulates pointer authentication's QARMA
 		# cipher slowly (a 6 s boot becomes 85 s); impdef is cheap.
-		QEMU_ARGS=(-M virt -cpu max,pauth-impdef=on)
+		# One TCG thread, as on x86: arm64 patches a call site in
+		# several writes (ftrace's ops literal, then NOP -> BL) without
+		# stop_machine(), and under multi-threaded TCG a vCPU that
+		# re-translates the site between them keeps the stale NOP: a
+		# task pinned in a loop of reads went unrecorded for whole
+		# recordings (45, 5 of 20 rounds on 7.2, guest memory showing
+		# the BL and the static key on), 0 of 20 with thread=single.
+		QEMU_ARGS=(-M virt -cpu max,pauth-impdef=on -accel tcg,thread=single)
 		CONSOLE=ttyAMA0 MACHINES="virt"
 		;;
 	arm)
