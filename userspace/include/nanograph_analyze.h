@@ -400,7 +400,9 @@ size_t ng_sched_spans(const struct ng_sched *s, int tid,
  * Who ended a span's sleep (its waker >= 0), as replay and the exports
  * write it: "420 writer in vfs_write", or "hardirq on 0 swapper/0 in
  * default_idle" for an interrupt ("in FUNC" only when a call is known).
+ * NG_SCHED_WAKER_MAX bytes hold any such name (a comm and a symbol).
  */
+#define NG_SCHED_WAKER_MAX 400
 const char *ng_sched_waker_name(char *buf, size_t size,
 				const struct ng_sched_span *sp);
 /*
@@ -408,7 +410,9 @@ const char *ng_sched_waker_name(char *buf, size_t size,
  * "Sleeping: woken by 420 writer in vfs_write", "... by hardirq on 0
  * swapper/0 in default_idle"; in @buf when it names a waker) and its wait
  * for a CPU ("Runnable", or "Runnable (preempted)" when it left runnable).
+ * NG_SCHED_SLEEP_MAX bytes hold any sleep's name.
  */
+#define NG_SCHED_SLEEP_MAX (NG_SCHED_WAKER_MAX + 32)
 const char *ng_sched_sleep_name(char *buf, size_t size,
 				const struct ng_sched_span *sp);
 const char *ng_sched_runnable_name(const struct ng_sched_span *sp);

@@ -403,7 +403,7 @@ static int chrome_sched(struct chrome *c, const struct ng_recording *rec)
 	const struct ng_sched_span *v, *sp;
 	const struct ng_rec_thread *t, *waker;
 	unsigned long long flows = 0;
-	char name[400];
+	char name[NG_SCHED_SLEEP_MAX];
 	size_t i, n;
 
 	for (t = rec->threads; t < rec->threads + rec->nr_threads; t++) {

@@ -750,7 +750,7 @@ static int pf_span(struct pf *w, const struct ng_sched_span *sp,
 {
 	const struct ng_rec_thread *waker = NULL;
 	uint64_t flow = w->st.flows + 1;
-	char name[400];
+	char name[NG_SCHED_SLEEP_MAX];
 	int ret;
 
 	if (sp->wake_ns == UINT64_MAX || sp->in_ns == UINT64_MAX)

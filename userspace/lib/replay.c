@@ -85,7 +85,7 @@ static void sched_note(const struct rp *r, const struct ng_call *c,
 		       char *buf, size_t size, uint64_t *off)
 {
 	struct ng_sched_split sp;
-	char on[32], run[32], blk[32], who[400];
+	char on[32], run[32], blk[32], who[NG_SCHED_WAKER_MAX];
 	const struct ng_sched_span *w;
 	size_t n;
 

@@ -321,7 +321,7 @@ const char *ng_sched_waker_name(char *buf, size_t size,
 const char *ng_sched_sleep_name(char *buf, size_t size,
 				const struct ng_sched_span *sp)
 {
-	char who[400];
+	char who[NG_SCHED_WAKER_MAX];
 
 	if (sp->waker < 0)
 		return "Sleeping";
