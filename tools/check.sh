@@ -88,8 +88,8 @@ tally() {
 	while IFS= read -r line; do
 		echo "$line"
 		case "$line" in
-		"ok "*"# SKIP"*) skip=$((skip + 1)) ;;
-		"ok "*) pass=$((pass + 1)) ;;
+		"ok "*"# SKIP"*) skip=$((skip + 1)) why= ;;
+		"ok "*) pass=$((pass + 1)) why= ;;
 		"not ok "*)
 			fail=$((fail + 1))
 			echo "# $line" >>"$failures"
