@@ -378,8 +378,8 @@ rotation_of() {
 # it leaves least loaded), starting from an order of the cells shifted
 # by the rotation's number, so that the whole assignment moves with the
 # commit and over a few commits every test meets every kernel.
-# ftracetest (34) in one x86_64 cell, moving with the number too, half
-# its directories by the number's parity (the cell's .params).  Writes each cell's
+# ftracetest (34) in one x86_64 cell, moving with the number too, a
+# third of its cases by the number (the cell's .params).  Writes each cell's
 # comma-separated globs to its .tests file and its full-size tests'
 # numbers to its .full file; a cell with a list of its own in
 # NANOGRAPH_MATRIX (the Cortex-A9 board) keeps it.
@@ -421,8 +421,8 @@ plan_rotation() {
 	done
 	: >"$work/rotation"
 	# ftracetest (34) in one x86_64 stock cell, the line moving with the
-	# rotation number (its parity picks the half of the directories, the
-	# rest the line), or in the first cell NANOGRAPH_FTRACETEST names.
+	# rotation number (its remainder by 3 picks the third of the cases,
+	# the rest the line), or in the first cell NANOGRAPH_FTRACETEST names.
 	# It rotates over x86_64 only: under emulation it takes 5 to 10
 	# minutes there and two to three times that on the arm guests.
 	local -a ft_cells=()
@@ -439,18 +439,21 @@ plan_rotation() {
 	done
 	ft_cell=
 	if [ "${#ft_cells[@]}" -gt 0 ]; then
-		ft_cell=${ft_cells[seed / 2 % ${#ft_cells[@]}]}
+		ft_cell=${ft_cells[seed / 3 % ${#ft_cells[@]}]}
 		[ -z "${NANOGRAPH_FTRACETEST:-}" ] || ft_cell=${ft_cells[0]}
 		echo "$ft_cell 34-ftracetest" >>"$work/rotation"
 	fi
-	# Of its directories where ftrace's other hook users live, half in
-	# each run, by the rotation number's parity: ftrace/ (the function
-	# tracers and their filters: 91 s of cases without nanograph on
-	# x86_64 6.1) or the probes' and direct calls' (kprobe/, dynevent/,
-	# direct/, tracer/: 78 s).  make check-full runs them all.
+	# Of its directories where ftrace's other hook users live, a third
+	# in each run: ftrace/ (the function tracers and their filters) but
+	# its fgraph-multi cases; the probes' (kprobe/, dynevent/); or those
+	# two cases of 7.x, function_graph in several instances (95 and 55 s
+	# without nanograph on x86_64 7.2, 190 and 66 s with it: as much as
+	# the other two thirds together there), with direct calls' and
+	# tracer/'s few.  make check-full runs them all.
 	if [ -n "$ft_cell" ]; then
-		local ft_dirs=("ftrace" "kprobe,dynevent,direct,tracer")
-		echo "ftracetest_dirs=${ft_dirs[seed % 2]}" >"$(cell_file "$ft_cell").params"
+		local ft_dirs=("ftrace,!ftrace/fgraph-multi" "kprobe,dynevent"
+			       "ftrace/fgraph-multi,direct,tracer")
+		echo "ftracetest_dirs=${ft_dirs[seed % 3]}" >"$(cell_file "$ft_cell").params"
 	fi
 	# The stock cells, in an order shifted by the rotation number.
 	cells=()
