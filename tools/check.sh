@@ -423,8 +423,8 @@ plan_rotation() {
 	# ftracetest (34) in one x86_64 stock cell, the line moving with the
 	# rotation number (its remainder by 3 picks the third of the cases,
 	# the rest the line), or in the first cell NANOGRAPH_FTRACETEST names.
-	# It rotates over x86_64 only: under emulation it takes 5 to 10
-	# minutes there and two to three times that on the arm guests.
+	# It rotates over x86_64 only: under emulation a third takes 1 to 4
+	# minutes there, two to three times that on the arm guests.
 	local -a ft_cells=()
 	for c in $MATRIX; do
 		[ -e "$(cell_file "$c").tests" ] || continue

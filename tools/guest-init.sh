@@ -40,8 +40,9 @@ test)
 	cat /tmp/results.ktap
 	echo NANOGRAPH-KTAP-END
 	# Test 34's table of ftracetest cases without and with nanograph
-	# (the host keeps it as ftracetest.txt), and the baseline if it ran
-	# one (none was cached): the host keeps it for the next boots.
+	# (the host keeps it as ftracetest.txt), and the baseline if it grew
+	# (it ran cases the cached one lacked): the host keeps it for the
+	# next boots.
 	if [ -s /tmp/ftracetest.txt ]; then
 		echo NANOGRAPH-FTRACETEST-BEGIN
 		cat /tmp/ftracetest.txt

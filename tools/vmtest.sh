@@ -755,8 +755,9 @@ FTRACE_ST=tools/testing/selftests/ftrace
 # Where the ftracetest results without nanograph are kept: they depend on
 # the kernel build, the selftests' version and the guest userland (its
 # packages, /init, the runner), never on the module or the collector.
-# Test 34 runs that baseline only when the file is missing, and the host
-# keeps what it printed.
+# Test 34 runs without nanograph the cases of its run that the file
+# lacks (all of them when there is none), and the host keeps the merged
+# file it printed.
 ftracetest_base_file() {
 	local u
 	u=$( (grep '^rt ' "$CACHE/userland/$DEB/manifest" 2>/dev/null
@@ -1048,8 +1049,9 @@ between() {
 	tr -d '\r' <"$3" | awk -v b="$1" -v e="$2" '$0 == e { on = 0 } on { print } $0 == b { on = 1 }'
 }
 
-# Test 34 prints the ftracetest baseline it ran (no cached one was in the
-# initramfs) between markers: keep it for the next boots of this kernel.
+# Test 34 prints the ftracetest baseline when it grew it (cases of its
+# run that the cached one lacked) between markers: keep it for the next
+# boots of this kernel.
 # Only a complete one: a header line with the case count, one line each.
 ftracetest_base_keep() {
 	local out=$1 base
