@@ -53,6 +53,17 @@
  * stops; fields counter, mono_ns, freq, uncertainty (all u64).
  */
 #define NG_EVENT_CLOCK		"clock_sync"
+/*
+ * options/sched in the events mode: a traced task left a CPU (sched_out:
+ * fields pid, state, preempted, counter), got one back (sched_in: pid,
+ * counter), or was woken (sched_wake: pid the woken task, ctx one of
+ * NG_RAW_CTX_* or 0 for a task, ip the hooked function the waker was in
+ * or 0, counter); the writer of sched_wake is the waker.  counter is
+ * the function events' ts, low 56 bits.
+ */
+#define NG_EVENT_SCHED_OUT	"sched_out"
+#define NG_EVENT_SCHED_IN	"sched_in"
+#define NG_EVENT_SCHED_WAKE	"sched_wake"
 
 #define NG_TSD_DEPTH_SHIFT	56
 #define NG_TSD_COUNTER_MASK	((1ULL << NG_TSD_DEPTH_SHIFT) - 1)

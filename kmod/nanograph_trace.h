@@ -9,6 +9,13 @@
  *   func_exit: vfs_read depth=0 ts=1234890
  *   func_call: vfs_read depth=0 ts=1234567 exit=1234890
  *   func_open: pipe_read depth=2 ts=1234567 pid=311 cpu=-1
+ *
+ * and, with options/sched (kmod/sched.c), a traced task's switches and
+ * wakes:
+ *
+ *   sched_out: pid=311 state=1 ts=1234600
+ *   sched_in: pid=311 ts=1299000
+ *   sched_wake: pid=311 ctx=task in=pipe_write ts=1298000
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM nanograph
@@ -84,6 +91,48 @@ TRACE_EVENT(clock_sync,
 	    TP_printk("counter=%llu mono_ns=%llu freq=%llu uncertainty=%llu",
 		      __entry->counter, __entry->mono_ns, __entry->freq,
 		      __entry->uncertainty));
+
+/*
+ * options/sched: @pid left this CPU (the writer is @pid), asleep in
+ * @state, or runnable when @preempted or @state is 0.
+ */
+TRACE_EVENT(sched_out,
+	    TP_PROTO(int pid, unsigned int state, bool preempted, u64 counter),
+	    TP_ARGS(pid, state, preempted, counter),
+	    TP_STRUCT__entry(__field(u64, counter) __field(int, pid)
+			     __field(unsigned int, state)
+			     __field(unsigned char, preempted)),
+	    TP_fast_assign(__entry->counter = counter; __entry->pid = pid;
+			   __entry->state = state;
+			   __entry->preempted = preempted;),
+	    TP_printk("pid=%d state=%u%s ts=%llu", __entry->pid, __entry->state,
+		      __entry->preempted ? " preempted" : "", __entry->counter));
+
+/* @pid got this CPU back (the writer is the task it comes in after). */
+TRACE_EVENT(sched_in,
+	    TP_PROTO(int pid, u64 counter),
+	    TP_ARGS(pid, counter),
+	    TP_STRUCT__entry(__field(u64, counter) __field(int, pid)),
+	    TP_fast_assign(__entry->counter = counter; __entry->pid = pid;),
+	    TP_printk("pid=%d ts=%llu", __entry->pid, __entry->counter));
+
+/*
+ * @pid is woken by the writer, or by an interrupt on its CPU (@ctx an
+ * NG_RAW_CTX_* value), inside the hooked function at @ip (0: none).
+ */
+TRACE_EVENT(sched_wake,
+	    TP_PROTO(int pid, unsigned int ctx, unsigned long ip, u64 counter),
+	    TP_ARGS(pid, ctx, ip, counter),
+	    TP_STRUCT__entry(__field(u64, counter) __field(unsigned long, ip)
+			     __field(int, pid) __field(unsigned int, ctx)),
+	    TP_fast_assign(__entry->counter = counter; __entry->ip = ip;
+			   __entry->pid = pid; __entry->ctx = ctx;),
+	    TP_printk("pid=%d ctx=%s in=%ps ts=%llu", __entry->pid,
+		      __print_symbolic(__entry->ctx, { 0, "task" },
+				       { NG_RAW_CTX_HARDIRQ, "hardirq" },
+				       { NG_RAW_CTX_SOFTIRQ, "softirq" },
+				       { NG_RAW_CTX_NMI, "nmi" }),
+		      (void *)__entry->ip, __entry->counter));
 
 #endif /* NG_TRACE_H */
 

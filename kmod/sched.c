@@ -29,9 +29,16 @@
  * Which state counts as asleep is the scheduler's: 6.1 reports a sleep
  * that a pending signal cancels as asleep (later kernels as running).
  *
+ * The records go to the raw buffers in raw mode, and as the
+ * nanograph:sched_* events wherever someone enabled them (both at once
+ * is allowed, as for the function events).  An event of the events mode
+ * carries what the raw stream tells by position: the task a switch is
+ * about (sched_in is written by the task leaving), and the hooked
+ * function the waker was in (its innermost frame: the collector cannot
+ * rebuild that from func_call events, written at each call's return).
+ *
  * A task outside every recorded call costs two table lookups a switch and
  * writes nothing; with the option off the probes are not registered.
- * Raw buffer mode only, for now: in events mode nothing is written.
  */
 #define pr_fmt(fmt) "nanograph: " fmt
 
@@ -41,6 +48,8 @@
 #include <linux/tracepoint.h>
 
 #include "nanograph.h"
+#include "nanograph_event.h"
+#include "nanograph_trace.h"
 #include "ng_arch.h"
 #include "rawbuf.h"
 
@@ -62,11 +71,25 @@ static __always_inline bool ng_sched_in_call(struct task_struct *task)
 	       !(READ_ONCE(t->frames[0].flags) & (NG_FRAME_NOTRACE | NG_FRAME_GONE));
 }
 
-/* Recording, into the raw buffers. */
+/* Recording: the probes' records are wanted. */
 static __always_inline bool ng_sched_wanted(void)
 {
-	return static_branch_likely(&ng_recording) &&
-	       static_branch_unlikely(&ng_raw_on);
+	return static_branch_likely(&ng_recording);
+}
+
+/*
+ * The hooked function @task is in (its innermost frame's call site, as
+ * the function events name it), 0 if none.  For current: an interrupt
+ * that came in while its hook pushed a frame sees the frame below.
+ */
+static unsigned long ng_sched_innermost(struct task_struct *task)
+{
+	struct ng_stack *t = ng_stack_of(task);
+	unsigned int depth = t ? READ_ONCE(t->depth) : 0;
+
+	if (!depth || depth > NG_STACK_DEPTH)
+		return 0;
+	return READ_ONCE(t->frames[depth - 1].ip);
 }
 
 /*
@@ -79,6 +102,7 @@ static void notrace ng_sched_switch(void *data, bool preempt,
 				    struct task_struct *next,
 				    unsigned int prev_state)
 {
+	unsigned int state = prev_state & NG_RAW_STATE_MASK;
 	bool out, in;
 	u64 now;
 
@@ -89,13 +113,17 @@ static void notrace ng_sched_switch(void *data, bool preempt,
 	if (!out && !in)
 		return;
 	now = ng_counter_read();
-	if (out)
+	if (out && static_branch_unlikely(&ng_raw_on))
 		ng_raw_emit_sched(prev, NG_RAW_SWITCH_OUT |
 				  (preempt ? NG_RAW_PREEMPTED : 0) |
-				  ((u64)prev_state & NG_RAW_STATE_MASK) << NG_RAW_ARG_SHIFT,
-				  now);
-	if (in)
+				  (u64)state << NG_RAW_ARG_SHIFT, now);
+	if (out)
+		trace_sched_out(prev->pid, state, preempt,
+				now & NG_TSD_COUNTER_MASK);
+	if (in && static_branch_unlikely(&ng_raw_on))
 		ng_raw_emit_sched(next, NG_RAW_SWITCH_IN, now);
+	if (in)
+		trace_sched_in(next->pid, now & NG_TSD_COUNTER_MASK);
 }
 
 /*
@@ -105,15 +133,20 @@ static void notrace ng_sched_switch(void *data, bool preempt,
  */
 static void notrace ng_sched_waking(void *data, struct task_struct *p)
 {
-	u64 ctx;
+	u64 ctx, now;
 
 	if (!ng_sched_wanted() || !ng_sched_in_call(p))
 		return;
 	ctx = in_nmi() ? NG_RAW_CTX_NMI : in_hardirq() ? NG_RAW_CTX_HARDIRQ :
 	      in_serving_softirq() ? NG_RAW_CTX_SOFTIRQ : 0;
-	ng_raw_emit_sched(current, NG_RAW_WAKE |
-			  (u64)(u32)p->pid << NG_RAW_ARG_SHIFT |
-			  ctx << NG_RAW_WAKE_CTX_SHIFT, ng_counter_read());
+	now = ng_counter_read();
+	if (static_branch_unlikely(&ng_raw_on))
+		ng_raw_emit_sched(current, NG_RAW_WAKE |
+				  (u64)(u32)p->pid << NG_RAW_ARG_SHIFT |
+				  ctx << NG_RAW_WAKE_CTX_SHIFT, now);
+	if (trace_sched_wake_enabled())
+		trace_sched_wake(p->pid, ctx, ng_sched_innermost(current),
+				 now & NG_TSD_COUNTER_MASK);
 }
 
 static void ng_sched_find(struct tracepoint *tp, void *priv)

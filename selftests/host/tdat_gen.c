@@ -28,6 +28,9 @@
 #define ID_CLOCK	1003
 #define ID_CALL		1004
 #define ID_OPEN		1005
+#define ID_SCHED_OUT	1006
+#define ID_SCHED_IN	1007
+#define ID_SCHED_WAKE	1008
 
 static const char header_page[] =
 	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
@@ -78,6 +81,22 @@ static const char *const formats[] = {
 	"\tfield:int pid;\toffset:24;\tsize:4;\tsigned:1;\n"
 	"\tfield:int cpu;\toffset:28;\tsize:4;\tsigned:1;\n\n"
 	"print fmt: \"ip=%lx tsd=%llu pid=%d cpu=%d\", REC->ip, REC->tsd, REC->pid, REC->cpu\n",
+	"name: sched_out\nID: 1006\n" COMMON
+	"\tfield:u64 counter;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:int pid;\toffset:16;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned int state;\toffset:20;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned char preempted;\toffset:24;\tsize:1;\tsigned:0;\n\n"
+	"print fmt: \"pid=%d state=%u\", REC->pid, REC->state\n",
+	"name: sched_in\nID: 1007\n" COMMON
+	"\tfield:u64 counter;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:int pid;\toffset:16;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"pid=%d\", REC->pid\n",
+	"name: sched_wake\nID: 1008\n" COMMON
+	"\tfield:u64 counter;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long ip;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:int pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned int ctx;\toffset:28;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"pid=%d ctx=%u\", REC->pid, REC->ctx\n",
 };
 
 const char *t_tdat_format(const char *name)
@@ -262,6 +281,54 @@ void t_tdat_open_call(struct t_tdat *t, int cpu, uint64_t ts,
 
 	func(t, ID_OPEN, cpu, T_TDAT_OPEN_WRITER, ts, counter, depth, ip,
 	     more, sizeof(more));
+}
+
+/* A scheduling event of @id written by @writer: counter, then @more. */
+static void sched(struct t_tdat *t, uint16_t id, int cpu, int writer,
+		  uint64_t ts, uint64_t counter, const void *more,
+		  size_t more_len)
+{
+	unsigned char d[32] = { 0 };
+	int32_t p = writer;
+
+	memcpy(d, &id, 2);
+	memcpy(d + 4, &p, 4);
+	memcpy(d + 8, &counter, 8);
+	memcpy(d + 16, more, more_len);
+	event(t, cpu, ts, d, 16 + (more_len + 7) / 8 * 8);
+}
+
+void t_tdat_sched_out(struct t_tdat *t, int cpu, int pid, uint64_t ts,
+		      uint64_t counter, unsigned int state, int preempted)
+{
+	unsigned char more[16] = { 0 };
+	int32_t p = pid;
+
+	memcpy(more, &p, 4);
+	memcpy(more + 4, &state, 4);
+	more[8] = (unsigned char)preempted;
+	sched(t, ID_SCHED_OUT, cpu, pid, ts, counter, more, 9);
+}
+
+void t_tdat_sched_in(struct t_tdat *t, int cpu, int writer, int pid,
+		     uint64_t ts, uint64_t counter)
+{
+	int32_t p = pid;
+
+	sched(t, ID_SCHED_IN, cpu, writer, ts, counter, &p, 4);
+}
+
+void t_tdat_sched_wake(struct t_tdat *t, int cpu, int waker, int pid,
+		       uint64_t ts, uint64_t counter, unsigned int ctx,
+		       uint64_t ip)
+{
+	unsigned char more[16];
+	int32_t p = pid;
+
+	memcpy(more, &ip, 8);
+	memcpy(more + 8, &p, 4);
+	memcpy(more + 12, &ctx, 4);
+	sched(t, ID_SCHED_WAKE, cpu, waker, ts, counter, more, 16);
 }
 
 void t_tdat_clock(struct t_tdat *t, int cpu, uint64_t ts, uint64_t counter,

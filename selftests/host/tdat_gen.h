@@ -39,6 +39,18 @@ void t_tdat_call(struct t_tdat *t, int cpu, int pid, uint64_t ts,
 void t_tdat_open_call(struct t_tdat *t, int cpu, uint64_t ts,
 		      uint64_t counter, unsigned int depth, uint64_t ip,
 		      int pid, int frame_cpu);
+/*
+ * options/sched's events: @pid left @cpu (asleep in @state, or runnable
+ * when @preempted), got it back after @writer, or was woken by @waker
+ * (ctx an NG_RAW_CTX_* value or 0) inside the hooked function at @ip.
+ */
+void t_tdat_sched_out(struct t_tdat *t, int cpu, int pid, uint64_t ts,
+		      uint64_t counter, unsigned int state, int preempted);
+void t_tdat_sched_in(struct t_tdat *t, int cpu, int writer, int pid,
+		     uint64_t ts, uint64_t counter);
+void t_tdat_sched_wake(struct t_tdat *t, int cpu, int waker, int pid,
+		       uint64_t ts, uint64_t counter, unsigned int ctx,
+		       uint64_t ip);
 void t_tdat_clock(struct t_tdat *t, int cpu, uint64_t ts, uint64_t counter,
 		  uint64_t mono_ns, uint64_t freq);
 /* The format text of nanograph event @name ("func_call"), or NULL. */

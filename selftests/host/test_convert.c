@@ -688,6 +688,42 @@ static void test_cmd_warns_unresolved(void)
 }
 
 /*
+ * options/sched's events in a trace.dat of func_call events: the reader
+ * (10) sleeps in vfs_read, the writer (20) wakes it inside ksys_read's
+ * call to rw_verify_area, both calls written at their return, after the
+ * wake.  sched.tsv names the waker's function from the wake event's ip
+ * (the writer's calls were not known at the wake), the sleep and the
+ * return by the events' pid, not their writer (sched_in is written by
+ * the task leaving).
+ */
+static void test_cmd_sched_events(void)
+{
+	char dat[600], out[600];
+	struct t_tdat *t = NULL;
+	char *argv[] = { NULL, "convert", "-o", out, dat, NULL };
+
+	snprintf(dat, sizeof(dat), "%s", t_path("s.dat"));
+	snprintf(out, sizeof(out), "%s", t_path("s"));
+	t = t_tdat_open(dat, 2, kallsyms, "10 reader\n20 writer\n");
+	T_ASSERT(t);
+	t_tdat_clock(t, 0, 100, 1000, 5000, 1000000000);
+	t_tdat_sched_out(t, 0, 10, 110, 1010, 1, 0);
+	t_tdat_sched_wake(t, 1, 20, 10, 120, 1020, 0, RW_VERIFY);
+	t_tdat_sched_in(t, 0, 0, 10, 130, 1030);
+	t_tdat_call(t, 1, 20, 140, 1015, 1, RW_VERIFY, 1025);
+	t_tdat_call(t, 1, 20, 141, 1012, 0, KSYS_READ, 1040);
+	t_tdat_call(t, 0, 10, 150, 1005, 0, VFS_READ, 1050);
+	T_EQ_INT(t_tdat_close(t), 0);
+	T_RUN(t_nanograph_run(argv, NULL), 0, NULL, NULL);
+	T_FILE_EQ(t_path("s/sched.tsv"),
+		  "# nanograph sched 1\n"
+		  "5010\tout\t10\tS\t1\n"
+		  "5020\twake\t10\t20\twriter\ttask\trw_verify_area\n"
+		  "5030\tin\t10\n");
+	T_FILE_EQ(t_path("s/10.txt"), "5005:+vfs_read\n5050:POP\n");
+}
+
+/*
  * A trace.dat cut short or with a damaged header (a copy interrupted, a
  * disk full): convert says so and exits 1, never crashes, and leaves no
  * temporary directory beside the output.  Before, every cut inside the
@@ -756,6 +792,7 @@ static const struct t_case cases[] = {
 	{ "unloaded_module_as_hex", test_unloaded_module_as_hex },
 	{ "cmd_warns_unresolved", test_cmd_warns_unresolved },
 	{ "cmd_truncated", test_cmd_truncated },
+	{ "cmd_sched_events", test_cmd_sched_events },
 };
 
 T_SUITE(convert, cases);

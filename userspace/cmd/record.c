@@ -60,7 +60,7 @@ const char ng_record_help[] =
 "                  recording (info.json's overhead, for --compensate)\n"
 "  --sched         also record when the traced threads leave a CPU, get it\n"
 "                  back and who wakes them, while inside hooked calls\n"
-"                  (options/sched), into DIR/sched.tsv; raw mode only\n"
+"                  (options/sched), into DIR/sched.tsv\n"
 "  -q, --quiet     no progress line and no summary\n"
 "\n"
 "Flight recording (keep the last records in memory, write them only when\n"
@@ -523,9 +523,6 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 	if (by_program(o) && !o->argv && !o->duration)
 		return ng_usage_error(self->name,
 				      "--when-comm and --trace-self record until a command ends or --duration S");
-	if (o->sched && !o->raw)
-		return ng_usage_error(self->name,
-				      "--sched records into the raw buffers: not with --events");
 	return check_flight(self, o);
 }
 

@@ -565,6 +565,7 @@ static int on_sched(struct ng_conv *c, const struct ng_event *ev)
 	static const char *const ctx[] = { "task", "hardirq", "softirq", "irq", "nmi" };
 	uint64_t ns = ng_clock_ns(&c->clock, ev->counter);
 	const struct thread *w;
+	const struct sym *s;
 	const char *fn = "-";
 	char comm[64] = "";
 	int pid = -1, ret;
@@ -587,16 +588,27 @@ static int on_sched(struct ng_conv *c, const struct ng_event *ev)
 	default:
 		break;
 	}
+	/*
+	 * The waker's function: named by the event (the events mode, whose
+	 * func_call events come at each call's return), else its innermost
+	 * call open in its file.
+	 */
 	w = thread_find(c, event_thread(ev));
-	if (w && w->n && w->fn[w->n - 1])
+	if (ev->ip) {
+		s = sym_get(c, ev->ip);
+		if (!s)
+			return c->err;
+		fn = s->name;
+	} else if (w && w->n && w->fn[w->n - 1]) {
 		fn = w->fn[w->n - 1]->name;
+	}
 	c->sum.wakes++;
-	if (!w)
-		c->sum.wakes_untraced++;
-	else if (!strcmp(fn, "-"))
-		c->sum.wakes_no_call++;
-	else
+	if (strcmp(fn, "-"))
 		c->sum.wakes_attributed++;
+	else if (!w)
+		c->sum.wakes_untraced++;
+	else
+		c->sum.wakes_no_call++;
 	if (!ev->tid)		/* an interrupt on an idle CPU */
 		snprintf(comm, sizeof(comm), "swapper/%d", ev->cpu);
 	else if (c->info)

@@ -19,10 +19,14 @@ struct ng_decoder {
 	struct tep_handle *tep;
 	/* -1: not in this recording, or lacking a field */
 	int entry_id, exit_id, call_id, open_id, clock_id;
+	int out_id, in_id, wake_id;
 	struct tep_format_field *tsd, *ip;	/* shared by entry and exit */
 	struct tep_format_field *call_tsd, *call_ip, *call_exit;
 	struct tep_format_field *open_tsd, *open_ip, *open_pid, *open_cpu;
 	struct tep_format_field *c_counter, *c_mono, *c_freq;
+	struct tep_format_field *out_pid, *out_state, *out_preempted, *out_counter;
+	struct tep_format_field *in_pid, *in_counter;
+	struct tep_format_field *wake_pid, *wake_ctx, *wake_ip, *wake_counter;
 };
 
 /* A field the format must have; NULL makes the decoder refuse. */
@@ -82,6 +86,34 @@ static void find_call_open(struct ng_decoder *d)
 }
 
 /*
+ * The scheduling events (options/sched), each taken as absent when it
+ * lacks a field: a recording without them converts as before.
+ */
+static void find_sched(struct ng_decoder *d)
+{
+	struct tep_event *out = event(d->tep, NG_EVENT_SCHED_OUT);
+	struct tep_event *in = event(d->tep, NG_EVENT_SCHED_IN);
+	struct tep_event *wake = event(d->tep, NG_EVENT_SCHED_WAKE);
+
+	d->out_pid = field(out, "pid");
+	d->out_state = field(out, "state");
+	d->out_preempted = field(out, "preempted");
+	d->out_counter = field(out, "counter");
+	if (d->out_pid && d->out_state && d->out_preempted && d->out_counter)
+		d->out_id = out->id;
+	d->in_pid = field(in, "pid");
+	d->in_counter = field(in, "counter");
+	if (d->in_pid && d->in_counter)
+		d->in_id = in->id;
+	d->wake_pid = field(wake, "pid");
+	d->wake_ctx = field(wake, "ctx");
+	d->wake_ip = field(wake, "ip");
+	d->wake_counter = field(wake, "counter");
+	if (d->wake_pid && d->wake_ctx && d->wake_ip && d->wake_counter)
+		d->wake_id = wake->id;
+}
+
+/*
  * Find our events once, so that decoding a record is a compare of its
  * type and a few fixed-offset reads.
  */
@@ -96,9 +128,10 @@ int ng_decoder_new(struct ng_decoder **dp, struct tep_handle *tep)
 		return -ENOMEM;
 	d->tep = tep;
 	d->entry_id = d->exit_id = d->call_id = d->open_id = -1;
-	d->clock_id = -1;
+	d->clock_id = d->out_id = d->in_id = d->wake_id = -1;
 	ret = find_entry_exit(d);
 	find_call_open(d);
+	find_sched(d);
 	if (ret == -EPROTO || (ret && d->call_id < 0)) {
 		free(d);
 		return ret;
@@ -144,6 +177,32 @@ static int64_t snum(const struct ng_decoder *d, struct tep_format_field *f,
 	return (int64_t)v;
 }
 
+/*
+ * A scheduling event: the task it is about from its pid field (the
+ * writer of a sched_in is the task leaving), the waker the writer.
+ */
+static void read_sched(const struct ng_decoder *d, int type,
+		       struct tep_record *rec, struct ng_event *ev)
+{
+	if (type == d->out_id) {
+		ev->type = NG_EV_SWITCH_OUT;
+		ev->tid = (int)snum(d, d->out_pid, rec);
+		ev->state = (unsigned int)num(d, d->out_state, rec) & NG_RAW_STATE_MASK;
+		ev->runnable = num(d, d->out_preempted, rec) || !ev->state;
+		ev->counter = NG_TSD_COUNTER(num(d, d->out_counter, rec));
+	} else if (type == d->in_id) {
+		ev->type = NG_EV_SWITCH_IN;
+		ev->tid = (int)snum(d, d->in_pid, rec);
+		ev->counter = NG_TSD_COUNTER(num(d, d->in_counter, rec));
+	} else {
+		ev->type = NG_EV_WAKE;
+		ev->wakee = (int)snum(d, d->wake_pid, rec);
+		ev->ctx = (unsigned int)num(d, d->wake_ctx, rec) & 0xf;
+		ev->ip = num(d, d->wake_ip, rec);
+		ev->counter = NG_TSD_COUNTER(num(d, d->wake_counter, rec));
+	}
+}
+
 /* Classify @rec and pull out the fields its type has. */
 void ng_decode(const struct ng_decoder *d, struct tep_record *rec,
 	       struct ng_event *ev)
@@ -179,6 +238,8 @@ void ng_decode(const struct ng_decoder *d, struct tep_record *rec,
 		ev->counter = num(d, d->c_counter, rec);
 		ev->mono_ns = num(d, d->c_mono, rec);
 		ev->freq = num(d, d->c_freq, rec);
+	} else if (type == d->out_id || type == d->in_id || type == d->wake_id) {
+		read_sched(d, type, rec, ev);
 	}
 }
 

@@ -269,6 +269,7 @@ static bool sched_event(struct cursor *c, const uint64_t w[2])
 		break;
 	case NG_RAW_WAKE:
 		c->ev.type = NG_EV_WAKE;
+		c->ev.ip = 0;	/* the waker's function: its place in the stream */
 		c->ev.wakee = (int)(uint32_t)arg;
 		c->ev.ctx = (unsigned int)(w[0] >> NG_RAW_WAKE_CTX_SHIFT) & 0xf;
 		break;
