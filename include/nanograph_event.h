@@ -61,6 +61,13 @@
  * or 0, counter); the writer of sched_wake is the waker.  counter is
  * the function events' ts, low 56 bits.
  */
+/*
+ * options/counters in the events mode: after a call's func_call (and
+ * func_exit), when its task's counts changed: func_counters, fields tsd
+ * (the exit's counter and the call's depth), ip, and the changes
+ * minflt, majflt, nvcsw, nivcsw (as the raw record's lanes).
+ */
+#define NG_EVENT_COUNTERS	"func_counters"
 #define NG_EVENT_SCHED_OUT	"sched_out"
 #define NG_EVENT_SCHED_IN	"sched_in"
 #define NG_EVENT_SCHED_WAKE	"sched_wake"
@@ -126,6 +133,17 @@ static inline int ng_counter_before(unsigned long long a, unsigned long long b)
  *			thread tid, or an interrupt on its CPU did (ctx:
  *			NG_RAW_CTX_*; 0 in task context)
  *
+ * With options/counters on, after the exit of a call during which its
+ * task's fault or context-switch counts changed, one record:
+ *
+ *	counters	tsd == NG_RAW_META | NG_RAW_COUNTERS |
+ *			depth << NG_RAW_ARG_SHIFT, ip == the changes of
+ *			the task's min_flt, maj_flt, nvcsw and nivcsw over
+ *			the call, 16 bits each from the low end (each
+ *			modulo 65536): the call of the last task record's
+ *			task whose exit at that depth came last on this CPU
+ *			(an interrupt's calls may come in between, deeper)
+ *
  * A CPU's records are in the order they were written; CPUs are merged by
  * counter.
  */
@@ -139,6 +157,15 @@ static inline int ng_counter_before(unsigned long long a, unsigned long long b)
 #define NG_RAW_SWITCH_OUT	4ULL
 #define NG_RAW_SWITCH_IN	5ULL
 #define NG_RAW_WAKE		6ULL
+#define NG_RAW_COUNTERS		7ULL
+/* A counters record's changes: lane i of its ip, NG_COUNT_* order. */
+#define NG_COUNT_MINFLT		0
+#define NG_COUNT_MAJFLT		1
+#define NG_COUNT_NVCSW		2
+#define NG_COUNT_NIVCSW		3
+#define NG_COUNTS		4
+#define NG_COUNT_BITS		16
+#define NG_COUNT_LANE(v, i)	(((v) >> (NG_COUNT_BITS * (i))) & 0xffffULL)
 #define NG_RAW_IS_META(tsd)	(((tsd) & ~NG_TSD_COUNTER_MASK) == NG_RAW_META)
 /* A meta record's kind and argument (tsd's low 56 bits). */
 #define NG_RAW_KIND(tsd)	((tsd) & 0xffULL)

@@ -392,6 +392,20 @@ static int ng_sched_apply(unsigned long *on)
 static NG_VALUE_ATTR(sched, "sched", 1, EINVAL, ng_sched_apply);
 
 /*
+ * options/counters: each call's page faults and context switches
+ * (counters.c), 0 or 1, changed at any time.
+ */
+static unsigned int ng_counters;
+
+static int ng_counters_apply(unsigned long *on)
+{
+	ng_counters_set(*on);
+	return 0;
+}
+
+static NG_VALUE_ATTR(counters, "counters", 1, EINVAL, ng_counters_apply);
+
+/*
  * calibrate: a write of N makes N calls of ng_calib_target()
  * (calib_target.c), which the collector hooks and times to learn the
  * tracer's cost per call; the file reads back the last N.  At any time:
@@ -519,6 +533,7 @@ static const struct attribute_group ng_group = {
 static struct attribute *ng_option_attrs[] = {
 	&ng_attr_event_fork.kattr.attr,
 	&ng_attr_sched.kattr.attr,
+	&ng_attr_counters.kattr.attr,
 	NULL,
 };
 

@@ -27,6 +27,8 @@
 #include <linux/types.h>
 #include <asm/local64.h>
 
+#include "nanograph_event.h"
+
 struct ftrace_ops;
 struct task_struct;
 
@@ -40,11 +42,13 @@ struct ng_frame {
 	unsigned long key;	/* identity at exit: see ng_arch_hook_site() */
 	unsigned long flags;	/* NG_FRAME_* */
 	u64 entry;		/* the counter at entry: func_call, func_open */
+	u64 counts;		/* with NG_FRAME_COUNTS: ng_counts_of() at entry */
 };
 
 #define NG_FRAME_ROOT		1	/* a set_graph_function root */
 #define NG_FRAME_NOTRACE	2	/* a set_graph_notrace root: no events */
 #define NG_FRAME_GONE		4	/* abandoned: real address put back */
+#define NG_FRAME_COUNTS		8	/* counts taken: options/counters */
 
 /*
  * One task's shadow stack (retstack.c): given to a task in process
@@ -160,6 +164,23 @@ DECLARE_STATIC_KEY_FALSE(ng_recording);
 /* options/sched (sched.c); with ng_control_lock held. */
 int ng_sched_set(bool on);
 
+/* options/counters (counters.c); with ng_control_lock held. */
+DECLARE_STATIC_KEY_FALSE(ng_counters_on);
+void ng_counters_set(bool on);
+void ng_counters_exit(unsigned long ip, unsigned int depth, u64 entry, u64 now);
+
+/*
+ * @task's fault and context-switch counts, 16 bits each in the lanes of
+ * include/nanograph_event.h's counters record.
+ */
+static __always_inline u64 ng_counts_of(const struct task_struct *task)
+{
+	return (u64)(u16)READ_ONCE(task->min_flt) << (NG_COUNT_BITS * NG_COUNT_MINFLT) |
+	       (u64)(u16)READ_ONCE(task->maj_flt) << (NG_COUNT_BITS * NG_COUNT_MAJFLT) |
+	       (u64)(u16)READ_ONCE(task->nvcsw) << (NG_COUNT_BITS * NG_COUNT_NVCSW) |
+	       (u64)(u16)READ_ONCE(task->nivcsw) << (NG_COUNT_BITS * NG_COUNT_NIVCSW);
+}
+
 /*
  * Under lockdown=confidentiality tracefs refuses every open
  * (LOCKDOWN_TRACEFS): nanograph refuses the same, to start recording and
@@ -209,6 +230,8 @@ struct ng_cpu_stats {
 	local64_t frozen_dropped;	/* raw records left out, flight frozen */
 	local64_t sched_records;	/* scheduling records written (sched.c) */
 	local64_t sched_dropped;	/* and left out: the buffer was full */
+	local64_t counter_records;	/* counters records written (counters.c) */
+	local64_t counter_dropped;	/* and left out: the buffer was full */
 };
 
 DECLARE_PER_CPU(struct ng_cpu_stats, ng_cpu_stats);

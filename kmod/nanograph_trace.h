@@ -10,6 +10,10 @@
  *   func_call: vfs_read depth=0 ts=1234567 exit=1234890
  *   func_open: pipe_read depth=2 ts=1234567 pid=311 cpu=-1
  *
+ * with options/counters, after a call that faulted or was switched out:
+ *
+ *   func_counters: vfs_read depth=0 ts=1234890 minflt=64 majflt=0 nvcsw=1 nivcsw=0
+ *
  * and, with options/sched (kmod/sched.c), a traced task's switches and
  * wakes:
  *
@@ -91,6 +95,29 @@ TRACE_EVENT(clock_sync,
 	    TP_printk("counter=%llu mono_ns=%llu freq=%llu uncertainty=%llu",
 		      __entry->counter, __entry->mono_ns, __entry->freq,
 		      __entry->uncertainty));
+
+/*
+ * options/counters (kmod/counters.c): the call at @tsd's depth of @ip,
+ * which returned at @tsd's counter, changed its task's fault and
+ * context-switch counts by these (each modulo 65536); written after its
+ * func_call, only when one is not 0.
+ */
+TRACE_EVENT(func_counters,
+	    TP_PROTO(unsigned long ip, u64 tsd, unsigned int minflt,
+		     unsigned int majflt, unsigned int nvcsw, unsigned int nivcsw),
+	    TP_ARGS(ip, tsd, minflt, majflt, nvcsw, nivcsw),
+	    TP_STRUCT__entry(__field(u64, tsd) __field(unsigned long, ip)
+			     __field(unsigned int, minflt)
+			     __field(unsigned int, majflt)
+			     __field(unsigned int, nvcsw)
+			     __field(unsigned int, nivcsw)),
+	    TP_fast_assign(__entry->tsd = tsd; __entry->ip = ip;
+			   __entry->minflt = minflt; __entry->majflt = majflt;
+			   __entry->nvcsw = nvcsw; __entry->nivcsw = nivcsw;),
+	    TP_printk("%ps depth=%u ts=%llu minflt=%u majflt=%u nvcsw=%u nivcsw=%u",
+		      (void *)__entry->ip, NG_TSD_DEPTH(__entry->tsd),
+		      NG_TSD_COUNTER(__entry->tsd), __entry->minflt,
+		      __entry->majflt, __entry->nvcsw, __entry->nivcsw));
 
 /*
  * options/sched: @pid left this CPU (the writer is @pid), asleep in

@@ -270,8 +270,11 @@ void ng_raw_renamed(struct task_struct *task, const char *comm)
 }
 
 /*
- * A scheduling record (sched.c) of kind and argument @meta at @now, for
- * @task: current, or @next of sched_switch, about to run on this CPU.
+ * A one-record meta kind (include/nanograph_event.h) of kind and
+ * argument @meta, second word @payload, at @now, for @task: a scheduling
+ * record (sched.c; @task current, or @next of sched_switch, about to run
+ * on this CPU) or a counters record (counters.c; current), @class
+ * saying which for the stats.
  * A task record comes first unless this CPU's last records are @task's,
  * under its name now; decided in the loop that reserves, so that a
  * writer nesting before the reservation is seen.  One nesting after it
@@ -281,7 +284,8 @@ void ng_raw_renamed(struct task_struct *task, const char *comm)
  * dropped.  Preemption is off; interrupts too but in sched_waking's
  * wakeup of current (whose interrupts write for current as well).
  */
-void ng_raw_emit_sched(struct task_struct *task, u64 meta, u64 now)
+void ng_raw_emit_meta(struct task_struct *task, u64 meta, u64 payload,
+		      u64 now, enum ng_meta_class class)
 {
 	struct ng_raw_cpu *c = this_cpu_ptr(&ng_raw_cpus);
 	int gen = atomic_read(&ng_raw_comm_gen);
@@ -308,6 +312,8 @@ void ng_raw_emit_sched(struct task_struct *task, u64 meta, u64 now)
 			WRITE_ONCE(c->last_pid, -1);
 			if (READ_ONCE(ng_flight_state) == NG_FLIGHT_FROZEN)
 				ng_stat_inc(frozen_dropped);
+			else if (class == NG_META_COUNTERS)
+				ng_stat_inc(counter_dropped);
 			else
 				ng_stat_inc(sched_dropped);
 			goto out;
@@ -321,11 +327,14 @@ void ng_raw_emit_sched(struct task_struct *task, u64 meta, u64 now)
 		head += 3;
 	}
 	c->last_gen = gen;
-	ng_raw_put(c, head, NG_RAW_META | meta, NG_TSD_COUNTER(now));
+	ng_raw_put(c, head, NG_RAW_META | meta, payload);
 	/* Fails if a nested writer restated current after the reservation. */
 	if (restate && other)
 		cmpxchg_local(&c->last_pid, -1, task->pid);
-	ng_stat_inc(sched_records);
+	if (class == NG_META_COUNTERS)
+		ng_stat_inc(counter_records);
+	else
+		ng_stat_inc(sched_records);
 out:
 	ng_raw_commit(c);
 }

@@ -186,7 +186,15 @@ held:
 }
 
 void ng_raw_emit_clock(u64 counter, u64 mono_ns, u64 freq);
-void ng_raw_emit_sched(struct task_struct *task, u64 meta, u64 now);
+
+/* Which stats a meta record counts in (ng_raw_emit_meta()). */
+enum ng_meta_class {
+	NG_META_SCHED,
+	NG_META_COUNTERS,
+};
+
+void ng_raw_emit_meta(struct task_struct *task, u64 meta, u64 payload,
+		      u64 now, enum ng_meta_class class);
 void ng_raw_renamed(struct task_struct *task, const char *comm);
 
 #endif /* NG_RAWBUF_H */

@@ -15,7 +15,7 @@
  * sched_switch fires in __schedule(), interrupts off, the run queue
  * locked, current still the task leaving: its record goes to this CPU's
  * buffer as current's, and the record of the task coming in follows
- * under a task record of its own (ng_raw_emit_sched()).  The task
+ * under a task record of its own (ng_raw_emit_meta()).  The task
  * leaving still runs a little of the switch after it (hooked calls
  * there are recorded as its own).  sched_waking fires in try_to_wake_up()
  * on the waker's CPU, the wakee's pi_lock held with interrupts off (only
@@ -114,14 +114,16 @@ static void notrace ng_sched_switch(void *data, bool preempt,
 		return;
 	now = ng_counter_read();
 	if (out && static_branch_unlikely(&ng_raw_on))
-		ng_raw_emit_sched(prev, NG_RAW_SWITCH_OUT |
-				  (preempt ? NG_RAW_PREEMPTED : 0) |
-				  (u64)state << NG_RAW_ARG_SHIFT, now);
+		ng_raw_emit_meta(prev, NG_RAW_SWITCH_OUT |
+				 (preempt ? NG_RAW_PREEMPTED : 0) |
+				 (u64)state << NG_RAW_ARG_SHIFT,
+				 NG_TSD_COUNTER(now), now, NG_META_SCHED);
 	if (out)
 		trace_sched_out(prev->pid, state, preempt,
 				now & NG_TSD_COUNTER_MASK);
 	if (in && static_branch_unlikely(&ng_raw_on))
-		ng_raw_emit_sched(next, NG_RAW_SWITCH_IN, now);
+		ng_raw_emit_meta(next, NG_RAW_SWITCH_IN, NG_TSD_COUNTER(now),
+				 now, NG_META_SCHED);
 	if (in)
 		trace_sched_in(next->pid, now & NG_TSD_COUNTER_MASK);
 }
@@ -141,9 +143,10 @@ static void notrace ng_sched_waking(void *data, struct task_struct *p)
 	      in_serving_softirq() ? NG_RAW_CTX_SOFTIRQ : 0;
 	now = ng_counter_read();
 	if (static_branch_unlikely(&ng_raw_on))
-		ng_raw_emit_sched(current, NG_RAW_WAKE |
-				  (u64)(u32)p->pid << NG_RAW_ARG_SHIFT |
-				  ctx << NG_RAW_WAKE_CTX_SHIFT, now);
+		ng_raw_emit_meta(current, NG_RAW_WAKE |
+				 (u64)(u32)p->pid << NG_RAW_ARG_SHIFT |
+				 ctx << NG_RAW_WAKE_CTX_SHIFT, NG_TSD_COUNTER(now),
+				 now, NG_META_SCHED);
 	if (trace_sched_wake_enabled())
 		trace_sched_wake(p->pid, ctx, ng_sched_innermost(current),
 				 now & NG_TSD_COUNTER_MASK);

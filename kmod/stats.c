@@ -30,7 +30,7 @@ void ng_stats_render(struct seq_buf *s)
 	struct ng_stats_line sum = {};
 	u64 overwritten = ng_raw_flight_cut(), frozen_dropped = 0;
 	u64 nested = 0, unwatched = 0, selfcheck = 0, lookups = 0;
-	u64 sched = 0, sched_dropped = 0;
+	u64 sched = 0, sched_dropped = 0, counters = 0, counters_dropped = 0;
 	unsigned long frames;
 	unsigned int tasks, owners;
 	int cpu;
@@ -58,6 +58,8 @@ void ng_stats_render(struct seq_buf *s)
 		frozen_dropped += local64_read(&st->frozen_dropped);
 		sched += local64_read(&st->sched_records);
 		sched_dropped += local64_read(&st->sched_dropped);
+		counters += local64_read(&st->counter_records);
+		counters_dropped += local64_read(&st->counter_dropped);
 		if (!cpu_online(cpu) && !(c.entries | c.exits | c.dropped | c.skipped))
 			continue;
 		seq_buf_printf(s, "cpu%d %llu %llu %llu %llu\n", cpu,
@@ -102,6 +104,9 @@ void ng_stats_render(struct seq_buf *s)
 	 */
 	seq_buf_printf(s, "sched_records %llu\n", sched);
 	seq_buf_printf(s, "sched_dropped %llu\n", sched_dropped);
+	/* The same for the counters records (options/counters, counters.c). */
+	seq_buf_printf(s, "counter_records %llu\n", counters);
+	seq_buf_printf(s, "counter_dropped %llu\n", counters_dropped);
 	/* Tasks holding hooked frames keep the module in use. */
 	frames = ng_live_frames(&tasks, &owners);
 	seq_buf_printf(s, "traced_tasks %u\n", owners);

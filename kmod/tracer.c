@@ -307,6 +307,10 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	f->entry = now;
 	f->flags = mode == NG_HOOK_ROOT ? NG_FRAME_ROOT :
 		   mode == NG_HOOK_NOTRACE ? NG_FRAME_NOTRACE : 0;
+	if (static_branch_unlikely(&ng_counters_on)) {
+		f->counts = ng_counts_of(current);
+		f->flags |= NG_FRAME_COUNTS;
+	}
 	barrier();
 	*slot = (unsigned long)ng_return_hooker;
 
@@ -369,6 +373,8 @@ static __always_inline unsigned long ng_pop(struct ng_stack *t, unsigned int top
 	if (!(flags & (NG_FRAME_NOTRACE | NG_FRAME_GONE))) {
 		if (likely(bit >= 0)) {
 			ng_emit_exit(ip, top, f->entry, now, retval, returned);
+			if (unlikely(flags & NG_FRAME_COUNTS))
+				ng_counters_exit(ip, top, f->counts, now);
 			ng_ctx_inc(bit, exits);
 		} else {
 			ng_stat_inc(dropped);

@@ -18,9 +18,11 @@
 
 static const char kallsyms[] =
 	"ffffffff81001000 T vfs_read\n"
+	"ffffffff81002000 t rw_verify_area\n"
 	"ffffffff81003000 T ksys_read\n";
 
 #define VFS_READ	0xffffffff81001000ULL
+#define RW_VERIFY	0xffffffff81002000ULL
 #define KSYS_READ	0xffffffff81003000ULL
 
 /* One CPU's records, as the module writes them. */
@@ -283,6 +285,47 @@ static void test_sched(void)
 	T_EQ_U64(s.unattributed, 1);
 }
 
+/*
+ * A counters record belongs to the call whose exit at its depth came
+ * last on its CPU, this task's: an interrupt's deeper call in between
+ * changes nothing.  counters.tsv has a line per such call, by its exit's
+ * nanoseconds; a record whose exit was lost (or a second one for the
+ * same exit) is left out; the push/pop files are as without them.
+ */
+static void test_counters(void)
+{
+	struct cpu_file cpu[1];
+	struct ng_conv_summary s;
+	uint64_t lanes = 64ULL << (NG_COUNT_BITS * NG_COUNT_MINFLT) |
+			 1ULL << (NG_COUNT_BITS * NG_COUNT_NVCSW) |
+			 0xffffULL << (NG_COUNT_BITS * NG_COUNT_NIVCSW);
+
+	T_ASSERT(cpu_open(&cpu[0]) >= 0);
+	clock_rec(&cpu[0], 1000, 5000);
+	task(&cpu[0], 421, 421);
+	in(&cpu[0], 1100, 0, VFS_READ);
+	in(&cpu[0], 1110, 1, RW_VERIFY);
+	out(&cpu[0], 1120, 1, RW_VERIFY);
+	in(&cpu[0], 1121, 2, KSYS_READ);	/* an interrupt's call */
+	out(&cpu[0], 1122, 2, KSYS_READ);
+	put(&cpu[0], NG_RAW_META | NG_RAW_COUNTERS | 1ULL << NG_RAW_ARG_SHIFT,
+	    2ULL << (NG_COUNT_BITS * NG_COUNT_MAJFLT));
+	sched_rec(&cpu[0], NG_RAW_COUNTERS, 1, 7);	/* the same exit again */
+	out(&cpu[0], 1200, 0, VFS_READ);
+	put(&cpu[0], NG_RAW_META | NG_RAW_COUNTERS, lanes);
+	put(&cpu[0], NG_RAW_META | NG_RAW_COUNTERS | 5ULL << NG_RAW_ARG_SHIFT, lanes);
+	T_EQ_INT(convert(cpu, 1, &s), 0);
+	T_FILE_EQ(t_path("421.txt"),
+		  "5100:+vfs_read\n5110:+rw_verify_area\n5120:POP\n"
+		  "5121:+ksys_read\n5122:POP\n5200:POP\n");
+	T_FILE_EQ(t_path("counters.tsv"),
+		  "# nanograph counters 1\n"
+		  "5120\t421\t1\trw_verify_area\t0\t2\t0\t0\n"
+		  "5200\t421\t0\tvfs_read\t64\t0\t1\t65535\n");
+	T_EQ_U64(s.counters, 2);
+	T_EQ_U64(s.events, 6);
+}
+
 /* The idle task (pid 0) of each CPU gets its own file, as in events mode. */
 static void test_idle(void)
 {
@@ -353,6 +396,7 @@ static const struct t_case cases[] = {
 	{ "comm_records", test_comm_records },
 	{ "skips", test_skips },
 	{ "sched", test_sched },
+	{ "counters", test_counters },
 	{ "idle", test_idle },
 	{ "drain_over_2gib", test_drain_over_2gib },
 };

@@ -65,6 +65,12 @@
  *   ngtest hog-read FILE MS       pinned to CPU 0 beside a spinning child, read
  *                                 all of FILE again and again for MS ms; prints
  *                                 "reader PID reads N"
+ *   ngtest fresh-read FILE PAGES  a child that makes exactly two read(2)s, of
+ *                                 PAGES pages of FILE into one fresh anonymous
+ *                                 mapping: the first faults each page in, the
+ *                                 second none; prints "reader TID minflt FIRST
+ *                                 SECOND", the faults getrusage(RUSAGE_THREAD)
+ *                                 saw around each
  *   ngtest poll-pri FILE SECONDS  read FILE, then poll(2) it for POLLPRI (a
  *                                 sysfs notification) up to SECONDS; prints
  *                                 "woken " and what FILE reads then, or
@@ -103,6 +109,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -2041,6 +2048,45 @@ static int hog_read(const char *file, const char *ms)
 }
 
 /*
+ * Two reads into fresh pages, then into the same pages (see the usage),
+ * in a child: no loader's reads before them, no other read after.
+ */
+static int fresh_read(const char *file, const char *pages)
+{
+	long page = sysconf(_SC_PAGESIZE), len = atol(pages) * page;
+	struct rusage r0, r1, r2;
+	int fd, status;
+	char *buf;
+	pid_t child;
+
+	fd = open(file, O_RDONLY);
+	buf = mmap(NULL, len > 0 ? len : page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (fd < 0 || len <= 0 || buf == MAP_FAILED)
+		return report(-1);
+	madvise(buf, len, MADV_NOHUGEPAGE);	/* a fault a page */
+	fflush(stdout);
+	child = fork();
+	if (child < 0)
+		return report(-1);
+	if (!child) {
+		getrusage(RUSAGE_THREAD, &r0);
+		if (pread(fd, buf, len, 0) != len)
+			_exit(1);
+		getrusage(RUSAGE_THREAD, &r1);
+		if (pread(fd, buf, len, 0) != len)
+			_exit(1);
+		getrusage(RUSAGE_THREAD, &r2);
+		printf("reader %d minflt %ld %ld\n", (int)getpid(),
+		       r1.ru_minflt - r0.ru_minflt, r2.ru_minflt - r1.ru_minflt);
+		_exit(fflush(stdout) ? 1 : 0);
+	}
+	if (waitpid(child, &status, 0) != child)
+		return report(-1);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+/*
  * How a collector waits for a flight trigger: sysfs wakes pollers of an
  * attribute with POLLPRI | POLLERR once it was read and then notified.
  */
@@ -2139,7 +2185,7 @@ static int self_reads(const char *self, const char *file, int argc, char **argv)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-count FILE CHUNK SECONDS | read-size FILE N | reuse-write FILE GLOB | reuse-read FILE N DATA | read-fault FILE | read-split FILE N CMD | loop-read FILE N [CHUNKS] | steal-at-stop NG FIFO | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | raw-dump FILE | poll-pri FILE SECONDS | comm-reads FILE NAME:N... | self-reads TRACE_SELF FILE N... | nanosleep PIDFILE | ping-pong N | futex-wake MS | hog-read FILE MS | perf-stack|bpf-stack ID PID CMD... | fuzz [-c] [-q] [-t] SEED COUNT FILE... | forkload SECONDS [exec] | fork-work N | readcheck FILE SIZE CHUNK | threads N CMD1 CMD2 | drain DIR | cpu-hold CPU FILE DATA | rmmod-within MS T0|now STATS\n");
+	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-count FILE CHUNK SECONDS | read-size FILE N | reuse-write FILE GLOB | reuse-read FILE N DATA | read-fault FILE | read-split FILE N CMD | loop-read FILE N [CHUNKS] | steal-at-stop NG FIFO | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | raw-dump FILE | poll-pri FILE SECONDS | comm-reads FILE NAME:N... | self-reads TRACE_SELF FILE N... | nanosleep PIDFILE | ping-pong N | futex-wake MS | hog-read FILE MS | fresh-read FILE PAGES | perf-stack|bpf-stack ID PID CMD... | fuzz [-c] [-q] [-t] SEED COUNT FILE... | forkload SECONDS [exec] | fork-work N | readcheck FILE SIZE CHUNK | threads N CMD1 CMD2 | drain DIR | cpu-hold CPU FILE DATA | rmmod-within MS T0|now STATS\n");
 	return 2;
 }
 
@@ -2255,6 +2301,8 @@ int main(int argc, char **argv)
 		return futex_wake(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "hog-read"))
 		return hog_read(argv[2], argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "fresh-read"))
+		return fresh_read(argv[2], argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "pipe-wake"))
 		return pipe_wake(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "nanosleep"))

@@ -61,6 +61,8 @@ const char ng_record_help[] =
 "  --sched         also record when the traced threads leave a CPU, get it\n"
 "                  back and who wakes them, while inside hooked calls\n"
 "                  (options/sched), into DIR/sched.tsv\n"
+"  --counters      also record each call's page faults and context switches\n"
+"                  when any (options/counters), into DIR/counters.tsv\n"
 "  -q, --quiet     no progress line and no summary\n"
 "\n"
 "Flight recording (keep the last records in memory, write them only when\n"
@@ -127,6 +129,7 @@ struct opts {
 	bool raw;
 	bool no_calibrate;
 	bool sched;		/* --sched: options/sched, sched.tsv */
+	bool counters;		/* --counters: options/counters, counters.tsv */
 	bool buffer_given;	/* --buffer-kb */
 	char **argv;		/* the command, or NULL */
 	/* who decides who is recorded: threads by their names, or by asking */
@@ -176,7 +179,8 @@ struct run {
 	double start_s;			/* CLOCK_MONOTONIC at tracing_on=1 */
 	/* --flight */
 	struct ng_ctl_saved *flight_saved;	/* the trigger file as found */
-	struct ng_ctl_saved *sched_saved;	/* options/sched as found (--sched) */
+	/* options/sched and options/counters as found (--sched, --counters) */
+	struct ng_ctl_saved *option_saved;
 	int flight_fd;			/* the flight file, for poll(2) */
 	struct ng_ctl_stats stats_arm;	/* the module's counts at the last arm */
 	struct ng_flight_hit hit;	/* the snapshot's triggering call */
@@ -379,7 +383,8 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 {
 	enum { OPT_HOOK = 256, OPT_DURATION, OPT_BUFFER, OPT_RAW, OPT_EVENTS,
 	       OPT_NO_CALIBRATE, OPT_FLIGHT, OPT_TRIGGER, OPT_WINDOW, OPT_SIZE,
-	       OPT_TAIL, OPT_COUNT, OPT_WHEN_COMM, OPT_TRACE_SELF, OPT_SCHED };
+	       OPT_TAIL, OPT_COUNT, OPT_WHEN_COMM, OPT_TRACE_SELF, OPT_SCHED,
+	       OPT_COUNTERS };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -390,6 +395,7 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 		{ "events", no_argument, NULL, OPT_EVENTS },
 		{ "no-calibrate", no_argument, NULL, OPT_NO_CALIBRATE },
 		{ "sched", no_argument, NULL, OPT_SCHED },
+		{ "counters", no_argument, NULL, OPT_COUNTERS },
 		{ "flight", no_argument, NULL, OPT_FLIGHT },
 		{ "trigger", required_argument, NULL, OPT_TRIGGER },
 		{ "window", required_argument, NULL, OPT_WINDOW },
@@ -477,6 +483,9 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 			break;
 		case OPT_SCHED:
 			o->sched = true;
+			break;
+		case OPT_COUNTERS:
+			o->counters = true;
 			break;
 		case OPT_FLIGHT:
 			o->flight = true;
@@ -1107,21 +1116,32 @@ static int set_triggers(struct run *r, const struct opts *o)
 }
 
 /*
- * --sched: options/sched on, as it was put back at the end; a module
- * without the option (older than the collector) says so.
+ * --sched and --counters: their option files on, as they are put back at
+ * the end; a module without one (older than the collector) says so.
  */
-static int set_sched(struct run *r)
+static int set_options(struct run *r, const struct opts *o)
 {
-	static const char *const files[] = { "options/sched", NULL };
-	int ret = ng_ctl_save(&r->ctl, files, &r->sched_saved);
+	const char *files[3];
+	int n = 0, i, ret;
 
+	if (o->sched)
+		files[n++] = "options/sched";
+	if (o->counters)
+		files[n++] = "options/counters";
+	files[n] = NULL;
+	if (!n)
+		return 0;
+	ret = ng_ctl_save(&r->ctl, files, &r->option_saved);
 	if (ret == -ENOENT)
-		return fail("this nanograph module has no %s/options/sched: load one built from this tree for --sched",
-			    ng_ctl_root(&r->ctl));
+		return fail("this nanograph module lacks %s: load one built from this tree for --sched and --counters",
+			    n == 1 ? files[0] : "options/sched or options/counters");
 	if (ret)
-		return fail("cannot read %s/options/sched: %s", ng_ctl_root(&r->ctl),
+		return fail("cannot read %s's options: %s", ng_ctl_root(&r->ctl),
 			    strerror(-ret));
-	return set(r, "options/sched", "1");
+	for (i = 0; i < n; i++)
+		if (set(r, files[i], "1"))
+			return NG_EXIT_FAIL;
+	return 0;
 }
 
 /* Configure the module from the options; the saved state is put back later. */
@@ -1145,7 +1165,7 @@ static int configure(struct run *r, const struct opts *o)
 	snprintf(num, sizeof(num), "%lu", o->buffer_kb);
 	if ((o->raw && set(r, "raw_buffer_size_kb", num)) ||
 	    set(r, "buffer_mode", o->raw ? "raw" : "events") ||
-	    (o->sched && set_sched(r)) ||
+	    set_options(r, o) ||
 	    (o->flight && set_triggers(r, o)))
 		return NG_EXIT_FAIL;
 	if (o->argv && spawn(r, o->argv))
@@ -1226,10 +1246,10 @@ static void restore_module(struct run *r)
 		ng_ctl_saved_free(r->flight_saved);
 		r->flight_saved = NULL;
 	}
-	if (r->sched_saved) {
-		ng_ctl_restore(&r->ctl, r->sched_saved);
-		ng_ctl_saved_free(r->sched_saved);
-		r->sched_saved = NULL;
+	if (r->option_saved) {
+		ng_ctl_restore(&r->ctl, r->option_saved);
+		ng_ctl_saved_free(r->option_saved);
+		r->option_saved = NULL;
 	}
 	/*
 	 * The buffer mode changes back only once the module has let go of

@@ -17,6 +17,8 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "nanograph_event.h"
+
 #define NANOGRAPH_VERSION	"0.1.0"
 
 /* ---- numbers (num.c) -------------------------------------------------- */
@@ -450,6 +452,7 @@ enum ng_event_type {
 	NG_EV_SWITCH_OUT,	/* raw switch_out: the task left its CPU */
 	NG_EV_SWITCH_IN,	/* raw switch_in: the task got a CPU */
 	NG_EV_WAKE,		/* raw wake: the task (or an interrupt) woke @wakee */
+	NG_EV_COUNTERS,		/* a call's fault and switch counts changed */
 };
 
 /* One decoded event, as the ring buffer held it. */
@@ -470,6 +473,8 @@ struct ng_event {
 	bool runnable;		/* SWITCH_OUT: preempted or yielding, not asleep */
 	int wakee;		/* WAKE: the thread woken */
 	unsigned int ctx;	/* WAKE: NG_RAW_CTX_* of the waker, 0: the task */
+	unsigned int counts[NG_COUNTS];	/* COUNTERS: the changes, NG_COUNT_*
+					 * order; @counter is the exit's */
 };
 
 struct ng_decoder;
@@ -534,6 +539,7 @@ struct ng_conv_summary {
 	uint64_t wakes_attributed; /* the waker's hooked call named */
 	uint64_t wakes_untraced; /* by a thread that has no file */
 	uint64_t wakes_no_call; /* by a traced thread in no hooked call */
+	uint64_t counters;	/* calls with counts, lines of counters.tsv */
 	uint64_t bytes;		/* bytes of push/pop text written */
 	uint64_t first_ns, last_ns;
 	struct ng_clock clock;	/* what the timestamps were converted with */

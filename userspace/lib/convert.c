@@ -115,6 +115,8 @@ struct ng_conv {
 	enum conv_kind kind;
 	struct ng_outfile sched;	/* sched.tsv, once a record comes */
 	bool sched_open;
+	struct ng_outfile counters;	/* counters.tsv, once a record comes */
+	bool counters_open;
 	struct ng_conv_summary sum;
 	int err;			/* first error, sticky */
 };
@@ -622,6 +624,36 @@ static int on_sched(struct ng_conv *c, const struct ng_event *ev)
 				 ctx[ev->ctx & NG_RAW_CTX_NMI ? 4 : ev->ctx & 3], fn);
 }
 
+/*
+ * A call's fault and context-switch counts, as a line of counters.tsv
+ * (Documentation/trace-format.md): the call of thread @ev->tid at
+ * @ev->depth that returned at @ev->counter, by its exit's nanoseconds.
+ */
+static int on_counters(struct ng_conv *c, const struct ng_event *ev)
+{
+	const struct sym *s;
+	int ret;
+
+	if (!c->counters_open) {
+		ret = ng_outfile_open(&c->counters, c->dir, "counters.tsv");
+		if (ret)
+			return ret;
+		c->counters_open = true;
+		ng_outfile_printf(&c->counters, "# nanograph counters 1\n");
+	}
+	s = sym_get(c, ev->ip);
+	if (!s)
+		return c->err;
+	c->sum.counters++;
+	return ng_outfile_printf(&c->counters, "%" PRIu64 "\t%d\t%u\t%s\t%u\t%u\t%u\t%u\n",
+				 ng_clock_ns(&c->clock, ev->counter),
+				 event_thread(ev), ev->depth, s->name,
+				 ev->counts[NG_COUNT_MINFLT],
+				 ev->counts[NG_COUNT_MAJFLT],
+				 ev->counts[NG_COUNT_NVCSW],
+				 ev->counts[NG_COUNT_NIVCSW]);
+}
+
 /* Whether @ev came before the window: left out, and counted. */
 static bool outside_window(struct ng_conv *c, const struct ng_event *ev)
 {
@@ -644,6 +676,8 @@ static int process(struct ng_conv *c, const struct ng_event *ev)
 	if (ev->type == NG_EV_SWITCH_OUT || ev->type == NG_EV_SWITCH_IN ||
 	    ev->type == NG_EV_WAKE)
 		return on_sched(c, ev);
+	if (ev->type == NG_EV_COUNTERS)
+		return on_counters(c, ev);
 	c->sum.events++;
 	t = thread_get(c, ev);
 	r.t = t;
@@ -747,6 +781,7 @@ int ng_conv_event(struct ng_conv *c, const struct ng_event *ev)
 	case NG_EV_SWITCH_OUT:
 	case NG_EV_SWITCH_IN:
 	case NG_EV_WAKE:
+	case NG_EV_COUNTERS:
 		c->err = c->clock.freq ? process(c, ev) : hold(c, ev);
 		return c->err;
 	default:
@@ -864,6 +899,8 @@ static void free_all(struct ng_conv *c)
 	}
 	if (c->sched_open)
 		ng_outfile_abort(&c->sched);
+	if (c->counters_open)
+		ng_outfile_abort(&c->counters);
 	for (j = 0; j < c->nr_owned; j++)
 		free(c->owned[j]);
 	free(c->owned);
@@ -942,6 +979,10 @@ int ng_conv_finish(struct ng_conv *c, struct ng_conv_summary *sum)
 	if (!ret && c->sched_open) {
 		c->sched_open = false;
 		ret = ng_outfile_commit(&c->sched);
+	}
+	if (!ret && c->counters_open) {
+		c->counters_open = false;
+		ret = ng_outfile_commit(&c->counters);
 	}
 	if (ret && v) {
 		unpublish(c, v, done);

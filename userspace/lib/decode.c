@@ -19,7 +19,7 @@ struct ng_decoder {
 	struct tep_handle *tep;
 	/* -1: not in this recording, or lacking a field */
 	int entry_id, exit_id, call_id, open_id, clock_id;
-	int out_id, in_id, wake_id;
+	int out_id, in_id, wake_id, counters_id;
 	struct tep_format_field *tsd, *ip;	/* shared by entry and exit */
 	struct tep_format_field *call_tsd, *call_ip, *call_exit;
 	struct tep_format_field *open_tsd, *open_ip, *open_pid, *open_cpu;
@@ -27,6 +27,7 @@ struct ng_decoder {
 	struct tep_format_field *out_pid, *out_state, *out_preempted, *out_counter;
 	struct tep_format_field *in_pid, *in_counter;
 	struct tep_format_field *wake_pid, *wake_ctx, *wake_ip, *wake_counter;
+	struct tep_format_field *cnt_tsd, *cnt_ip, *cnt[NG_COUNTS];
 };
 
 /* A field the format must have; NULL makes the decoder refuse. */
@@ -113,6 +114,28 @@ static void find_sched(struct ng_decoder *d)
 		d->wake_id = wake->id;
 }
 
+/* func_counters (options/counters), absent when it lacks a field. */
+static void find_counters(struct ng_decoder *d)
+{
+	static const char *const names[NG_COUNTS] = {
+		[NG_COUNT_MINFLT] = "minflt", [NG_COUNT_MAJFLT] = "majflt",
+		[NG_COUNT_NVCSW] = "nvcsw", [NG_COUNT_NIVCSW] = "nivcsw",
+	};
+	struct tep_event *e = event(d->tep, NG_EVENT_COUNTERS);
+	int i;
+
+	d->cnt_tsd = field(e, "tsd");
+	d->cnt_ip = field(e, "ip");
+	if (!d->cnt_tsd || !d->cnt_ip)
+		return;
+	for (i = 0; i < NG_COUNTS; i++) {
+		d->cnt[i] = field(e, names[i]);
+		if (!d->cnt[i])
+			return;
+	}
+	d->counters_id = e->id;
+}
+
 /*
  * Find our events once, so that decoding a record is a compare of its
  * type and a few fixed-offset reads.
@@ -128,10 +151,11 @@ int ng_decoder_new(struct ng_decoder **dp, struct tep_handle *tep)
 		return -ENOMEM;
 	d->tep = tep;
 	d->entry_id = d->exit_id = d->call_id = d->open_id = -1;
-	d->clock_id = d->out_id = d->in_id = d->wake_id = -1;
+	d->clock_id = d->out_id = d->in_id = d->wake_id = d->counters_id = -1;
 	ret = find_entry_exit(d);
 	find_call_open(d);
 	find_sched(d);
+	find_counters(d);
 	if (ret == -EPROTO || (ret && d->call_id < 0)) {
 		free(d);
 		return ret;
@@ -209,6 +233,7 @@ void ng_decode(const struct ng_decoder *d, struct tep_record *rec,
 {
 	int type = tep_data_type(d->tep, rec);
 	int64_t cpu;
+	int i;
 
 	ev->type = NG_EV_OTHER;
 	ev->cpu = rec->cpu;
@@ -240,6 +265,11 @@ void ng_decode(const struct ng_decoder *d, struct tep_record *rec,
 		ev->freq = num(d, d->c_freq, rec);
 	} else if (type == d->out_id || type == d->in_id || type == d->wake_id) {
 		read_sched(d, type, rec, ev);
+	} else if (type == d->counters_id) {
+		ev->type = NG_EV_COUNTERS;
+		read_call(d, d->cnt_tsd, d->cnt_ip, rec, ev);
+		for (i = 0; i < NG_COUNTS; i++)
+			ev->counts[i] = (unsigned int)num(d, d->cnt[i], rec);
 	}
 }
 

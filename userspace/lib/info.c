@@ -442,6 +442,8 @@ int ng_info_write(const char *dir, const struct ng_info *in)
 	jw_u64(&w, sum->wakes_untraced);
 	jw_key(&w, "wakes_no_call");
 	jw_u64(&w, sum->wakes_no_call);
+	jw_key(&w, "counters");
+	jw_u64(&w, sum->counters);
 	jw_key(&w, "bytes");
 	jw_u64(&w, sum->bytes);
 	jw_close(&w);

@@ -227,6 +227,11 @@ struct cursor {
 	uint64_t unattributed;	/* entries and exits before any task record */
 	bool done;
 	struct ng_event ev;	/* the next event, valid unless done */
+	/* The last exit at each depth: the call a counters record is of. */
+	struct {
+		int tid;
+		uint64_t counter, ip;
+	} exits[NG_RAW_DEPTH_MAX + 1];
 };
 
 /* The next whole record, or false at the end (a torn tail is ignored). */
@@ -251,12 +256,40 @@ static int next_record(struct cursor *c, uint64_t w[2], bool *got)
 }
 
 /*
- * A scheduling record (include/nanograph_event.h) into c->ev; false for
- * another meta kind, or one that names no task yet (counted).
+ * A counters record into c->ev: of the call whose exit at its depth came
+ * last on this CPU, which was this task's (include/nanograph_event.h);
+ * false if there was none (its exit was lost).
+ */
+static bool counters_event(struct cursor *c, const uint64_t w[2], uint64_t arg)
+{
+	unsigned int depth = (unsigned int)(arg & 0xff), i;
+
+	if (depth > NG_RAW_DEPTH_MAX || c->exits[depth].tid != c->tid ||
+	    !c->exits[depth].ip)
+		return false;
+	c->ev.type = NG_EV_COUNTERS;
+	c->ev.tid = c->tid;
+	c->ev.depth = depth;
+	c->ev.ip = c->exits[depth].ip;
+	c->ev.counter = c->exits[depth].counter;
+	c->ev.ts = c->ev.counter;
+	for (i = 0; i < NG_COUNTS; i++)
+		c->ev.counts[i] = (unsigned int)NG_COUNT_LANE(w[1], i);
+	c->exits[depth].ip = 0;		/* one counters record per exit */
+	return true;
+}
+
+/*
+ * A scheduling or counters record (include/nanograph_event.h) into
+ * c->ev; false for another meta kind, or one that names no task yet
+ * (counted).
  */
 static bool sched_event(struct cursor *c, const uint64_t w[2])
 {
 	uint64_t arg = (w[0] & NG_TSD_COUNTER_MASK) >> NG_RAW_ARG_SHIFT;
+
+	if (NG_RAW_KIND(w[0]) == NG_RAW_COUNTERS)
+		return c->tid >= 0 && counters_event(c, w, arg);
 
 	switch (NG_RAW_KIND(w[0])) {
 	case NG_RAW_SWITCH_OUT:
@@ -269,7 +302,6 @@ static bool sched_event(struct cursor *c, const uint64_t w[2])
 		break;
 	case NG_RAW_WAKE:
 		c->ev.type = NG_EV_WAKE;
-		c->ev.ip = 0;	/* the waker's function: its place in the stream */
 		c->ev.wakee = (int)(uint32_t)arg;
 		c->ev.ctx = (unsigned int)(w[0] >> NG_RAW_WAKE_CTX_SHIFT) & 0xf;
 		break;
@@ -351,6 +383,11 @@ static int cursor_next(struct cursor *c)
 		c->ev.ts = c->ev.counter;
 		c->ev.depth = NG_TSD_DEPTH(w[0] & ~NG_RAW_EXIT);
 		c->ev.ip = w[1];
+		if (c->ev.type == NG_EV_EXIT && c->ev.depth <= NG_RAW_DEPTH_MAX) {
+			c->exits[c->ev.depth].tid = c->tid;
+			c->exits[c->ev.depth].counter = c->ev.counter;
+			c->exits[c->ev.depth].ip = c->ev.ip;
+		}
 		return 0;
 	}
 }

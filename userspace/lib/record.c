@@ -206,12 +206,14 @@ int ng_rec_open(struct ng_recorder **rp, const struct ng_rec_opts *o)
 		goto err;
 	}
 	/*
-	 * The scheduling events too: written only while options/sched is
-	 * on (a module older than them has none, and that is no error).
+	 * The scheduling and counters events too: written only while
+	 * options/sched or options/counters is on (a module older than them
+	 * has none, and that is no error).
 	 */
 	tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_SCHED_OUT);
 	tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_SCHED_IN);
 	tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_SCHED_WAKE);
+	tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_COUNTERS);
 	*rp = r;
 	return 0;
 err:
