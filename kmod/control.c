@@ -386,7 +386,7 @@ static unsigned int ng_sched;
 
 static int ng_sched_apply(unsigned long *on)
 {
-	return ng_sched_set(*on);
+	return ng_sched_use(NG_SCHED_RECORDS, *on);
 }
 
 static NG_VALUE_ATTR(sched, "sched", 1, EINVAL, ng_sched_apply);

@@ -80,9 +80,26 @@ static const char *const ng_op_names[] = {
 	[NG_OP_GE] = ">=", [NG_OP_EQ] = "=", [NG_OP_NE] = "!=",
 };
 
+/*
+ * Which time a duration trigger compares: the call's wall time, its time
+ * on a CPU (wall less its time off one), or its time asleep until woken
+ * (sched.c keeps both, while such a trigger is armed).
+ */
+enum ng_trigger_clock {
+	NG_CLOCK_WALL,
+	NG_CLOCK_ONCPU,
+	NG_CLOCK_BLOCKED,
+};
+
+static const char *const ng_clock_names[] = {
+	[NG_CLOCK_WALL] = "", [NG_CLOCK_ONCPU] = ":oncpu",
+	[NG_CLOCK_BLOCKED] = ":blocked",
+};
+
 struct ng_trigger {
 	char name[KSYM_NAME_LEN];
 	enum ng_trigger_kind kind;
+	enum ng_trigger_clock clock;	/* duration: which time */
 	u64 ns;			/* duration: as written */
 	u64 ticks;		/* the same in counter ticks */
 	enum ng_trigger_op op;	/* return value: how it is compared */
@@ -189,13 +206,20 @@ static char *ng_trigger_name(unsigned long ip)
 }
 
 /*
- * Does a call that lasted @ticks fire @t?  Return values are compared as
+ * Does a call that lasted @ticks (@clocks of them off a CPU) fire @t?
+ * A time trigger does not fire on a call whose frame has no clocks (it
+ * began before the trigger was armed).  Return values are compared as
  * the C int most functions return (the upper half of a 64-bit register
  * is undefined then), so an ERR_PTR() compares as its errno too.
  */
 static bool ng_trigger_hits(const struct ng_trigger *t, u64 ticks, int ret,
-			    bool returned)
+			    bool returned, const struct ng_call_clocks *clocks)
 {
+	if (t->kind == NG_TRIGGER_DURATION && t->clock == NG_CLOCK_ONCPU)
+		return clocks->known && clocks->off < ticks &&
+		       ticks - clocks->off >= t->ticks;
+	if (t->kind == NG_TRIGGER_DURATION && t->clock == NG_CLOCK_BLOCKED)
+		return clocks->known && clocks->blocked >= t->ticks;
 	if (t->kind == NG_TRIGGER_DURATION)
 		return ticks >= t->ticks;
 	if (!returned)
@@ -278,7 +302,8 @@ static long ng_verdict_of(struct ng_verdicts *v, unsigned long ip)
  * calls come here; the name lookup happens once per address and arm.
  */
 noinline void ng_trigger_check(unsigned long ip, u64 ticks, u64 now,
-			       unsigned long retval, bool returned)
+			       unsigned long retval, bool returned,
+			       struct ng_call_clocks clocks)
 {
 	struct ng_verdicts *v;
 	unsigned int i;
@@ -300,7 +325,7 @@ noinline void ng_trigger_check(unsigned long ip, u64 ticks, u64 now,
 		return;
 	for (i = 0; i < NG_TRIGGERS_MAX; i++) {
 		if ((mask & BIT(i)) &&
-		    ng_trigger_hits(&ng_triggers[i], ticks, ret, returned)) {
+		    ng_trigger_hits(&ng_triggers[i], ticks, ret, returned, &clocks)) {
 			ng_trigger_fire(i, ticks, now, ret);
 			return;
 		}
@@ -424,9 +449,21 @@ static void ng_flight_stop_overwriting(int state)
 	ng_hit_frozen = old == NG_FLIGHT_TRIGGERED && state == NG_FLIGHT_FROZEN;
 }
 
+/* Whether a trigger compares a time the scheduler probes keep. */
+static bool ng_timed_triggers(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ng_nr_triggers; i++)
+		if (ng_triggers[i].kind == NG_TRIGGER_DURATION &&
+		    ng_triggers[i].clock != NG_CLOCK_WALL)
+			return true;
+	return false;
+}
+
 static int ng_flight_arm(void)
 {
-	int state = READ_ONCE(ng_flight_state);
+	int state = READ_ONCE(ng_flight_state), ret;
 
 	lockdep_assert_held(&ng_control_lock);
 	if (!ng_raw_mode())
@@ -436,6 +473,11 @@ static int ng_flight_arm(void)
 	/* What can fail first: a failed arm changes nothing. */
 	if (ng_nr_triggers && ng_verdicts_set(true))
 		return -ENOMEM;
+	ret = ng_timed_triggers() ? ng_sched_use(NG_SCHED_CLOCKS, true) : 0;
+	if (ret) {
+		ng_verdicts_set(false);
+		return ret;
+	}
 	atomic_set(&ng_hit_claimed, 0);
 	ng_hit_frozen = false;
 	if (ng_nr_triggers)
@@ -457,6 +499,7 @@ static int ng_flight_off(void)
 	WRITE_ONCE(ng_flight_state, NG_FLIGHT_OFF);
 	static_branch_disable(&ng_trigger_on);
 	static_branch_disable(&ng_flight_on);
+	ng_sched_use(NG_SCHED_CLOCKS, false);
 	ng_verdicts_set(false);
 	atomic_set(&ng_hit_claimed, 0);
 	ng_hit_frozen = false;
@@ -507,7 +550,8 @@ static ssize_t trigger_show(struct kobject *kobj, struct kobj_attribute *attr,
 		const struct ng_trigger *t = &ng_triggers[i];
 
 		if (t->kind == NG_TRIGGER_DURATION)
-			len += sysfs_emit_at(buf, len, "%s>%llu\n", t->name, t->ns);
+			len += sysfs_emit_at(buf, len, "%s%s>%llu\n", t->name,
+					     ng_clock_names[t->clock], t->ns);
 		else
 			len += sysfs_emit_at(buf, len, "%s=%s%d\n", t->name,
 					     ng_op_names[t->op], t->value);
@@ -586,7 +630,32 @@ static int ng_parse_comparison(char *s, struct ng_trigger *t)
 	return ng_parse_retval(s + strlen(ng_op_names[best]), &t->value);
 }
 
-/* One line, FUNC>DURATION or FUNC=<OP><VALUE>, into @t. */
+/*
+ * A duration trigger's FUNC may end in :oncpu or :blocked: which time it
+ * compares, taken off @name into @t.
+ */
+static int ng_parse_clock(char *name, struct ng_trigger *t)
+{
+	char *colon = strchr(name, ':');
+	int i;
+
+	t->clock = NG_CLOCK_WALL;
+	if (!colon)
+		return 0;
+	for (i = NG_CLOCK_ONCPU; i < ARRAY_SIZE(ng_clock_names); i++) {
+		if (!strcmp(colon, ng_clock_names[i])) {
+			t->clock = i;
+			*colon = '\0';
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/*
+ * One line, FUNC>DURATION (FUNC:oncpu>, FUNC:blocked>) or
+ * FUNC=<OP><VALUE>, into @t.
+ */
 static int ng_parse_trigger(char *line, struct ng_trigger *t)
 {
 	char *sep = strpbrk(line, ">="), kind;
@@ -597,8 +666,11 @@ static int ng_parse_trigger(char *line, struct ng_trigger *t)
 		return -EINVAL;
 	kind = *sep;
 	*sep = '\0';
+	ret = kind == '>' ? ng_parse_clock(line, t) : 0;
+	if (ret)
+		return ret;
 	len = strlen(line);
-	if (!len || len >= sizeof(t->name) || strpbrk(line, "*?[]!") ||
+	if (!len || len >= sizeof(t->name) || strpbrk(line, "*?[]!:") ||
 	    strpbrk(line, " \t"))
 		return -EINVAL;
 	if (kind == '>') {

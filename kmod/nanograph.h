@@ -43,12 +43,14 @@ struct ng_frame {
 	unsigned long flags;	/* NG_FRAME_* */
 	u64 entry;		/* the counter at entry: func_call, func_open */
 	u64 counts;		/* with NG_FRAME_COUNTS: ng_counts_of() at entry */
+	u64 clocks;		/* with NG_FRAME_CLOCKS: ng_clocks_of() at entry */
 };
 
 #define NG_FRAME_ROOT		1	/* a set_graph_function root */
 #define NG_FRAME_NOTRACE	2	/* a set_graph_notrace root: no events */
 #define NG_FRAME_GONE		4	/* abandoned: real address put back */
 #define NG_FRAME_COUNTS		8	/* counts taken: options/counters */
+#define NG_FRAME_CLOCKS		16	/* clocks taken: a time trigger armed */
 
 /*
  * One task's shadow stack (retstack.c): given to a task in process
@@ -61,6 +63,15 @@ struct ng_stack {
 	unsigned int depth;		/* frames in use */
 	unsigned int graph_depth;	/* NG_FRAME_ROOT frames among them */
 	unsigned int notrace_depth;	/* NG_FRAME_NOTRACE frames among them */
+	/*
+	 * Its clocks off a CPU (sched.c), kept while a time trigger is
+	 * armed: written by its own switches, @wake_at by its wakers.
+	 */
+	u64 off_at;		/* the counter when it left a CPU; 0: on one */
+	u64 wake_at;		/* the counter of its last wake */
+	u64 off_total;		/* ticks off a CPU inside calls */
+	u64 blocked_total;	/* of them, asleep until a wake */
+	bool asleep;		/* it left the CPU at @off_at asleep */
 	struct rcu_head rcu;
 	struct ng_frame frames[NG_STACK_DEPTH];
 };
@@ -161,8 +172,48 @@ extern unsigned int ng_inject_mask;
 DECLARE_STATIC_KEY_FALSE(ng_selfcheck);
 /* On while the hook records (tracer.c); the scheduling probes test it too. */
 DECLARE_STATIC_KEY_FALSE(ng_recording);
-/* options/sched (sched.c); with ng_control_lock held. */
-int ng_sched_set(bool on);
+/*
+ * The users of the scheduler probes (sched.c): options/sched's records,
+ * and the clocks of the time triggers (flight.c).  With ng_control_lock
+ * held; the probes are registered while either wants them.
+ */
+#define NG_SCHED_RECORDS	1
+#define NG_SCHED_CLOCKS		2
+int ng_sched_use(unsigned int user, bool on);
+DECLARE_STATIC_KEY_FALSE(ng_clocks_on);
+
+/*
+ * The task of @t's off-CPU and blocked ticks, in the two 32-bit lanes of
+ * a frame's clocks (low: off, high: blocked), each shifted right by
+ * ng_clock_shift so that a lane spans NG_TRIGGER_NS_MAX.
+ */
+extern unsigned int ng_clock_shift;
+static __always_inline u64 ng_clocks_of(const struct ng_stack *t)
+{
+	return (u32)(t->off_total >> ng_clock_shift) |
+	       (u64)(u32)(t->blocked_total >> ng_clock_shift) << 32;
+}
+
+/* A returning call's ticks off a CPU and, of them, blocked. */
+struct ng_call_clocks {
+	u64 off, blocked;
+	bool known;		/* its frame took the clocks at entry */
+};
+
+/* Those of frame @f of @t (current's), at its exit. */
+static __always_inline struct ng_call_clocks
+ng_call_clocks(const struct ng_stack *t, const struct ng_frame *f)
+{
+	struct ng_call_clocks c = { .known = f->flags & NG_FRAME_CLOCKS };
+	u64 cur = ng_clocks_of(t);
+
+	if (c.known) {
+		c.off = (u64)((u32)cur - (u32)f->clocks) << ng_clock_shift;
+		c.blocked = (u64)((u32)(cur >> 32) - (u32)(f->clocks >> 32))
+			    << ng_clock_shift;
+	}
+	return c;
+}
 
 /* options/counters (counters.c); with ng_control_lock held. */
 DECLARE_STATIC_KEY_FALSE(ng_counters_on);
@@ -393,7 +444,7 @@ static inline bool ng_flight_overwrites(int state)
 
 bool ng_flight_busy(void);
 void ng_trigger_check(unsigned long ip, u64 ticks, u64 now, unsigned long retval,
-		      bool returned);
+		      bool returned, struct ng_call_clocks clocks);
 void ng_flight_init(struct kobject *kobj);
 void ng_flight_exit(void);
 void ng_flight_release(void);

@@ -37,8 +37,20 @@
  * function the waker was in (its innermost frame: the collector cannot
  * rebuild that from func_call events, written at each call's return).
  *
+ * The same probes keep each task's clocks for the flight recorder's time
+ * triggers (FUNC:oncpu>DURATION, FUNC:blocked>DURATION, flight.c) while
+ * one is armed: in its shadow stack, the ticks it spent off a CPU inside
+ * calls and, of them, asleep until a wake; the hook copies both into a
+ * new frame, the exit subtracts.  A sleep ends at the wake that came
+ * after it began, or, when none did, at once: a wake may come before
+ * the switch that starts the sleep it ends (see above), and then none
+ * comes after; a stale one (a wake of a sleep that was called off) is
+ * followed by the real one.  Preempted, or in a sleep whose wake was
+ * missed, a task is runnable, not blocked.
+ *
  * A task outside every recorded call costs two table lookups a switch and
- * writes nothing; with the option off the probes are not registered.
+ * writes nothing; with neither user (records, clocks) the probes are not
+ * registered.
  */
 #define pr_fmt(fmt) "nanograph: " fmt
 
@@ -54,21 +66,56 @@
 #include "rawbuf.h"
 
 static struct tracepoint *ng_tp_switch, *ng_tp_waking;
-static bool ng_sched_registered;
+static unsigned int ng_sched_users;	/* NG_SCHED_*, under ng_control_lock */
+static bool ng_sched_records;		/* options/sched: records wanted */
+DEFINE_STATIC_KEY_FALSE(ng_clocks_on);
+unsigned int ng_clock_shift;
 
 /*
- * Whether @task is inside a recorded call: then its time is measured.
+ * Whether the task of @t (NULL: none) is inside a recorded call: then
+ * its time is measured.
  * Not below a set_graph_notrace root at the bottom of its stack, whose
  * calls record nothing, nor in frames a drain abandoned (all of them
  * are then).  The tracepoints fire where RCU watches, and with
  * preemption or interrupts off: the stack table may be read.
  */
-static __always_inline bool ng_sched_in_call(struct task_struct *task)
+static __always_inline bool ng_stack_in_call(const struct ng_stack *t)
 {
-	struct ng_stack *t = ng_stack_of(task);
-
 	return t && READ_ONCE(t->depth) &&
 	       !(READ_ONCE(t->frames[0].flags) & (NG_FRAME_NOTRACE | NG_FRAME_GONE));
+}
+
+/*
+ * @t's task left its CPU at @now, asleep unless @runnable.  Only its own
+ * switches write these fields (the rq lock orders them).
+ */
+static __always_inline void ng_clocks_out(struct ng_stack *t, bool runnable,
+					  u64 now)
+{
+	t->asleep = !runnable;
+	WRITE_ONCE(t->off_at, now);
+}
+
+/*
+ * @t's task gets a CPU at @now: the span since it left one is off-CPU
+ * time; asleep, blocked up to the wake that came after it began (none:
+ * woken before, blocked 0).  A task whose stack came while it was off a
+ * CPU has no span.  The wake was written before the task was queued,
+ * which is before this switch: the run queue's lock orders them.
+ */
+static __always_inline void ng_clocks_in(struct ng_stack *t, u64 now)
+{
+	u64 off = READ_ONCE(t->off_at), wake;
+
+	if (!off)
+		return;
+	t->off_total += now - off;
+	if (t->asleep) {
+		wake = READ_ONCE(t->wake_at);
+		if ((s64)(wake - off) > 0 && (s64)(now - wake) >= 0)
+			t->blocked_total += wake - off;
+	}
+	WRITE_ONCE(t->off_at, 0);
 }
 
 /* Recording: the probes' records are wanted. */
@@ -103,16 +150,27 @@ static void notrace ng_sched_switch(void *data, bool preempt,
 				    unsigned int prev_state)
 {
 	unsigned int state = prev_state & NG_RAW_STATE_MASK;
-	bool out, in;
+	struct ng_stack *tp, *tn;
+	bool out, in, span;
 	u64 now;
 
 	if (!ng_sched_wanted())
 		return;
-	out = ng_sched_in_call(prev);
-	in = ng_sched_in_call(next);
-	if (!out && !in)
+	tp = ng_stack_of(prev);
+	tn = ng_stack_of(next);
+	out = ng_stack_in_call(tp);
+	in = ng_stack_in_call(tn);
+	/* @next's span off a CPU ends, whatever it is inside now. */
+	span = static_branch_unlikely(&ng_clocks_on) && tn && READ_ONCE(tn->off_at);
+	if (!out && !in && !span)
 		return;
 	now = ng_counter_read();
+	if (static_branch_unlikely(&ng_clocks_on) && out)
+		ng_clocks_out(tp, preempt || !state, now);
+	if (span)
+		ng_clocks_in(tn, now);
+	if (!READ_ONCE(ng_sched_records))
+		return;
 	if (out && static_branch_unlikely(&ng_raw_on))
 		ng_raw_emit_meta(prev, NG_RAW_SWITCH_OUT |
 				 (preempt ? NG_RAW_PREEMPTED : 0) |
@@ -135,13 +193,22 @@ static void notrace ng_sched_switch(void *data, bool preempt,
  */
 static void notrace ng_sched_waking(void *data, struct task_struct *p)
 {
+	struct ng_stack *t;
 	u64 ctx, now;
 
-	if (!ng_sched_wanted() || !ng_sched_in_call(p))
+	if (!ng_sched_wanted())
+		return;
+	t = ng_stack_of(p);
+	if (!ng_stack_in_call(t))
+		return;
+	now = ng_counter_read();
+	/* Serialised by @p's pi_lock, which every waker takes. */
+	if (static_branch_unlikely(&ng_clocks_on))
+		WRITE_ONCE(t->wake_at, now);
+	if (!READ_ONCE(ng_sched_records))
 		return;
 	ctx = in_nmi() ? NG_RAW_CTX_NMI : in_hardirq() ? NG_RAW_CTX_HARDIRQ :
 	      in_serving_softirq() ? NG_RAW_CTX_SOFTIRQ : 0;
-	now = ng_counter_read();
 	if (static_branch_unlikely(&ng_raw_on))
 		ng_raw_emit_meta(current, NG_RAW_WAKE |
 				 (u64)(u32)p->pid << NG_RAW_ARG_SHIFT |
@@ -160,24 +227,11 @@ static void ng_sched_find(struct tracepoint *tp, void *priv)
 		ng_tp_waking = tp;
 }
 
-/*
- * options/sched: register the probes (@on) or unregister them; after an
- * unregistration no probe is still running (the buffers may go).
- */
-int ng_sched_set(bool on)
+/* Register the probes; after a failure none is. */
+static int ng_sched_register(void)
 {
 	int ret;
 
-	lockdep_assert_held(&ng_control_lock);
-	if (on == ng_sched_registered)
-		return 0;
-	if (!on) {
-		tracepoint_probe_unregister(ng_tp_waking, ng_sched_waking, NULL);
-		tracepoint_probe_unregister(ng_tp_switch, ng_sched_switch, NULL);
-		tracepoint_synchronize_unregister();
-		ng_sched_registered = false;
-		return 0;
-	}
 	if (!ng_tp_switch || !ng_tp_waking)
 		for_each_kernel_tracepoint(ng_sched_find, NULL);
 	if (!ng_tp_switch || !ng_tp_waking) {
@@ -191,8 +245,43 @@ int ng_sched_set(bool on)
 	if (ret) {
 		tracepoint_probe_unregister(ng_tp_switch, ng_sched_switch, NULL);
 		tracepoint_synchronize_unregister();
-		return ret;
 	}
-	ng_sched_registered = true;
+	return ret;
+}
+
+/*
+ * @user (NG_SCHED_RECORDS: options/sched; NG_SCHED_CLOCKS: a time
+ * trigger armed) wants the probes (@on) or no longer does.  They are
+ * registered while anyone does; after the last lets go no probe is still
+ * running (the buffers may go).  Only frames pushed while the clocks
+ * run carry them, and only their differences count: a span left open
+ * when they stopped ends at the task's next switch-in, before any frame
+ * of the next arming is pushed.
+ */
+int ng_sched_use(unsigned int user, bool on)
+{
+	unsigned int users = on ? ng_sched_users | user : ng_sched_users & ~user;
+	int ret;
+
+	lockdep_assert_held(&ng_control_lock);
+	if (!ng_sched_users && users) {
+		ret = ng_sched_register();
+		if (ret)
+			return ret;
+	}
+	WRITE_ONCE(ng_sched_records, users & NG_SCHED_RECORDS);
+	if (user & NG_SCHED_CLOCKS && on) {
+		/* A lane spans NG_TRIGGER_NS_MAX (flight.c's 3600 s). */
+		ng_clock_shift = max_t(int, 0, fls64(3600 * ng_counter_freq()) - 32);
+		static_branch_enable(&ng_clocks_on);
+	} else if (user & NG_SCHED_CLOCKS) {
+		static_branch_disable(&ng_clocks_on);
+	}
+	if (ng_sched_users && !users) {
+		tracepoint_probe_unregister(ng_tp_waking, ng_sched_waking, NULL);
+		tracepoint_probe_unregister(ng_tp_switch, ng_sched_switch, NULL);
+		tracepoint_synchronize_unregister();
+	}
+	ng_sched_users = users;
 	return 0;
 }

@@ -165,11 +165,14 @@ static __always_inline void ng_emit_entry(unsigned long ip, u64 tsd)
 }
 
 /*
- * And an exit: the frame's @entry counter makes the one-event form.  A
- * flight trigger (flight.c) looks at calls at least as long as its
- * shortest duration, after their exit record is written.
+ * And an exit of frame @f of @t: its entry counter makes the one-event
+ * form.  A flight trigger (flight.c) looks at calls at least as long as
+ * its shortest duration (a time trigger's on-CPU or blocked time is
+ * never longer), after their exit record is written.
  */
-static __always_inline void ng_emit_exit(unsigned long ip, unsigned int depth,
+static __always_inline void ng_emit_exit(const struct ng_stack *t,
+					 const struct ng_frame *f,
+					 unsigned long ip, unsigned int depth,
 					 u64 entry, u64 now, unsigned long retval,
 					 bool returned)
 {
@@ -184,7 +187,7 @@ static __always_inline void ng_emit_exit(unsigned long ip, unsigned int depth,
 	if (static_branch_unlikely(&ng_trigger_on) &&
 	    ((now - entry) & NG_TSD_COUNTER_MASK) >= READ_ONCE(ng_trigger_min))
 		ng_trigger_check(ip, (now - entry) & NG_TSD_COUNTER_MASK, now,
-				 retval, returned);
+				 retval, returned, ng_call_clocks(t, f));
 }
 
 /*
@@ -311,6 +314,10 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 		f->counts = ng_counts_of(current);
 		f->flags |= NG_FRAME_COUNTS;
 	}
+	if (static_branch_unlikely(&ng_clocks_on)) {
+		f->clocks = ng_clocks_of(t);
+		f->flags |= NG_FRAME_CLOCKS;
+	}
 	barrier();
 	*slot = (unsigned long)ng_return_hooker;
 
@@ -372,7 +379,7 @@ static __always_inline unsigned long ng_pop(struct ng_stack *t, unsigned int top
 
 	if (!(flags & (NG_FRAME_NOTRACE | NG_FRAME_GONE))) {
 		if (likely(bit >= 0)) {
-			ng_emit_exit(ip, top, f->entry, now, retval, returned);
+			ng_emit_exit(t, f, ip, top, f->entry, now, retval, returned);
 			if (unlikely(flags & NG_FRAME_COUNTS))
 				ng_counters_exit(ip, top, f->counts, now);
 			ng_ctx_inc(bit, exits);
@@ -1037,7 +1044,7 @@ void ng_tracer_exit(void)
 	ng_control_user = false;
 	ng_users = 0;
 	/* No scheduling probe runs once this returns: the buffers may go. */
-	ng_sched_set(false);
+	ng_sched_use(NG_SCHED_RECORDS | NG_SCHED_CLOCKS, false);
 	mutex_unlock(&ng_control_lock);
 	ng_events_sync(false);
 	ftrace_free_filter(&ng_ops);

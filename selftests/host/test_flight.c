@@ -37,6 +37,32 @@ static void test_trigger_units(void)
 	T_EQ_INT(ng_trigger_parse("__x64_sys_read.cold>1s", &t), 0);
 	T_EQ_STR(t.func, "__x64_sys_read.cold");
 	T_EQ_U64(t.ns, 1000000000);
+	T_EQ_INT(t.clock, NG_TRIGGER_WALL);
+}
+
+/* Time triggers: FUNC:oncpu and FUNC:blocked, the name without them. */
+static void test_trigger_clocks(void)
+{
+	struct ng_trigger t;
+	char line[128];
+
+	T_EQ_INT(ng_trigger_parse("vfs_read:blocked>200ms", &t), 0);
+	T_EQ_STR(t.func, "vfs_read");
+	T_EQ_INT(t.clock, NG_TRIGGER_BLOCKED);
+	T_EQ_U64(t.ns, 200000000);
+	ng_trigger_format(&t, line, sizeof(line));
+	T_EQ_STR(line, "vfs_read:blocked>200000000");
+	T_EQ_INT(ng_trigger_parse("foo.cold:oncpu>1us", &t), 0);
+	T_EQ_STR(t.func, "foo.cold");
+	T_EQ_INT(t.clock, NG_TRIGGER_ONCPU);
+	ng_trigger_format(&t, line, sizeof(line));
+	T_EQ_STR(line, "foo.cold:oncpu>1000");
+	/* not for a return value, nor an unknown clock, nor alone */
+	T_EQ_INT(trig("vfs_read:blocked=<0"), -1000 - EINVAL);
+	T_EQ_INT(trig("vfs_read:offcpu>1ms"), -1000 - EINVAL);
+	T_EQ_INT(trig(":blocked>1ms"), -1000 - EINVAL);
+	T_EQ_INT(trig("vfs_read:blocked:oncpu>1ms"), -1000 - EINVAL);
+	T_EQ_INT(trig("vfs_read:blocked>0"), -1000 - ERANGE);
 }
 
 /* Return-value triggers: the operators, numbers and the module's errno names. */
@@ -379,6 +405,7 @@ static void test_record_usage(void)
 
 static const struct t_case cases[] = {
 	{ "trigger_units", test_trigger_units },
+	{ "trigger_clocks", test_trigger_clocks },
 	{ "trigger_values", test_trigger_values },
 	{ "trigger_refused", test_trigger_refused },
 	{ "flight_state_line", test_state_line },

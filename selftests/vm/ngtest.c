@@ -2070,6 +2070,10 @@ static int fresh_read(const char *file, const char *pages)
 	if (child < 0)
 		return report(-1);
 	if (!child) {
+		/* Their pages copied now, not by a getrusage() between reads. */
+		memset(&r0, 0, sizeof(r0));
+		memset(&r1, 0, sizeof(r1));
+		memset(&r2, 0, sizeof(r2));
 		getrusage(RUSAGE_THREAD, &r0);
 		if (pread(fd, buf, len, 0) != len)
 			_exit(1);

@@ -72,7 +72,8 @@ const char ng_record_help[] =
 "                  window as DIR/flight-<ns>/, a recording of its own\n"
 "  --trigger FUNC>DURATION\n"
 "                  fire when a call of FUNC lasts DURATION or more (unit\n"
-"                  ns, us, ms or s; up to 8 triggers), or with\n"
+"                  ns, us, ms or s; up to 8 triggers); FUNC:oncpu>D when\n"
+"                  it was on a CPU D or more, FUNC:blocked>D asleep; or with\n"
 "                  FUNC=OPVALUE when its return value compares so (OP\n"
 "                  one of < <= > >= = !=, VALUE a number or -ENAME:\n"
 "                  'vfs_read=<0'); FUNC is added to --hook and -F when\n"
@@ -269,7 +270,7 @@ static int add_trigger(const struct ng_cmd *self, const char *arg,
 				      *sep == '>' ? "the duration must be from 1 ns to 3600 s" :
 				      "the value must fit a C int");
 	if (ret)
-		return ng_usage_error(self->name, "--trigger '%s': not FUNC>DURATION or FUNC=OPVALUE (a function name without blanks or glob characters, then '>' and a whole number with an optional unit ns, us, ms or s, or '=', one of < <= > >= = != and a number or -ENAME: 'vfs_read>10ms', 'vfs_read=<0', 'kmalloc==-ENOMEM')",
+		return ng_usage_error(self->name, "--trigger '%s': not FUNC>DURATION or FUNC=OPVALUE (a function name without blanks, colons or glob characters, perhaps :oncpu or :blocked, then '>' and a whole number with an optional unit ns, us, ms or s, or '=', one of < <= > >= = != and a number or -ENAME: 'vfs_read>10ms', 'vfs_read:blocked>200ms', 'vfs_read=<0', 'kmalloc==-ENOMEM')",
 				      arg);
 	o->nr_triggers++;
 	return -1;

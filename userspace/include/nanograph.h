@@ -148,14 +148,22 @@ int ng_ctl_admit_process(const struct ng_ctl *ctl, int pid, const char **file);
 #define NG_TRIGGER_MAX_NS	(3600ULL * 1000000000ULL)
 #define NG_TRIGGER_MAX		8
 
+/* Which time a duration trigger compares ("FUNC:oncpu>", "FUNC:blocked>"). */
+enum ng_trigger_clock {
+	NG_TRIGGER_WALL,	/* the call's duration */
+	NG_TRIGGER_ONCPU,	/* its time on a CPU */
+	NG_TRIGGER_BLOCKED,	/* its time asleep until woken */
+};
+
 /*
  * One line of the module's trigger file: a call of @func lasting @ns or
- * more, or (@on_value) returning a value that compares with @value by
- * @op ("<", "<=", ">", ">=", "=", "!=") as a C int.
+ * more (by @clock), or (@on_value) returning a value that compares with
+ * @value by @op ("<", "<=", ">", ">=", "=", "!=") as a C int.
  */
 struct ng_trigger {
 	char func[NG_TRIGGER_FUNC_MAX];
 	uint64_t ns;
+	enum ng_trigger_clock clock;
 	bool on_value;
 	char op[3];
 	int value;
@@ -163,9 +171,10 @@ struct ng_trigger {
 
 /*
  * Parse a trigger as the module's trigger file takes it: FUNC a name
- * without blanks or glob characters (*?[]!), then ">DURATION", digits
- * with an optional unit ns, us, ms or s (nanoseconds without one), from
- * 1 ns to 3600 s; or "=OPVALUE", VALUE a decimal or 0x hex number with
+ * without blanks, colons or glob characters (*?[]!), then ">DURATION"
+ * (or ":oncpu>DURATION", ":blocked>DURATION": the call's time on a CPU,
+ * or asleep), digits with an optional unit ns, us, ms or s (nanoseconds
+ * without one), from 1 ns to 3600 s; or "=OPVALUE", VALUE a decimal or 0x hex number with
  * an optional '-' (no leading 0) or -ENAME, one of the errno names the
  * module knows ("vfs_read=<0", "kmalloc==-ENOMEM"). 0, -EINVAL for bad
  * syntax or an unknown name, -ERANGE for a duration out of range or a

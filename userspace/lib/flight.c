@@ -2,10 +2,9 @@
 /*
  * flight.c - the flight recorder's texts, as the module's control files
  * hold them (Documentation/control-files.md, "Flight recording"): a
- * trigger "FUNC>DURATION" or "FUNC=OPVALUE", checked by the collector
- * before it changes
- * anything, so that a typo is a usage error and not a half-configured
- * module; and the flight file's state line with the hit, which says
+ * trigger "FUNC>DURATION" (FUNC:oncpu, FUNC:blocked) or "FUNC=OPVALUE",
+ * checked by the collector before it changes anything, so that a typo is
+ * a usage error and not a half-configured module; and the flight file's state line with the hit, which says
  * which call fired and where its exit record is.
  */
 #include <errno.h>
@@ -27,7 +26,13 @@ static const struct {
 	{ "s", 1000000000 },
 };
 
-/* A name the module compares with a symbol: no glob, no blank, no '>'. */
+/* The suffixes of a duration trigger's FUNC, by enum ng_trigger_clock. */
+static const char *const clocks[] = {
+	[NG_TRIGGER_WALL] = "", [NG_TRIGGER_ONCPU] = ":oncpu",
+	[NG_TRIGGER_BLOCKED] = ":blocked",
+};
+
+/* A name the module compares with a symbol: no glob, no blank, no '>', ':'. */
 static bool plain_name(const char *s, size_t len)
 {
 	size_t i;
@@ -35,10 +40,26 @@ static bool plain_name(const char *s, size_t len)
 	if (!len || len >= NG_TRIGGER_FUNC_MAX)
 		return false;
 	for (i = 0; i < len; i++)
-		if ((unsigned char)s[i] <= ' ' || strchr("*?[]!>", s[i]) ||
+		if ((unsigned char)s[i] <= ' ' || strchr("*?[]!>:", s[i]) ||
 		    s[i] == 0x7f)
 			return false;
 	return true;
+}
+
+/* The clock a FUNC of @len bytes names by its suffix; its length without. */
+static size_t clock_of(const char *s, size_t len, enum ng_trigger_clock *clock)
+{
+	size_t i, n;
+
+	*clock = NG_TRIGGER_WALL;
+	for (i = NG_TRIGGER_ONCPU; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
+		n = strlen(clocks[i]);
+		if (len > n && !memcmp(s + len - n, clocks[i], n)) {
+			*clock = i;
+			return len - n;
+		}
+	}
+	return len;
 }
 
 /* "FUNC>DURATION": the duration, in ns, from 1 ns to 3600 s. */
@@ -126,16 +147,19 @@ int ng_trigger_parse(const char *s, struct ng_trigger *t)
 {
 	const char *sep = s ? strpbrk(s, ">=") : NULL;
 	struct ng_trigger n = { .on_value = sep && *sep == '=' };
+	size_t len = sep ? (size_t)(sep - s) : 0;
 	int ret;
 
-	if (!sep || !plain_name(s, sep - s))
+	if (sep && !n.on_value)
+		len = clock_of(s, len, &n.clock);
+	if (!sep || !plain_name(s, len))
 		return -EINVAL;
 	ret = n.on_value ? parse_comparison(sep + 1, &n) :
 			   parse_duration(sep + 1, &n.ns);
 	if (ret)
 		return ret;
-	memcpy(n.func, s, sep - s);
-	n.func[sep - s] = '\0';
+	memcpy(n.func, s, len);
+	n.func[len] = '\0';
 	*t = n;
 	return 0;
 }
@@ -144,7 +168,8 @@ int ng_trigger_format(const struct ng_trigger *t, char *buf, size_t size)
 {
 	if (t->on_value)
 		return snprintf(buf, size, "%s=%s%d", t->func, t->op, t->value);
-	return snprintf(buf, size, "%s>%" PRIu64, t->func, t->ns);
+	return snprintf(buf, size, "%s%s>%" PRIu64, t->func, clocks[t->clock],
+			t->ns);
 }
 
 /* The words of the state line, at most @max; how many, or -EINVAL. */
