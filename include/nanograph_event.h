@@ -61,16 +61,17 @@
  * or 0, counter); the writer of sched_wake is the waker.  counter is
  * the function events' ts, low 56 bits.
  */
+#define NG_EVENT_SCHED_OUT	"sched_out"
+#define NG_EVENT_SCHED_IN	"sched_in"
+#define NG_EVENT_SCHED_WAKE	"sched_wake"
 /*
  * options/counters in the events mode: after a call's func_call (and
  * func_exit), when its task's counts changed: func_counters, fields tsd
  * (the exit's counter and the call's depth), ip, and the changes
- * minflt, majflt, nvcsw, nivcsw (as the raw record's lanes).
+ * minflt, majflt, nvcsw, nivcsw (whole, not saturated as in the raw
+ * record).
  */
 #define NG_EVENT_COUNTERS	"func_counters"
-#define NG_EVENT_SCHED_OUT	"sched_out"
-#define NG_EVENT_SCHED_IN	"sched_in"
-#define NG_EVENT_SCHED_WAKE	"sched_wake"
 
 #define NG_TSD_DEPTH_SHIFT	56
 #define NG_TSD_COUNTER_MASK	((1ULL << NG_TSD_DEPTH_SHIFT) - 1)
@@ -140,7 +141,7 @@ static inline int ng_counter_before(unsigned long long a, unsigned long long b)
  *			depth << NG_RAW_ARG_SHIFT, ip == the changes of
  *			the task's min_flt, maj_flt, nvcsw and nivcsw over
  *			the call, 16 bits each from the low end (each
- *			modulo 65536): the call of the last task record's
+ *			saturated at 65535): the call of the last task record's
  *			task whose exit at that depth came last on this CPU
  *			(an interrupt's calls may come in between, deeper)
  *
@@ -165,6 +166,7 @@ static inline int ng_counter_before(unsigned long long a, unsigned long long b)
 #define NG_COUNT_NIVCSW		3
 #define NG_COUNTS		4
 #define NG_COUNT_BITS		16
+#define NG_COUNT_SATURATED	0xffffU	/* a lane's "65535 or more" */
 #define NG_COUNT_LANE(v, i)	(((v) >> (NG_COUNT_BITS * (i))) & 0xffffULL)
 #define NG_RAW_IS_META(tsd)	(((tsd) & ~NG_TSD_COUNTER_MASK) == NG_RAW_META)
 /* A meta record's kind and argument (tsd's low 56 bits). */

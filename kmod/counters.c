@@ -5,13 +5,15 @@
  *
  * The task keeps the four counts itself (min_flt, maj_flt, nvcsw,
  * nivcsw, bumped by the fault handler and the scheduler).  The hook
- * copies them into the new frame, 16 bits each, when the option is on
- * (ng_counts_of()); the frame's pop subtracts, lane by lane, and writes
- * the changes after the call's exit when any is not zero: a counters
- * record in raw mode (include/nanograph_event.h), the func_counters
- * event wherever it is enabled.  A call that changed nothing writes
- * nothing, so the option costs one copy a call and one compare at its
- * return.  Each change is modulo 65536 (a lane's width).
+ * copies them into the new frame, 32 bits each, when the option is on
+ * (ng_counts_of()); the frame's pop subtracts and writes the changes
+ * after the call's exit when any is not zero: a counters record in raw
+ * mode (include/nanograph_event.h), whose 16-bit lanes saturate at
+ * 65535 (a call that took more faults says "at least 65535", never a
+ * small wrapped number), and the func_counters event, with the changes
+ * whole, wherever it is enabled.  A call that changed nothing writes
+ * nothing, so the option costs a copy a call and a compare at its
+ * return; off, a patched-out branch at entry and a flag test at return.
  *
  * A call hooked in an interrupt is counted on the task it interrupted:
  * the counts are that task's, and nearly always unchanged across it.
@@ -47,23 +49,25 @@ void ng_counters_set(bool on)
  * Out of line: the return path pays a call only with the option on.
  */
 noinline void ng_counters_exit(unsigned long ip, unsigned int depth,
-			       u64 entry, u64 now)
+			       const u32 *entry, u64 now)
 {
-	u64 cur = ng_counts_of(current), delta = 0;
+	u32 cur[NG_COUNTS], d[NG_COUNTS];
+	u64 lanes = 0;
 	int i;
 
-	for (i = 0; i < NG_COUNTS; i++)
-		delta |= ((NG_COUNT_LANE(cur, i) - NG_COUNT_LANE(entry, i)) &
-			  0xffffULL) << (NG_COUNT_BITS * i);
-	if (!delta)
+	ng_counts_of(current, cur);
+	for (i = 0; i < NG_COUNTS; i++) {
+		d[i] = cur[i] - entry[i];
+		lanes |= (u64)min_t(u32, d[i], NG_COUNT_SATURATED) <<
+			 (NG_COUNT_BITS * i);
+	}
+	if (!lanes)
 		return;
 	if (static_branch_unlikely(&ng_raw_on))
 		ng_raw_emit_meta(current, NG_RAW_COUNTERS |
-				 (u64)depth << NG_RAW_ARG_SHIFT, delta, now,
+				 (u64)depth << NG_RAW_ARG_SHIFT, lanes, now,
 				 NG_META_COUNTERS);
-	trace_func_counters(ip, ng_tsd(now, depth),
-			    NG_COUNT_LANE(delta, NG_COUNT_MINFLT),
-			    NG_COUNT_LANE(delta, NG_COUNT_MAJFLT),
-			    NG_COUNT_LANE(delta, NG_COUNT_NVCSW),
-			    NG_COUNT_LANE(delta, NG_COUNT_NIVCSW));
+	trace_func_counters(ip, ng_tsd(now, depth), d[NG_COUNT_MINFLT],
+			    d[NG_COUNT_MAJFLT], d[NG_COUNT_NVCSW],
+			    d[NG_COUNT_NIVCSW]);
 }

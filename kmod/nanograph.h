@@ -42,7 +42,7 @@ struct ng_frame {
 	unsigned long key;	/* identity at exit: see ng_arch_hook_site() */
 	unsigned long flags;	/* NG_FRAME_* */
 	u64 entry;		/* the counter at entry: func_call, func_open */
-	u64 counts;		/* with NG_FRAME_COUNTS: ng_counts_of() at entry */
+	u32 counts[NG_COUNTS];	/* with NG_FRAME_COUNTS: ng_counts_of() at entry */
 	u64 clocks;		/* with NG_FRAME_CLOCKS: ng_clocks_of() at entry */
 };
 
@@ -218,18 +218,20 @@ ng_call_clocks(const struct ng_stack *t, const struct ng_frame *f)
 /* options/counters (counters.c); with ng_control_lock held. */
 DECLARE_STATIC_KEY_FALSE(ng_counters_on);
 void ng_counters_set(bool on);
-void ng_counters_exit(unsigned long ip, unsigned int depth, u64 entry, u64 now);
+void ng_counters_exit(unsigned long ip, unsigned int depth,
+		      const u32 *entry, u64 now);
 
 /*
- * @task's fault and context-switch counts, 16 bits each in the lanes of
- * include/nanograph_event.h's counters record.
+ * @task's fault and context-switch counts, in NG_COUNT_* order (32 bits
+ * each: a call's changes are exact below 2^32).
  */
-static __always_inline u64 ng_counts_of(const struct task_struct *task)
+static __always_inline void ng_counts_of(const struct task_struct *task,
+					 u32 counts[NG_COUNTS])
 {
-	return (u64)(u16)READ_ONCE(task->min_flt) << (NG_COUNT_BITS * NG_COUNT_MINFLT) |
-	       (u64)(u16)READ_ONCE(task->maj_flt) << (NG_COUNT_BITS * NG_COUNT_MAJFLT) |
-	       (u64)(u16)READ_ONCE(task->nvcsw) << (NG_COUNT_BITS * NG_COUNT_NVCSW) |
-	       (u64)(u16)READ_ONCE(task->nivcsw) << (NG_COUNT_BITS * NG_COUNT_NIVCSW);
+	counts[NG_COUNT_MINFLT] = READ_ONCE(task->min_flt);
+	counts[NG_COUNT_MAJFLT] = READ_ONCE(task->maj_flt);
+	counts[NG_COUNT_NVCSW] = READ_ONCE(task->nvcsw);
+	counts[NG_COUNT_NIVCSW] = READ_ONCE(task->nivcsw);
 }
 
 /*

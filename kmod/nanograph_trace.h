@@ -99,7 +99,7 @@ TRACE_EVENT(clock_sync,
 /*
  * options/counters (kmod/counters.c): the call at @tsd's depth of @ip,
  * which returned at @tsd's counter, changed its task's fault and
- * context-switch counts by these (each modulo 65536); written after its
+ * context-switch counts by these; written after its
  * func_call, only when one is not 0.
  */
 TRACE_EVENT(func_counters,

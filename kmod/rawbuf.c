@@ -281,8 +281,11 @@ void ng_raw_renamed(struct task_struct *task, const char *comm)
  * writes for current: for @next, last_pid reads -1 meanwhile (a nested
  * writer restates current), and becomes @next's only if nothing did.
  * Neither an entry nor an exit: counted apart, and so are the ones
- * dropped.  Preemption is off; interrupts too but in sched_waking's
- * wakeup of current (whose interrupts write for current as well).
+ * dropped.  Preemption is off.  A scheduling record comes with
+ * interrupts off but in sched_waking's wakeup of current; a counters
+ * record from any context a hooked call returns in, NMI included: the
+ * reservation is made for nesting writers either way (for current, whose
+ * interrupts write for current as well).
  */
 void ng_raw_emit_meta(struct task_struct *task, u64 meta, u64 payload,
 		      u64 now, enum ng_meta_class class)

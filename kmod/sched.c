@@ -125,18 +125,41 @@ static __always_inline bool ng_sched_wanted(void)
 }
 
 /*
- * The hooked function @task is in (its innermost frame's call site, as
- * the function events name it), 0 if none.  For current: an interrupt
- * that came in while its hook pushed a frame sees the frame below.
+ * The hooked function @task is in (the call site of its innermost
+ * recorded frame, as the function events name it), 0 if none.  A slot
+ * being filled reads 0 (an interrupt came in between the hook's claim
+ * and its fill: retstack.c's ng_stack_empty()), and so does a
+ * set_graph_notrace root, whose calls are not recorded: the frame below
+ * then.  Frames a drain abandoned name nothing.
  */
 static unsigned long ng_sched_innermost(struct task_struct *task)
 {
 	struct ng_stack *t = ng_stack_of(task);
 	unsigned int depth = t ? READ_ONCE(t->depth) : 0;
+	unsigned long ip, flags;
 
-	if (!depth || depth > NG_STACK_DEPTH)
+	if (depth > NG_STACK_DEPTH)
 		return 0;
-	return READ_ONCE(t->frames[depth - 1].ip);
+	while (depth--) {
+		ip = READ_ONCE(t->frames[depth].ip);
+		flags = READ_ONCE(t->frames[depth].flags);
+		if (flags & NG_FRAME_GONE)
+			return 0;
+		if (ip && !(flags & NG_FRAME_NOTRACE))
+			return ip;
+	}
+	return 0;
+}
+
+/*
+ * Whether the records would go anywhere: the raw buffers, or an instance
+ * with the events enabled.  Else only the clocks may want the probes.
+ */
+static __always_inline bool ng_records_read(void)
+{
+	return READ_ONCE(ng_sched_records) &&
+	       (static_branch_unlikely(&ng_raw_on) || trace_sched_out_enabled() ||
+		trace_sched_in_enabled() || trace_sched_wake_enabled());
 }
 
 /*
@@ -154,7 +177,8 @@ static void notrace ng_sched_switch(void *data, bool preempt,
 	bool out, in, span;
 	u64 now;
 
-	if (!ng_sched_wanted())
+	if (!ng_sched_wanted() ||
+	    (!ng_records_read() && !static_branch_unlikely(&ng_clocks_on)))
 		return;
 	tp = ng_stack_of(prev);
 	tn = ng_stack_of(next);
@@ -169,7 +193,7 @@ static void notrace ng_sched_switch(void *data, bool preempt,
 		ng_clocks_out(tp, preempt || !state, now);
 	if (span)
 		ng_clocks_in(tn, now);
-	if (!READ_ONCE(ng_sched_records))
+	if (!ng_records_read())
 		return;
 	if (out && static_branch_unlikely(&ng_raw_on))
 		ng_raw_emit_meta(prev, NG_RAW_SWITCH_OUT |
@@ -196,7 +220,8 @@ static void notrace ng_sched_waking(void *data, struct task_struct *p)
 	struct ng_stack *t;
 	u64 ctx, now;
 
-	if (!ng_sched_wanted())
+	if (!ng_sched_wanted() ||
+	    (!ng_records_read() && !static_branch_unlikely(&ng_clocks_on)))
 		return;
 	t = ng_stack_of(p);
 	if (!ng_stack_in_call(t))
@@ -205,7 +230,7 @@ static void notrace ng_sched_waking(void *data, struct task_struct *p)
 	/* Serialised by @p's pi_lock, which every waker takes. */
 	if (static_branch_unlikely(&ng_clocks_on))
 		WRITE_ONCE(t->wake_at, now);
-	if (!READ_ONCE(ng_sched_records))
+	if (!ng_records_read())
 		return;
 	ctx = in_nmi() ? NG_RAW_CTX_NMI : in_hardirq() ? NG_RAW_CTX_HARDIRQ :
 	      in_serving_softirq() ? NG_RAW_CTX_SOFTIRQ : 0;

@@ -310,11 +310,11 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	f->entry = now;
 	f->flags = mode == NG_HOOK_ROOT ? NG_FRAME_ROOT :
 		   mode == NG_HOOK_NOTRACE ? NG_FRAME_NOTRACE : 0;
-	if (static_branch_unlikely(&ng_counters_on)) {
-		f->counts = ng_counts_of(current);
+	if (static_branch_unlikely(&ng_counters_on) && mode != NG_HOOK_NOTRACE) {
+		ng_counts_of(current, f->counts);
 		f->flags |= NG_FRAME_COUNTS;
 	}
-	if (static_branch_unlikely(&ng_clocks_on)) {
+	if (static_branch_unlikely(&ng_clocks_on) && mode != NG_HOOK_NOTRACE) {
 		f->clocks = ng_clocks_of(t);
 		f->flags |= NG_FRAME_CLOCKS;
 	}
@@ -390,6 +390,13 @@ static __always_inline unsigned long ng_pop(struct ng_stack *t, unsigned int top
 	}
 	barrier();
 	WRITE_ONCE(t->depth, top);
+	/*
+	 * The slot names no function once free (retstack.c's
+	 * ng_stack_empty()): after the depth drops, since an interrupt
+	 * between the two would push into it (and leave it so) before this
+	 * store, never after.
+	 */
+	WRITE_ONCE(f->ip, 0);
 	if (flags & NG_FRAME_NOTRACE)
 		WRITE_ONCE(t->notrace_depth, t->notrace_depth - 1);
 	else if (flags & NG_FRAME_ROOT)

@@ -159,8 +159,10 @@ m_ng() {
 	e0=$(ng_total 2)
 	d0=$(ng_total 4)
 	[ "$mode" != calls ] || calls_events 1 || return 1
-	# raw_sched: raw with the scheduling records on (options/sched).
+	# raw_sched: raw with the scheduling records on (options/sched);
+	# raw_counters: with each call's faults and switches (options/counters).
 	[ "$mode" != raw_sched ] || echo 1 >$NG/options/sched || return 1
+	[ "$mode" != raw_counters ] || echo 1 >$NG/options/counters || return 1
 	echo 1 >$NG/tracing_on
 	[ "$mode" != none ] || echo 0 >$T/events/nanograph/enable
 	# shellcheck disable=SC2046
@@ -168,6 +170,7 @@ m_ng() {
 	echo 0 >$NG/tracing_on
 	ng_idle
 	[ "$mode" != raw_sched ] || echo 0 >$NG/options/sched
+	[ "$mode" != raw_counters ] || echo 0 >$NG/options/counters
 	[ "$mode" != calls ] || calls_events 0
 	calls=$(($(ng_total 2) - e0))
 	[ "${mode#flight}" = "$mode" ] || echo off >$NG/flight
@@ -267,6 +270,7 @@ MODES="none function function_graph ng_hook_only ng_events"
 [ ! -d $T/events/nanograph/func_call ] || MODES="$MODES ng_calls"
 [ -z "$HAVE_RAW" ] || MODES="$MODES ng_raw"
 [ ! -e $NG/options/sched ] || MODES="$MODES ng_raw_sched"
+[ ! -e $NG/options/counters ] || MODES="$MODES ng_raw_counters"
 [ ! -e $NG/flight ] || MODES="$MODES ng_flight ng_flight_full"
 
 run_mode() {
@@ -278,6 +282,7 @@ run_mode() {
 	ng_calls) m_ng calls ;;
 	ng_raw) m_ng raw ;;
 	ng_raw_sched) m_ng raw_sched ;;
+	ng_raw_counters) m_ng raw_counters ;;
 	ng_flight) m_ng flight ;;
 	ng_flight_full) m_ng flight_full ;;
 	record_events) m_record events --events ;;

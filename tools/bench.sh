@@ -110,6 +110,10 @@ table() {
 		if (med["ng_raw"] > 0 && med["ng_raw_sched"] != "")
 			printf "sched: options/sched on costs %.2fx raw per call\n",
 				med["ng_raw_sched"] / med["ng_raw"]
+		# Each call's faults and switches (options/counters), the same.
+		if (med["ng_raw"] > 0 && med["ng_raw_counters"] != "")
+			printf "counters: options/counters on costs %.2fx raw per call\n",
+				med["ng_raw_counters"] / med["ng_raw"]
 		# The flight recorder armed and waiting, against raw recording.
 		if (med["ng_raw"] > 0 && med["ng_flight"] != "" && med["ng_flight_full"] != "")
 			printf "flight: armed %.2fx raw per call, armed and overwriting %.2fx raw\n",
