@@ -35,9 +35,9 @@
  *   the pool faster than the work refills it does it allocate in place,
  *   GFP_NOWAIT and then GFP_ATOMIC.  The pool exists from tracing_on=1
  *   to the end of the drain, like the stacks.
- * - Stacks come from a cache of their own: at about 3.7 KiB on 64-bit
- *   (2.6 KiB on 32-bit arm) a stack would take a 4 KiB kmalloc object,
- *   a good part of it wasted on 32-bit arm.
+ * - Stacks come from a cache of their own: at about 4.2 KiB on 64-bit
+ *   (3.2 KiB on 32-bit arm) a stack would take an 8 KiB (4 KiB) kmalloc
+ *   object, a good part of it wasted.
  * - Insertions and removals take ng_table_lock; the hook never does, so
  *   a traced function reached from under the lock cannot deadlock.
  * - A stack is removed when its task is freed (sched_process_free, after
