@@ -198,6 +198,52 @@ static void test_replay_shapes(void)
 }
 
 /*
+ * With a counters.tsv, replay says of a call that faulted or was switched
+ * out how often, on its leaf or closing line, after what a sched.tsv says;
+ * a line is found by the thread, the call's return and its depth (an
+ * idle task's by its -(cpu + 1)), and one that matches no call, or is
+ * torn, shows nowhere.
+ */
+static void test_replay_counts(void)
+{
+	char dir[600];
+
+	snprintf(dir, sizeof(dir), "%s", t_path("c"));
+	T_EQ_INT(mkdir(dir, 0755), 0);
+	T_EQ_INT(t_write_file(t_path("c/421.txt"),
+			      "5000:+ksys_read\n5100:+vfs_read\n5260:POP\n"
+			      "5270:+fput\n5280:POP\n5300:POP\n"), 0);
+	T_EQ_INT(t_write_file(t_path("c/0-1.txt"), "5000:+do_idle\n5100:POP\n"), 0);
+	T_EQ_INT(t_write_file(t_path("c/sched.tsv"),
+			      "# nanograph sched 1\n"
+			      "5110\tout\t421\tS\t1\n"
+			      "5210\twake\t421\t420\twriter\ttask\tvfs_write\n"
+			      "5230\tin\t421\n"), 0);
+	T_EQ_INT(t_write_file(t_path("c/counters.tsv"),
+			      "# nanograph counters 1\n"
+			      "5260\t421\t1\tvfs_read\t64\t0\t1\t0\n"
+			      "5300\t421\t0\tksys_read\t64\t2\t1\t0\n"
+			      "5280\t421\t0\tfput\t5\t0\t0\t0\n"
+			      "5100\t-2\t0\tdo_idle\t0\t0\t0\t3\n"
+			      "5280\t421\t1\tfp"), 0);
+	T_RUN(t_ng("replay", dir, NULL), 0,
+	      "# tid 0-1, pid 0, 0-1\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "     0.100 us |  do_idle(); /* 3 involuntary switches */\n"
+	      "\n"
+	      "# tid 421, pid ?, 421\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "              |  ksys_read() {\n"
+	      "     0.160 us |    vfs_read(); /* on-cpu 40 ns, runnable 20 ns, "
+	      "blocked 100 ns, woken by 420 writer in vfs_write, 64 minor faults, "
+	      "1 voluntary switches */\n"
+	      "     0.010 us |    fput();\n"
+	      "     0.300 us |  } /* ksys_read: on-cpu 180 ns, runnable 20 ns, "
+	      "blocked 100 ns, woken by 420 writer in vfs_write, 64 minor faults, "
+	      "2 major faults, 1 voluntary switches */\n", "");
+}
+
+/*
  * With a sched.tsv, replay says of a call that was off the CPU what its
  * time was made of (sleep, woken by a thread in a call; preempted once; runnable
  * after the wake) and who woke it, on its leaf or closing line; a call on
@@ -1154,6 +1200,7 @@ static const struct t_case cases[] = {
 	{ "abstime", test_replay_abstime },
 	{ "shapes", test_replay_shapes },
 	{ "sched", test_replay_sched },
+	{ "counts", test_replay_counts },
 	{ "report_diff_sched", test_report_diff_sched },
 	{ "indent_cap", test_replay_indent_cap },
 	{ "filter_walk", test_filter_walk },

@@ -22,6 +22,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "nanograph_event.h"
+
 /* ---- a recording directory (analyze.c) -------------------------------- */
 
 /* One thread of a recording: its file, and what threads.tsv says of it. */
@@ -50,6 +52,8 @@ struct ng_recording {
 	struct ng_comp *comp;
 	/* sched.tsv (record --sched), read at open; NULL: none */
 	struct ng_sched *sched;
+	/* counters.tsv (record --counters), read at open; NULL: none */
+	struct ng_counts *counts;
 };
 
 /*
@@ -375,6 +379,32 @@ struct ng_sched_split {
 	uint64_t on_cpu, runnable, blocked;
 	const struct ng_sched_span *woken;	/* the last sleep's waker */
 };
+
+/* One call's line of counters.tsv (record --counters). */
+struct ng_call_counts {
+	int tid;
+	uint64_t end_ns;	/* its return, as its POP line says */
+	unsigned int depth;
+	unsigned int counts[NG_COUNTS];	/* NG_COUNT_* order */
+};
+
+struct ng_counts;
+
+/*
+ * Read DIR/counters.tsv: -ENOENT without one, -ENOMEM, or -EIO; lines
+ * that do not parse are skipped.
+ */
+int ng_counts_load(struct ng_counts **cp, const char *dir);
+void ng_counts_free(struct ng_counts *c);
+/* The counts of @tid's call at @depth that returned at @end_ns, or NULL. */
+const struct ng_call_counts *ng_counts_find(const struct ng_counts *c, int tid,
+					    uint64_t end_ns, unsigned int depth);
+/*
+ * What replay writes of them: "64 minor faults, 1 voluntary switches"
+ * (the counts that are not 0; "" for none, or a NULL @e), into @buf of
+ * @size bytes; its length.
+ */
+size_t ng_counts_note(char *buf, size_t size, const struct ng_call_counts *e);
 
 struct ng_sched;
 

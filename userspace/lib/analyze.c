@@ -291,6 +291,9 @@ int ng_recording_open(struct ng_recording *rec, const char *dir)
 	/* No sched.tsv, or one that cannot be read: every call on a CPU. */
 	if (ng_sched_load(&rec->sched, rec->dir))
 		rec->sched = NULL;
+	/* No counters.tsv, or one that cannot be read: no counts shown. */
+	if (ng_counts_load(&rec->counts, rec->dir))
+		rec->counts = NULL;
 	return 0;
 }
 
@@ -337,6 +340,7 @@ void ng_recording_close(struct ng_recording *rec)
 	free(rec->dir);
 	free(rec->comp);
 	ng_sched_free(rec->sched);
+	ng_counts_free(rec->counts);
 	memset(rec, 0, sizeof(*rec));
 }
 

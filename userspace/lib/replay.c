@@ -17,6 +17,8 @@
  * line, written at its POP. Memory follows the depth of the stack (the
  * walk's and the filter's), never the length of the file.
  *
+ * With a counters.tsv (record --counters), a call that faulted or was
+ * switched out says how often in the same place ("64 minor faults").
  * With a sched.tsv (record --sched), a call that was off the CPU says on
  * that line, in its comment, what its time was made of and who woke it:
  * "vfs_read: on-cpu 41.000 us, blocked 300.100 ms, woken by 1234 writer
@@ -48,6 +50,7 @@ struct rp {
 	struct ng_info_trigger trig;
 	char trig_func[NG_TRIGGER_FUNC_MAX];
 	const struct ng_sched *sched;	/* sched.tsv, if the recording has one */
+	const struct ng_counts *counts;	/* counters.tsv, the same */
 };
 
 /* What follows the indentation of a line. */
@@ -110,6 +113,25 @@ static void sched_note(const struct rp *r, const struct ng_call *c,
 		return;
 	snprintf(buf + n, size - n, ", woken by %s",
 		 ng_sched_waker_name(who, sizeof(who), w));
+}
+
+/*
+ * The call's page faults and context switches (counters.tsv), after what
+ * @buf holds: ": 64 minor faults" or ", 64 minor faults".
+ */
+static void counts_note(const struct rp *r, const struct ng_call *c,
+			char *buf, size_t size)
+{
+	const struct ng_call_counts *e;
+	size_t n = strlen(buf);
+	char what[160];
+
+	if (!r->counts)
+		return;
+	e = ng_counts_find(r->counts, r->t->idle ? -(int)r->t->id - 1 : (int)r->t->id,
+			   c->end_ns, (unsigned int)c->depth);
+	if (ng_counts_note(what, sizeof(what), e) && n < size)
+		snprintf(buf + n, size - n, "%s%s", n ? ", " : ": ", what);
 }
 
 /*
@@ -226,6 +248,7 @@ static int rp_leave(void *priv, const struct ng_call *c)
 	char note[512];
 
 	sched_note(r, c, note, sizeof(note), &off);
+	counts_note(r, c, note, sizeof(note));
 	if (r->oncpu)		/* from the duration as compensated */
 		dur = dur > off ? dur - off : 0;
 	if (r->pending)
@@ -259,6 +282,7 @@ int ng_replay(const struct ng_recording *rec, FILE *fp, unsigned int flags,
 		return -ENOENT;
 	load_trigger(&r, rec);
 	r.sched = rec->sched;
+	r.counts = rec->counts;
 	for (i = 0; !ret && i < rec->nr_threads; i++) {
 		r.t = &rec->threads[i];
 		r.header = r.pending = false;
