@@ -110,7 +110,7 @@ table() {
 		if (med["ng_raw"] > 0 && med["ng_raw_sched"] != "")
 			printf "sched: options/sched on costs %.2fx raw per call\n",
 				med["ng_raw_sched"] / med["ng_raw"]
-		# Each call's faults and switches (options/counters), the same.
+		# The faults and switches of each call (options/counters), the same.
 		if (med["ng_raw"] > 0 && med["ng_raw_counters"] != "")
 			printf "counters: options/counters on costs %.2fx raw per call\n",
 				med["ng_raw_counters"] / med["ng_raw"]
