@@ -64,6 +64,8 @@
 #define NG_EVENT_SCHED_OUT	"sched_out"
 #define NG_EVENT_SCHED_IN	"sched_in"
 #define NG_EVENT_SCHED_WAKE	"sched_wake"
+/* And sched_migrate: pid moves from CPU orig_cpu to dest_cpu (counter). */
+#define NG_EVENT_SCHED_MIGRATE	"sched_migrate"
 /*
  * options/counters in the events mode: after a call's func_call (and
  * func_exit), when its task's counts changed: func_counters, fields tsd
@@ -133,6 +135,11 @@ static inline int ng_counter_before(unsigned long long a, unsigned long long b)
  *			ip == counter: the last task record's task woke
  *			thread tid, or an interrupt on its CPU did (ctx:
  *			NG_RAW_CTX_*; 0 in task context)
+ *	migrate		tsd == NG_RAW_META | NG_RAW_MIGRATE |
+ *			(from | to << NG_RAW_CPU_BITS) << NG_RAW_ARG_SHIFT,
+ *			ip == counter: the last task record's task moves
+ *			from CPU from to CPU to (in whichever CPU's buffer
+ *			moved it)
  *
  * With options/counters on, after the exit of a call during which its
  * task's fault or context-switch counts changed, one record:
@@ -159,6 +166,8 @@ static inline int ng_counter_before(unsigned long long a, unsigned long long b)
 #define NG_RAW_SWITCH_IN	5ULL
 #define NG_RAW_WAKE		6ULL
 #define NG_RAW_COUNTERS		7ULL
+#define NG_RAW_MIGRATE		8ULL
+#define NG_RAW_CPU_BITS		20	/* a CPU number in a migrate record */
 /* A counters record's changes: lane i of its ip, NG_COUNT_* order. */
 #define NG_COUNT_MINFLT		0
 #define NG_COUNT_MAJFLT		1

@@ -20,6 +20,7 @@
  *   sched_out: pid=311 state=1 ts=1234600
  *   sched_in: pid=311 ts=1299000
  *   sched_wake: pid=311 ctx=task in=pipe_write ts=1298000
+ *   sched_migrate: pid=311 orig_cpu=0 dest_cpu=1 ts=1298100
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM nanograph
@@ -160,6 +161,18 @@ TRACE_EVENT(sched_wake,
 				       { NG_RAW_CTX_SOFTIRQ, "softirq" },
 				       { NG_RAW_CTX_NMI, "nmi" }),
 		      (void *)__entry->ip, __entry->counter));
+
+/* @pid moves from CPU @orig_cpu to @dest_cpu (written where it is moved). */
+TRACE_EVENT(sched_migrate,
+	    TP_PROTO(int pid, int orig_cpu, int dest_cpu, u64 counter),
+	    TP_ARGS(pid, orig_cpu, dest_cpu, counter),
+	    TP_STRUCT__entry(__field(u64, counter) __field(int, pid)
+			     __field(int, orig_cpu) __field(int, dest_cpu)),
+	    TP_fast_assign(__entry->counter = counter; __entry->pid = pid;
+			   __entry->orig_cpu = orig_cpu;
+			   __entry->dest_cpu = dest_cpu;),
+	    TP_printk("pid=%d orig_cpu=%d dest_cpu=%d ts=%llu", __entry->pid,
+		      __entry->orig_cpu, __entry->dest_cpu, __entry->counter));
 
 #endif /* NG_TRACE_H */
 

@@ -272,9 +272,10 @@ void ng_raw_renamed(struct task_struct *task, const char *comm)
 /*
  * A one-record meta kind (include/nanograph_event.h) of kind and
  * argument @meta, second word @payload, at @now, for @task: a scheduling
- * record (sched.c; @task current, or @next of sched_switch, about to run
- * on this CPU) or a counters record (counters.c; current), @class
- * saying which for the stats.
+ * record (sched.c; @task current, @next of sched_switch, about to run on
+ * this CPU, or a task the scheduler moves, which runs nowhere meanwhile)
+ * or a counters record (counters.c; current), @class saying which for
+ * the stats.
  * A task record comes first unless this CPU's last records are @task's,
  * under its name now; decided in the loop that reserves, so that a
  * writer nesting before the reservation is seen.  One nesting after it

@@ -6,11 +6,12 @@
  * queue, and asleep.  With options/sched at 1, probes on the scheduler's
  * own tracepoints write, for a task inside a hooked call (frames open on
  * its shadow stack), a record when it leaves a CPU (preempted or going
- * to sleep), one when it gets a CPU back, and one where it is woken: in
- * the waker's records, or an interrupt's on the waker's CPU.  The
- * collector cuts each call's time at those records, exactly, and names
- * the waker and the hooked function it was in from its place in the
- * waker's records (Documentation/trace-format.md).
+ * to sleep), one when it gets a CPU back, one where it is woken (in the
+ * waker's records, or an interrupt's on the waker's CPU), and one where
+ * the scheduler moves it to another CPU.  The collector cuts each call's
+ * time at those records, exactly, and names the waker and the hooked
+ * function it was in from its place in the waker's records
+ * (Documentation/trace-format.md).
  *
  * sched_switch fires in __schedule(), interrupts off, the run queue
  * locked, current still the task leaving: its record goes to this CPU's
@@ -65,7 +66,7 @@
 #include "ng_arch.h"
 #include "rawbuf.h"
 
-static struct tracepoint *ng_tp_switch, *ng_tp_waking;
+static struct tracepoint *ng_tp_switch, *ng_tp_waking, *ng_tp_migrate;
 static unsigned int ng_sched_users;	/* NG_SCHED_*, under ng_control_lock */
 static bool ng_sched_records;		/* options/sched: records wanted */
 DEFINE_STATIC_KEY_FALSE(ng_clocks_on);
@@ -244,12 +245,38 @@ static void notrace ng_sched_waking(void *data, struct task_struct *p)
 				 now & NG_TSD_COUNTER_MASK);
 }
 
+/*
+ * @p, inside a recorded call, moves to @dest_cpu: a record of it in this
+ * CPU's buffer (which may be neither CPU's: a balancer's), under a task
+ * record of @p.  The run queues involved are locked, @p's pi_lock held
+ * or @p queued on one of them: it stays put while this runs.
+ */
+static void notrace ng_sched_migrate(void *data, struct task_struct *p,
+				     int dest_cpu)
+{
+	unsigned int from = task_cpu(p);
+	u64 now;
+
+	if (!ng_sched_wanted() || !ng_records_read() ||
+	    !ng_stack_in_call(ng_stack_of(p)))
+		return;
+	now = ng_counter_read();
+	if (static_branch_unlikely(&ng_raw_on))
+		ng_raw_emit_meta(p, NG_RAW_MIGRATE |
+				 ((u64)from | (u64)dest_cpu << NG_RAW_CPU_BITS) <<
+				 NG_RAW_ARG_SHIFT, NG_TSD_COUNTER(now), now,
+				 NG_META_SCHED);
+	trace_sched_migrate(p->pid, from, dest_cpu, now & NG_TSD_COUNTER_MASK);
+}
+
 static void ng_sched_find(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_switch"))
 		ng_tp_switch = tp;
 	else if (!strcmp(tp->name, "sched_waking"))
 		ng_tp_waking = tp;
+	else if (!strcmp(tp->name, "sched_migrate_task"))
+		ng_tp_migrate = tp;
 }
 
 /* Register the probes; after a failure none is. */
@@ -257,20 +284,25 @@ static int ng_sched_register(void)
 {
 	int ret;
 
-	if (!ng_tp_switch || !ng_tp_waking)
+	if (!ng_tp_switch || !ng_tp_waking || !ng_tp_migrate)
 		for_each_kernel_tracepoint(ng_sched_find, NULL);
-	if (!ng_tp_switch || !ng_tp_waking) {
-		pr_err("no sched_switch or sched_waking tracepoint\n");
+	if (!ng_tp_switch || !ng_tp_waking || !ng_tp_migrate) {
+		pr_err("no sched_switch, sched_waking or sched_migrate_task tracepoint\n");
 		return -ENOENT;
 	}
 	ret = tracepoint_probe_register(ng_tp_switch, ng_sched_switch, NULL);
 	if (ret)
 		return ret;
 	ret = tracepoint_probe_register(ng_tp_waking, ng_sched_waking, NULL);
-	if (ret) {
-		tracepoint_probe_unregister(ng_tp_switch, ng_sched_switch, NULL);
-		tracepoint_synchronize_unregister();
-	}
+	if (ret)
+		goto err_switch;
+	ret = tracepoint_probe_register(ng_tp_migrate, ng_sched_migrate, NULL);
+	if (!ret)
+		return 0;
+	tracepoint_probe_unregister(ng_tp_waking, ng_sched_waking, NULL);
+err_switch:
+	tracepoint_probe_unregister(ng_tp_switch, ng_sched_switch, NULL);
+	tracepoint_synchronize_unregister();
 	return ret;
 }
 
@@ -303,6 +335,7 @@ int ng_sched_use(unsigned int user, bool on)
 		static_branch_disable(&ng_clocks_on);
 	}
 	if (ng_sched_users && !users) {
+		tracepoint_probe_unregister(ng_tp_migrate, ng_sched_migrate, NULL);
 		tracepoint_probe_unregister(ng_tp_waking, ng_sched_waking, NULL);
 		tracepoint_probe_unregister(ng_tp_switch, ng_sched_switch, NULL);
 		tracepoint_synchronize_unregister();

@@ -241,6 +241,7 @@ static void test_sched(void)
 	task(&cpu[0], 421, 421);
 	in(&cpu[0], 1100, 0, VFS_READ);
 	sched_rec(&cpu[0], NG_RAW_SWITCH_OUT, 1, 1110);
+	sched_rec(&cpu[0], NG_RAW_MIGRATE, 0 | 1ULL << NG_RAW_CPU_BITS, 1115);
 	task(&cpu[1], 420, 420);
 	in(&cpu[1], 1200, 0, KSYS_READ);
 	sched_rec(&cpu[1], NG_RAW_WAKE, 421, 1210);
@@ -264,6 +265,7 @@ static void test_sched(void)
 	T_FILE_EQ(t_path("sched.tsv"),
 		  "# nanograph sched 1\n"
 		  "5110\tout\t421\tS\t1\n"
+		  "5115\tmigrate\t421\t0\t1\n"
 		  "5210\twake\t421\t420\t-\ttask\tksys_read\n"
 		  "5225\twake\t421\t420\t-\thardirq\t-\n"
 		  "5230\tin\t421\n"
@@ -271,7 +273,7 @@ static void test_sched(void)
 		  "5250\tin\t421\n"
 		  "5270\twake\t421\t500\t-\ttask\t-\n"
 		  "5280\twake\t421\t0\tswapper/1\thardirq\t-\n");
-	T_EQ_U64(s.sched, 8);
+	T_EQ_U64(s.sched, 9);
 	/*
 	 * One wake in ksys_read, one from an irq that interrupted no call,
 	 * one by a thread with no calls recorded, one from an irq on an idle

@@ -54,9 +54,11 @@
  *                                 "clock COUNTER", "entry|exit COUNTER DEPTH IP",
  *                                 "switch_out COUNTER STATE preempted|-",
  *                                 "switch_in COUNTER", "wake COUNTER TID CTX"
- *   ngtest pipe-wake MS           a child blocks reading a pipe until this
+ *   ngtest pipe-wake MS [move]    a child blocks reading a pipe until this
  *                                 process writes, MS ms later; prints
- *                                 "reader PID writer PID"
+ *                                 "reader PID writer PID".  With "move" the
+ *                                 child reads on CPU 0 and is allowed only
+ *                                 CPU 1 before the write: it wakes there
  *   ngtest ping-pong N            N round trips of a byte with a child over two
  *                                 pipes; prints the loop's nanoseconds
  *   ngtest futex-wake MS          a thread waits in FUTEX_WAIT for a lock this
@@ -1890,9 +1892,10 @@ static int raw_dump(const char *file)
  * A reader (a child) blocked on a pipe until this process writes, @ms
  * later: what 65-sched-records records.  Prints "reader PID writer PID".
  */
-static int pipe_wake(const char *ms)
+static int pipe_wake(const char *ms, int move)
 {
 	int fd[2], status;
+	cpu_set_t cpu;
 	pid_t child;
 	char c = 'x';
 
@@ -1907,10 +1910,18 @@ static int pipe_wake(const char *ms)
 	}
 	if (!child) {
 		close(fd[1]);
+		CPU_ZERO(&cpu);
+		CPU_SET(0, &cpu);
+		if (move && sched_setaffinity(0, sizeof(cpu), &cpu))
+			_exit(2);
 		_exit(read(fd[0], &c, 1) == 1 ? 0 : 1);
 	}
 	close(fd[0]);
 	usleep(atoi(ms) * 1000);
+	CPU_ZERO(&cpu);
+	CPU_SET(1, &cpu);
+	if (move && sched_setaffinity(child, sizeof(cpu), &cpu))
+		printf("sched_setaffinity: %s\n", strerror(errno));
 	if (write(fd[1], &c, 1) != 1)
 		printf("write: %s\n", strerror(errno));
 	if (waitpid(child, &status, 0) != child)
@@ -2189,7 +2200,7 @@ static int self_reads(const char *self, const char *file, int argc, char **argv)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-count FILE CHUNK SECONDS | read-size FILE N | reuse-write FILE GLOB | reuse-read FILE N DATA | read-fault FILE | read-split FILE N CMD | loop-read FILE N [CHUNKS] | steal-at-stop NG FIFO | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | raw-dump FILE | poll-pri FILE SECONDS | comm-reads FILE NAME:N... | self-reads TRACE_SELF FILE N... | nanosleep PIDFILE | ping-pong N | futex-wake MS | hog-read FILE MS | fresh-read FILE PAGES | perf-stack|bpf-stack ID PID CMD... | fuzz [-c] [-q] [-t] SEED COUNT FILE... | forkload SECONDS [exec] | fork-work N | readcheck FILE SIZE CHUNK | threads N CMD1 CMD2 | drain DIR | cpu-hold CPU FILE DATA | rmmod-within MS T0|now STATS\n");
+	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-count FILE CHUNK SECONDS | read-size FILE N | reuse-write FILE GLOB | reuse-read FILE N DATA | read-fault FILE | read-split FILE N CMD | loop-read FILE N [CHUNKS] | steal-at-stop NG FIFO | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | raw-dump FILE | poll-pri FILE SECONDS | comm-reads FILE NAME:N... | self-reads TRACE_SELF FILE N... | nanosleep PIDFILE | pipe-wake MS [move] | ping-pong N | futex-wake MS | hog-read FILE MS | fresh-read FILE PAGES | perf-stack|bpf-stack ID PID CMD... | fuzz [-c] [-q] [-t] SEED COUNT FILE... | forkload SECONDS [exec] | fork-work N | readcheck FILE SIZE CHUNK | threads N CMD1 CMD2 | drain DIR | cpu-hold CPU FILE DATA | rmmod-within MS T0|now STATS\n");
 	return 2;
 }
 
@@ -2308,7 +2319,9 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "fresh-read"))
 		return fresh_read(argv[2], argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "pipe-wake"))
-		return pipe_wake(argv[2]);
+		return pipe_wake(argv[2], 0);
+	if (argc == 4 && !strcmp(argv[1], "pipe-wake") && !strcmp(argv[3], "move"))
+		return pipe_wake(argv[2], 1);
 	if (argc == 3 && !strcmp(argv[1], "nanosleep"))
 		return do_nanosleep(argv[2]);
 	if (argc >= 5 && !strcmp(argv[1], "perf-stack"))

@@ -462,6 +462,7 @@ enum ng_event_type {
 	NG_EV_SWITCH_IN,	/* raw switch_in: the task got a CPU */
 	NG_EV_WAKE,		/* raw wake: the task (or an interrupt) woke @wakee */
 	NG_EV_COUNTERS,		/* a call's fault and switch counts changed */
+	NG_EV_MIGRATE,		/* the task moves from CPU @from_cpu to @to_cpu */
 };
 
 /* One decoded event, as the ring buffer held it. */
@@ -484,6 +485,7 @@ struct ng_event {
 	unsigned int ctx;	/* WAKE: NG_RAW_CTX_* of the waker, 0: the task */
 	unsigned int counts[NG_COUNTS];	/* COUNTERS: the changes, NG_COUNT_*
 					 * order; @counter is the exit's */
+	int from_cpu, to_cpu;	/* MIGRATE */
 };
 
 struct ng_decoder;

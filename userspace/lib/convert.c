@@ -587,6 +587,9 @@ static int on_sched(struct ng_conv *c, const struct ng_event *ev)
 					 ns, ev->tid, ev->runnable ? 'R' : 'S', ev->state);
 	case NG_EV_SWITCH_IN:
 		return ng_outfile_printf(&c->sched, "%" PRIu64 "\tin\t%d\n", ns, ev->tid);
+	case NG_EV_MIGRATE:
+		return ng_outfile_printf(&c->sched, "%" PRIu64 "\tmigrate\t%d\t%d\t%d\n",
+					 ns, ev->tid, ev->from_cpu, ev->to_cpu);
 	default:
 		break;
 	}
@@ -674,7 +677,7 @@ static int process(struct ng_conv *c, const struct ng_event *ev)
 	if (outside_window(c, ev))
 		return 0;
 	if (ev->type == NG_EV_SWITCH_OUT || ev->type == NG_EV_SWITCH_IN ||
-	    ev->type == NG_EV_WAKE)
+	    ev->type == NG_EV_WAKE || ev->type == NG_EV_MIGRATE)
 		return on_sched(c, ev);
 	if (ev->type == NG_EV_COUNTERS)
 		return on_counters(c, ev);
@@ -781,6 +784,7 @@ int ng_conv_event(struct ng_conv *c, const struct ng_event *ev)
 	case NG_EV_SWITCH_OUT:
 	case NG_EV_SWITCH_IN:
 	case NG_EV_WAKE:
+	case NG_EV_MIGRATE:
 	case NG_EV_COUNTERS:
 		c->err = c->clock.freq ? process(c, ev) : hold(c, ev);
 		return c->err;

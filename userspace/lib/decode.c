@@ -19,7 +19,7 @@ struct ng_decoder {
 	struct tep_handle *tep;
 	/* -1: not in this recording, or lacking a field */
 	int entry_id, exit_id, call_id, open_id, clock_id;
-	int out_id, in_id, wake_id, counters_id;
+	int out_id, in_id, wake_id, counters_id, migrate_id;
 	struct tep_format_field *tsd, *ip;	/* shared by entry and exit */
 	struct tep_format_field *call_tsd, *call_ip, *call_exit;
 	struct tep_format_field *open_tsd, *open_ip, *open_pid, *open_cpu;
@@ -27,6 +27,7 @@ struct ng_decoder {
 	struct tep_format_field *out_pid, *out_state, *out_preempted, *out_counter;
 	struct tep_format_field *in_pid, *in_counter;
 	struct tep_format_field *wake_pid, *wake_ctx, *wake_ip, *wake_counter;
+	struct tep_format_field *mig_pid, *mig_from, *mig_to, *mig_counter;
 	struct tep_format_field *cnt_tsd, *cnt_ip, *cnt[NG_COUNTS];
 };
 
@@ -95,6 +96,7 @@ static void find_sched(struct ng_decoder *d)
 	struct tep_event *out = event(d->tep, NG_EVENT_SCHED_OUT);
 	struct tep_event *in = event(d->tep, NG_EVENT_SCHED_IN);
 	struct tep_event *wake = event(d->tep, NG_EVENT_SCHED_WAKE);
+	struct tep_event *mig = event(d->tep, NG_EVENT_SCHED_MIGRATE);
 
 	d->out_pid = field(out, "pid");
 	d->out_state = field(out, "state");
@@ -112,6 +114,12 @@ static void find_sched(struct ng_decoder *d)
 	d->wake_counter = field(wake, "counter");
 	if (d->wake_pid && d->wake_ctx && d->wake_ip && d->wake_counter)
 		d->wake_id = wake->id;
+	d->mig_pid = field(mig, "pid");
+	d->mig_from = field(mig, "orig_cpu");
+	d->mig_to = field(mig, "dest_cpu");
+	d->mig_counter = field(mig, "counter");
+	if (d->mig_pid && d->mig_from && d->mig_to && d->mig_counter)
+		d->migrate_id = mig->id;
 }
 
 /* func_counters (options/counters), absent when it lacks a field. */
@@ -152,6 +160,7 @@ int ng_decoder_new(struct ng_decoder **dp, struct tep_handle *tep)
 	d->tep = tep;
 	d->entry_id = d->exit_id = d->call_id = d->open_id = -1;
 	d->clock_id = d->out_id = d->in_id = d->wake_id = d->counters_id = -1;
+	d->migrate_id = -1;
 	ret = find_entry_exit(d);
 	find_call_open(d);
 	find_sched(d);
@@ -218,6 +227,12 @@ static void read_sched(const struct ng_decoder *d, int type,
 		ev->type = NG_EV_SWITCH_IN;
 		ev->tid = (int)snum(d, d->in_pid, rec);
 		ev->counter = NG_TSD_COUNTER(num(d, d->in_counter, rec));
+	} else if (type == d->migrate_id) {
+		ev->type = NG_EV_MIGRATE;
+		ev->tid = (int)snum(d, d->mig_pid, rec);
+		ev->from_cpu = (int)snum(d, d->mig_from, rec);
+		ev->to_cpu = (int)snum(d, d->mig_to, rec);
+		ev->counter = NG_TSD_COUNTER(num(d, d->mig_counter, rec));
 	} else {
 		ev->type = NG_EV_WAKE;
 		ev->wakee = (int)snum(d, d->wake_pid, rec);
@@ -263,7 +278,8 @@ void ng_decode(const struct ng_decoder *d, struct tep_record *rec,
 		ev->counter = num(d, d->c_counter, rec);
 		ev->mono_ns = num(d, d->c_mono, rec);
 		ev->freq = num(d, d->c_freq, rec);
-	} else if (type == d->out_id || type == d->in_id || type == d->wake_id) {
+	} else if (type == d->out_id || type == d->in_id || type == d->wake_id ||
+		   type == d->migrate_id) {
 		read_sched(d, type, rec, ev);
 	} else if (type == d->counters_id) {
 		ev->type = NG_EV_COUNTERS;

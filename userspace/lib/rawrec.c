@@ -300,6 +300,11 @@ static bool sched_event(struct cursor *c, const uint64_t w[2])
 	case NG_RAW_SWITCH_IN:
 		c->ev.type = NG_EV_SWITCH_IN;
 		break;
+	case NG_RAW_MIGRATE:
+		c->ev.type = NG_EV_MIGRATE;
+		c->ev.from_cpu = (int)(arg & ((1U << NG_RAW_CPU_BITS) - 1));
+		c->ev.to_cpu = (int)((arg >> NG_RAW_CPU_BITS) & ((1U << NG_RAW_CPU_BITS) - 1));
+		break;
 	case NG_RAW_WAKE:
 		c->ev.type = NG_EV_WAKE;
 		c->ev.wakee = (int)(uint32_t)arg;

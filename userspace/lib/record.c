@@ -213,6 +213,7 @@ int ng_rec_open(struct ng_recorder **rp, const struct ng_rec_opts *o)
 	tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_SCHED_OUT);
 	tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_SCHED_IN);
 	tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_SCHED_WAKE);
+	tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_SCHED_MIGRATE);
 	tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_COUNTERS);
 	*rp = r;
 	return 0;
