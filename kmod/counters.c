@@ -5,14 +5,15 @@
  *
  * The task keeps the four counts itself (min_flt, maj_flt, nvcsw,
  * nivcsw, bumped by the fault handler and the scheduler).  The hook
- * copies them into the new frame, 32 bits each, when the option is on
- * (ng_counts_of()); the frame's pop subtracts and writes the changes
- * after the call's exit when any is not zero: a counters record in raw
- * mode (include/nanograph_event.h), whose 16-bit lanes saturate at
- * 65535 (a call that took more faults says "at least 65535", never a
- * small wrapped number), and the func_counters event, with the changes
- * whole, wherever it is enabled.  A call that changed nothing writes
- * nothing, so the option costs a copy a call and a compare at its
+ * copies them into the new frame, 32 bits each in two words, when the
+ * option is on (ng_counts_of()); the frame's pop compares the two words
+ * with the task's now and, when either changed, writes the changes
+ * after the call's exit: a counters record in raw mode
+ * (include/nanograph_event.h), whose 16-bit lanes saturate at 65535 (a
+ * call that took more faults says "65535 or more", never a small
+ * wrapped number), and the func_counters event, with the changes whole,
+ * wherever it is enabled.  A call that changed nothing writes nothing,
+ * so the option costs two words copied a call and two compared at its
  * return; off, a patched-out branch at entry and a flag test at return.
  *
  * A call hooked in an interrupt is counted on the task it interrupted:
@@ -44,25 +45,24 @@ void ng_counters_set(bool on)
 }
 
 /*
- * The exit of the call at @depth of function @ip, whose frame holds the
- * counts of its entry (@entry): write the changes if there are any.
- * Out of line: the return path pays a call only with the option on.
+ * The exit of the call at @depth of function @ip, whose counts changed
+ * from @entry (its frame's) to @cur: write the changes.  Out of line:
+ * most calls change nothing and never come here.
  */
 noinline void ng_counters_exit(unsigned long ip, unsigned int depth,
-			       const u32 *entry, u64 now)
+			       const u64 entry[2], const u64 cur[2], u64 now)
 {
-	u32 cur[NG_COUNTS], d[NG_COUNTS];
+	u32 d[NG_COUNTS];
 	u64 lanes = 0;
 	int i;
 
-	ng_counts_of(current, cur);
-	for (i = 0; i < NG_COUNTS; i++) {
-		d[i] = cur[i] - entry[i];
+	d[NG_COUNT_MINFLT] = (u32)cur[0] - (u32)entry[0];
+	d[NG_COUNT_MAJFLT] = (u32)(cur[0] >> 32) - (u32)(entry[0] >> 32);
+	d[NG_COUNT_NVCSW] = (u32)cur[1] - (u32)entry[1];
+	d[NG_COUNT_NIVCSW] = (u32)(cur[1] >> 32) - (u32)(entry[1] >> 32);
+	for (i = 0; i < NG_COUNTS; i++)
 		lanes |= (u64)min_t(u32, d[i], NG_COUNT_SATURATED) <<
 			 (NG_COUNT_BITS * i);
-	}
-	if (!lanes)
-		return;
 	if (static_branch_unlikely(&ng_raw_on))
 		ng_raw_emit_meta(current, NG_RAW_COUNTERS |
 				 (u64)depth << NG_RAW_ARG_SHIFT, lanes, now,

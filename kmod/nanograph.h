@@ -42,7 +42,7 @@ struct ng_frame {
 	unsigned long key;	/* identity at exit: see ng_arch_hook_site() */
 	unsigned long flags;	/* NG_FRAME_* */
 	u64 entry;		/* the counter at entry: func_call, func_open */
-	u32 counts[NG_COUNTS];	/* with NG_FRAME_COUNTS: ng_counts_of() at entry */
+	u64 counts[2];		/* with NG_FRAME_COUNTS: ng_counts_of() at entry */
 	u64 clocks;		/* with NG_FRAME_CLOCKS: ng_clocks_of() at entry */
 };
 
@@ -219,19 +219,21 @@ ng_call_clocks(const struct ng_stack *t, const struct ng_frame *f)
 DECLARE_STATIC_KEY_FALSE(ng_counters_on);
 void ng_counters_set(bool on);
 void ng_counters_exit(unsigned long ip, unsigned int depth,
-		      const u32 *entry, u64 now);
+		      const u64 entry[2], const u64 cur[2], u64 now);
 
 /*
- * @task's fault and context-switch counts, in NG_COUNT_* order (32 bits
- * each: a call's changes are exact below 2^32).
+ * @task's fault and context-switch counts, 32 bits each (a call's
+ * changes are exact below 2^32): @c[0] its minor faults and, above,
+ * its major ones; @c[1] its voluntary switches and, above, its
+ * involuntary ones.  Two words, so that the return compares two.
  */
 static __always_inline void ng_counts_of(const struct task_struct *task,
-					 u32 counts[NG_COUNTS])
+					 u64 c[2])
 {
-	counts[NG_COUNT_MINFLT] = READ_ONCE(task->min_flt);
-	counts[NG_COUNT_MAJFLT] = READ_ONCE(task->maj_flt);
-	counts[NG_COUNT_NVCSW] = READ_ONCE(task->nvcsw);
-	counts[NG_COUNT_NIVCSW] = READ_ONCE(task->nivcsw);
+	c[0] = (u32)READ_ONCE(task->min_flt) |
+	       (u64)(u32)READ_ONCE(task->maj_flt) << 32;
+	c[1] = (u32)READ_ONCE(task->nvcsw) |
+	       (u64)(u32)READ_ONCE(task->nivcsw) << 32;
 }
 
 /*

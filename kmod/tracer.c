@@ -380,8 +380,13 @@ static __always_inline unsigned long ng_pop(struct ng_stack *t, unsigned int top
 	if (!(flags & (NG_FRAME_NOTRACE | NG_FRAME_GONE))) {
 		if (likely(bit >= 0)) {
 			ng_emit_exit(t, f, ip, top, f->entry, now, retval, returned);
-			if (unlikely(flags & NG_FRAME_COUNTS))
-				ng_counters_exit(ip, top, f->counts, now);
+			if (unlikely(flags & NG_FRAME_COUNTS)) {
+				u64 c[2];
+
+				ng_counts_of(current, c);
+				if (unlikely((c[0] ^ f->counts[0]) | (c[1] ^ f->counts[1])))
+					ng_counters_exit(ip, top, f->counts, c, now);
+			}
 			ng_ctx_inc(bit, exits);
 		} else {
 			ng_stat_inc(dropped);
