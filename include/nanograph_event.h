@@ -136,10 +136,11 @@ static inline int ng_counter_before(unsigned long long a, unsigned long long b)
  *			thread tid, or an interrupt on its CPU did (ctx:
  *			NG_RAW_CTX_*; 0 in task context)
  *	migrate		tsd == NG_RAW_META | NG_RAW_MIGRATE |
- *			(from | to << NG_RAW_CPU_BITS) << NG_RAW_ARG_SHIFT,
- *			ip == counter: the last task record's task moves
- *			from CPU from to CPU to (in whichever CPU's buffer
- *			moved it)
+ *			(tid | from << NG_RAW_TID_BITS |
+ *			to << (NG_RAW_TID_BITS + NG_RAW_CPU_BITS))
+ *			<< NG_RAW_ARG_SHIFT, ip == counter: the last task
+ *			record's task, or an interrupt on its CPU, moves
+ *			thread tid from CPU from to CPU to
  *
  * With options/counters on, after the exit of a call during which its
  * task's fault or context-switch counts changed, one record:
@@ -167,7 +168,8 @@ static inline int ng_counter_before(unsigned long long a, unsigned long long b)
 #define NG_RAW_WAKE		6ULL
 #define NG_RAW_COUNTERS		7ULL
 #define NG_RAW_MIGRATE		8ULL
-#define NG_RAW_CPU_BITS		20	/* a CPU number in a migrate record */
+#define NG_RAW_TID_BITS		22	/* a tid in a migrate record (PID_MAX_LIMIT) */
+#define NG_RAW_CPU_BITS		13	/* a CPU number in it (NR_CPUS up to 8192) */
 /* A counters record's changes: lane i of its ip, NG_COUNT_* order. */
 #define NG_COUNT_MINFLT		0
 #define NG_COUNT_MAJFLT		1

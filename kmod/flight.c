@@ -53,7 +53,6 @@
 #include "rawbuf.h"
 
 #define NG_TRIGGERS_MAX		8
-#define NG_TRIGGER_NS_MAX	(3600ULL * NSEC_PER_SEC)
 /* 2^17 addresses: every function of a 7.x kernel (about 60,000) fits */
 #define NG_VERDICT_BITS		17
 #define NG_VERDICT_PROBES	16

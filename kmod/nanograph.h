@@ -51,6 +51,10 @@ struct ng_frame {
 #define NG_FRAME_GONE		4	/* abandoned: real address put back */
 #define NG_FRAME_COUNTS		8	/* counts taken: options/counters */
 #define NG_FRAME_CLOCKS		16	/* clocks taken: a time trigger armed */
+/* The clocks' generation (ng_clocks_gen) a frame's were taken in, 16 bits. */
+#define NG_FRAME_GEN_SHIFT	8
+#define NG_FRAME_GEN(gen)	(((unsigned long)(gen) & 0xffff) << NG_FRAME_GEN_SHIFT)
+#define NG_FRAME_GEN_MASK	NG_FRAME_GEN(0xffff)
 
 /*
  * One task's shadow stack (retstack.c): given to a task in process
@@ -182,12 +186,17 @@ DECLARE_STATIC_KEY_FALSE(ng_recording);
 int ng_sched_use(unsigned int user, bool on);
 DECLARE_STATIC_KEY_FALSE(ng_clocks_on);
 
+/* A flight trigger's longest duration (flight.c), in seconds and ns. */
+#define NG_TRIGGER_S_MAX	3600ULL
+#define NG_TRIGGER_NS_MAX	(NG_TRIGGER_S_MAX * NSEC_PER_SEC)
+
 /*
  * The task of @t's off-CPU and blocked ticks, in the two 32-bit lanes of
  * a frame's clocks (low: off, high: blocked), each shifted right by
  * ng_clock_shift so that a lane spans NG_TRIGGER_NS_MAX.
  */
 extern unsigned int ng_clock_shift;
+extern unsigned int ng_clocks_gen;
 static __always_inline u64 ng_clocks_of(const struct ng_stack *t)
 {
 	return (u32)(t->off_total >> ng_clock_shift) |
@@ -200,11 +209,20 @@ struct ng_call_clocks {
 	bool known;		/* its frame took the clocks at entry */
 };
 
-/* Those of frame @f of @t (current's), at its exit. */
+/*
+ * Those of frame @f of @t (current's), which lasted @ticks, at its exit:
+ * known if its clocks were taken in this run of them (an earlier one did
+ * not count every span) and the call is not longer than a lane spans.
+ */
 static __always_inline struct ng_call_clocks
-ng_call_clocks(const struct ng_stack *t, const struct ng_frame *f)
+ng_call_clocks(const struct ng_stack *t, const struct ng_frame *f, u64 ticks)
 {
-	struct ng_call_clocks c = { .known = f->flags & NG_FRAME_CLOCKS };
+	struct ng_call_clocks c = {
+		.known = (f->flags & NG_FRAME_CLOCKS) &&
+			 (f->flags & NG_FRAME_GEN_MASK) ==
+			 NG_FRAME_GEN(READ_ONCE(ng_clocks_gen)) &&
+			 !((ticks >> ng_clock_shift) >> 32),
+	};
 	u64 cur = ng_clocks_of(t);
 
 	if (c.known) {

@@ -109,17 +109,20 @@ static DEFINE_IRQ_WORK(ng_late_irq, ng_late_kick);
 static struct tracepoint *ng_tp_free, *ng_tp_newtask, *ng_tp_exec;
 
 /*
- * No frames in @s, of which @used held any: and no slot names a function,
- * as ng_pop() leaves them, so that an interrupt between a push's claim
- * of a slot and its fill (sched.c's ng_sched_innermost()) finds 0 there,
- * never an older call.
+ * No frames in @s, of which @used held any: and no slot names a function
+ * or keeps flags, as ng_pop() leaves them, so that an interrupt between a
+ * push's claim of a slot and its fill (sched.c's ng_sched_innermost())
+ * finds 0 there, never an older call; and no span off a CPU is open.
  */
 static void ng_stack_empty(struct ng_stack *s, unsigned int used)
 {
 	unsigned int i;
 
-	for (i = 0; i < used && i < NG_STACK_DEPTH; i++)
+	for (i = 0; i < used && i < NG_STACK_DEPTH; i++) {
 		s->frames[i].ip = 0;
+		s->frames[i].flags = 0;
+	}
+	s->off_at = 0;
 	s->depth = 0;
 	s->graph_depth = 0;
 	s->notrace_depth = 0;
@@ -132,7 +135,6 @@ static struct ng_stack *ng_stack_alloc(gfp_t gfp)
 	if (!s)
 		return NULL;
 	ng_stack_empty(s, NG_STACK_DEPTH);
-	s->off_at = 0;
 	s->wake_at = 0;
 	s->off_total = 0;
 	s->blocked_total = 0;
@@ -276,9 +278,11 @@ static void ng_stack_report_open(const struct ng_stack *s, pid_t pid, int cpu)
 
 	for (i = 0; i < depth && i < NG_STACK_DEPTH; i++) {
 		const struct ng_frame *f = &s->frames[i];
+		unsigned long ip = READ_ONCE(f->ip);
 
-		if (!(READ_ONCE(f->flags) & (NG_FRAME_GONE | NG_FRAME_NOTRACE)))
-			trace_func_open(f->ip, ng_tsd(f->entry, i), pid, cpu);
+		/* ip 0: a frame being pushed or popped meanwhile. */
+		if (ip && !(READ_ONCE(f->flags) & (NG_FRAME_GONE | NG_FRAME_NOTRACE)))
+			trace_func_open(ip, ng_tsd(f->entry, i), pid, cpu);
 	}
 }
 

@@ -24,8 +24,12 @@
  * hardirq context (never NMI), and before the wakee's run queue is
  * locked: a wake may be written just before the sleep it ends, on
  * another CPU (the collector takes it for that sleep's).  A wake names
- * the waker even if it is not recorded itself.  Neither probe takes a
- * lock, allocates or wakes anything.
+ * the waker even if it is not recorded itself.  sched_migrate_task fires
+ * in set_task_cpu(), where a task that runs nowhere is moved (at a wake,
+ * in task or interrupt context, or by a balancer): its record is
+ * current's (or the interrupt's), naming the task moved, since a writer
+ * nesting in another's raw record may only write for current.  No probe
+ * takes a lock, allocates or wakes anything.
  *
  * Which state counts as asleep is the scheduler's: 6.1 reports a sleep
  * that a pending signal cancels as asleep (later kernels as running).
@@ -40,9 +44,11 @@
  *
  * The same probes keep each task's clocks for the flight recorder's time
  * triggers (FUNC:oncpu>DURATION, FUNC:blocked>DURATION, flight.c) while
- * one is armed: in its shadow stack, the ticks it spent off a CPU inside
- * calls and, of them, asleep until a wake; the hook copies both into a
- * new frame, the exit subtracts.  A sleep ends at the wake that came
+ * one is armed, recording on or not: in its shadow stack, the ticks it
+ * spent off a CPU inside calls and, of them, asleep until a wake; the
+ * hook copies both into a new frame, with the clocks' generation, the
+ * exit subtracts.  A frame of an earlier arming (whose spans off a CPU
+ * were not all counted) is of another generation: not compared.  A sleep ends at the wake that came
  * after it began, or, when none did, at once: a wake may come before
  * the switch that starts the sleep it ends (see above), and then none
  * comes after; a stale one (a wake of a sleep that was called off) is
@@ -50,12 +56,15 @@
  * missed, a task is runnable, not blocked.
  *
  * A task outside every recorded call costs two table lookups a switch and
- * writes nothing; with neither user (records, clocks) the probes are not
+ * writes no record (with the clocks on, the end of a span it began in a
+ * call); with neither user (records, clocks) the probes are not
  * registered.
  */
 #define pr_fmt(fmt) "nanograph: " fmt
 
 #include <linux/hardirq.h>
+#include <linux/math64.h>
+#include <linux/pid.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/tracepoint.h>
@@ -70,20 +79,25 @@ static struct tracepoint *ng_tp_switch, *ng_tp_waking, *ng_tp_migrate;
 static unsigned int ng_sched_users;	/* NG_SCHED_*, under ng_control_lock */
 static bool ng_sched_records;		/* options/sched: records wanted */
 DEFINE_STATIC_KEY_FALSE(ng_clocks_on);
-unsigned int ng_clock_shift;
+unsigned int ng_clock_shift;		/* set once, before the first use */
+unsigned int ng_clocks_gen;		/* bumped each time the clocks start */
 
 /*
  * Whether the task of @t (NULL: none) is inside a recorded call: then
- * its time is measured.
- * Not below a set_graph_notrace root at the bottom of its stack, whose
- * calls record nothing, nor in frames a drain abandoned (all of them
- * are then).  The tracepoints fire where RCU watches, and with
- * preemption or interrupts off: the stack table may be read.
+ * its time is measured.  Not below a set_graph_notrace root (above one
+ * there are only more), nor in frames a drain abandoned, which are the
+ * top ones unless a new recording pushed live frames above them: the
+ * top frame says.  Its flags are written before its ip (tracer.c): a
+ * slot being filled reads as its older flags, of a frame now gone.  The
+ * tracepoints fire where RCU watches, and with preemption or interrupts
+ * off: the stack table may be read.
  */
 static __always_inline bool ng_stack_in_call(const struct ng_stack *t)
 {
-	return t && READ_ONCE(t->depth) &&
-	       !(READ_ONCE(t->frames[0].flags) & (NG_FRAME_NOTRACE | NG_FRAME_GONE));
+	unsigned int depth = t ? READ_ONCE(t->depth) : 0;
+
+	return depth && depth <= NG_STACK_DEPTH && !READ_ONCE(t->notrace_depth) &&
+	       !(READ_ONCE(t->frames[depth - 1].flags) & NG_FRAME_GONE);
 }
 
 /*
@@ -110,7 +124,9 @@ static __always_inline void ng_clocks_in(struct ng_stack *t, u64 now)
 
 	if (!off)
 		return;
-	t->off_total += now - off;
+	/* Counters of two CPUs, skewed: a span that ends before it began is none. */
+	if ((s64)(now - off) > 0)
+		t->off_total += now - off;
 	if (t->asleep) {
 		wake = READ_ONCE(t->wake_at);
 		if ((s64)(wake - off) > 0 && (s64)(now - wake) >= 0)
@@ -119,10 +135,16 @@ static __always_inline void ng_clocks_in(struct ng_stack *t, u64 now)
 	WRITE_ONCE(t->off_at, 0);
 }
 
-/* Recording: the probes' records are wanted. */
-static __always_inline bool ng_sched_wanted(void)
+/*
+ * Records are wanted: while recording, options/sched on, and someone
+ * reads them (the raw buffers, or an instance with the events enabled).
+ */
+static __always_inline bool ng_records_wanted(void)
 {
-	return static_branch_likely(&ng_recording);
+	return static_branch_likely(&ng_recording) && READ_ONCE(ng_sched_records) &&
+	       (static_branch_unlikely(&ng_raw_on) || trace_sched_out_enabled() ||
+		trace_sched_in_enabled() || trace_sched_wake_enabled() ||
+		trace_sched_migrate_enabled());
 }
 
 /*
@@ -153,17 +175,6 @@ static unsigned long ng_sched_innermost(struct task_struct *task)
 }
 
 /*
- * Whether the records would go anywhere: the raw buffers, or an instance
- * with the events enabled.  Else only the clocks may want the probes.
- */
-static __always_inline bool ng_records_read(void)
-{
-	return READ_ONCE(ng_sched_records) &&
-	       (static_branch_unlikely(&ng_raw_on) || trace_sched_out_enabled() ||
-		trace_sched_in_enabled() || trace_sched_wake_enabled());
-}
-
-/*
  * @prev leaves this CPU for @next.  preempt, or a @prev_state of
  * TASK_RUNNING (a yield), leaves @prev runnable; else it sleeps until a
  * wakeup.  One counter value for both records: the switch is one instant.
@@ -174,12 +185,11 @@ static void notrace ng_sched_switch(void *data, bool preempt,
 				    unsigned int prev_state)
 {
 	unsigned int state = prev_state & NG_RAW_STATE_MASK;
+	bool out, in, span, records = ng_records_wanted();
 	struct ng_stack *tp, *tn;
-	bool out, in, span;
 	u64 now;
 
-	if (!ng_sched_wanted() ||
-	    (!ng_records_read() && !static_branch_unlikely(&ng_clocks_on)))
+	if (!records && !static_branch_unlikely(&ng_clocks_on))
 		return;
 	tp = ng_stack_of(prev);
 	tn = ng_stack_of(next);
@@ -194,7 +204,7 @@ static void notrace ng_sched_switch(void *data, bool preempt,
 		ng_clocks_out(tp, preempt || !state, now);
 	if (span)
 		ng_clocks_in(tn, now);
-	if (!ng_records_read())
+	if (!records)
 		return;
 	if (out && static_branch_unlikely(&ng_raw_on))
 		ng_raw_emit_meta(prev, NG_RAW_SWITCH_OUT |
@@ -218,20 +228,24 @@ static void notrace ng_sched_switch(void *data, bool preempt,
  */
 static void notrace ng_sched_waking(void *data, struct task_struct *p)
 {
+	bool records = ng_records_wanted();
 	struct ng_stack *t;
 	u64 ctx, now;
 
-	if (!ng_sched_wanted() ||
-	    (!ng_records_read() && !static_branch_unlikely(&ng_clocks_on)))
+	if (!records && !static_branch_unlikely(&ng_clocks_on))
 		return;
 	t = ng_stack_of(p);
 	if (!ng_stack_in_call(t))
 		return;
 	now = ng_counter_read();
-	/* Serialised by @p's pi_lock, which every waker takes. */
+	/*
+	 * Wakers of a sleeper hold its pi_lock; a task waking itself (on a
+	 * CPU: no span open) may race one, and a torn value is then ignored
+	 * by ng_clocks_in()'s checks, as any wake outside the span is.
+	 */
 	if (static_branch_unlikely(&ng_clocks_on))
 		WRITE_ONCE(t->wake_at, now);
-	if (!ng_records_read())
+	if (!records)
 		return;
 	ctx = in_nmi() ? NG_RAW_CTX_NMI : in_hardirq() ? NG_RAW_CTX_HARDIRQ :
 	      in_serving_softirq() ? NG_RAW_CTX_SOFTIRQ : 0;
@@ -246,27 +260,28 @@ static void notrace ng_sched_waking(void *data, struct task_struct *p)
 }
 
 /*
- * @p, inside a recorded call, moves to @dest_cpu: a record of it in this
- * CPU's buffer (which may be neither CPU's: a balancer's), under a task
- * record of @p.  The run queues involved are locked, @p's pi_lock held
- * or @p queued on one of them: it stays put while this runs.
+ * @p, inside a recorded call, moves to @dest_cpu: a record in current's
+ * records (or an interrupt's), naming @p, in this CPU's buffer (which may
+ * be neither CPU's: a balancer's).  The run queues involved are locked,
+ * @p's pi_lock held or @p queued on one of them: it stays put meanwhile.
  */
 static void notrace ng_sched_migrate(void *data, struct task_struct *p,
 				     int dest_cpu)
 {
-	unsigned int from = task_cpu(p);
-	u64 now;
+	u64 from = task_cpu(p), now;
 
-	if (!ng_sched_wanted() || !ng_records_read() ||
-	    !ng_stack_in_call(ng_stack_of(p)))
+	BUILD_BUG_ON(CONFIG_NR_CPUS > 1 << NG_RAW_CPU_BITS);
+	BUILD_BUG_ON(PID_MAX_LIMIT > 1 << NG_RAW_TID_BITS);
+	if (!ng_records_wanted() || !ng_stack_in_call(ng_stack_of(p)))
 		return;
 	now = ng_counter_read();
 	if (static_branch_unlikely(&ng_raw_on))
-		ng_raw_emit_meta(p, NG_RAW_MIGRATE |
-				 ((u64)from | (u64)dest_cpu << NG_RAW_CPU_BITS) <<
+		ng_raw_emit_meta(current, NG_RAW_MIGRATE |
+				 ((u64)(u32)p->pid | from << NG_RAW_TID_BITS |
+				  (u64)dest_cpu << (NG_RAW_TID_BITS + NG_RAW_CPU_BITS)) <<
 				 NG_RAW_ARG_SHIFT, NG_TSD_COUNTER(now), now,
 				 NG_META_SCHED);
-	trace_sched_migrate(p->pid, from, dest_cpu, now & NG_TSD_COUNTER_MASK);
+	trace_sched_migrate(p->pid, (int)from, dest_cpu, now & NG_TSD_COUNTER_MASK);
 }
 
 static void ng_sched_find(struct tracepoint *tp, void *priv)
@@ -311,9 +326,8 @@ err_switch:
  * trigger armed) wants the probes (@on) or no longer does.  They are
  * registered while anyone does; after the last lets go no probe is still
  * running (the buffers may go).  Only frames pushed while the clocks
- * run carry them, and only their differences count: a span left open
- * when they stopped ends at the task's next switch-in, before any frame
- * of the next arming is pushed.
+ * run carry them, with the generation of that run: a later run (a new
+ * arming) takes no frame of an earlier one.
  */
 int ng_sched_use(unsigned int user, bool on)
 {
@@ -328,8 +342,15 @@ int ng_sched_use(unsigned int user, bool on)
 	}
 	WRITE_ONCE(ng_sched_records, users & NG_SCHED_RECORDS);
 	if (user & NG_SCHED_CLOCKS && on) {
-		/* A lane spans NG_TRIGGER_NS_MAX (flight.c's 3600 s). */
-		ng_clock_shift = max_t(int, 0, fls64(3600 * ng_counter_freq()) - 32);
+		/*
+		 * A lane spans NG_TRIGGER_NS_MAX; set once, since live frames
+		 * hold snapshots taken with it.
+		 */
+		if (!ng_clock_shift)
+			ng_clock_shift = max_t(int, 1, fls64(NG_TRIGGER_S_MAX *
+							     ng_counter_freq()) - 32);
+		if (!static_key_enabled(&ng_clocks_on))
+			WRITE_ONCE(ng_clocks_gen, ng_clocks_gen + 1);
 		static_branch_enable(&ng_clocks_on);
 	} else if (user & NG_SCHED_CLOCKS) {
 		static_branch_disable(&ng_clocks_on);

@@ -187,7 +187,8 @@ static __always_inline void ng_emit_exit(const struct ng_stack *t,
 	if (static_branch_unlikely(&ng_trigger_on) &&
 	    ((now - entry) & NG_TSD_COUNTER_MASK) >= READ_ONCE(ng_trigger_min))
 		ng_trigger_check(ip, (now - entry) & NG_TSD_COUNTER_MASK, now,
-				 retval, returned, ng_call_clocks(t, f));
+				 retval, returned,
+				 ng_call_clocks(t, f, (now - entry) & NG_TSD_COUNTER_MASK));
 }
 
 /*
@@ -212,7 +213,7 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 				    struct ftrace_regs *fregs,
 				    enum ng_hook_mode mode)
 {
-	unsigned long *slot, key;
+	unsigned long *slot, key, flags;
 	unsigned int depth, max;
 	struct ng_frame *f;
 	struct ng_stack *t;
@@ -304,20 +305,26 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	WRITE_ONCE(t->depth, depth + 1);
 	barrier();
 	f = &t->frames[depth];
+	flags = mode == NG_HOOK_ROOT ? NG_FRAME_ROOT :
+		mode == NG_HOOK_NOTRACE ? NG_FRAME_NOTRACE : 0;
 	f->ret = *slot;
-	f->ip = ip;
 	f->key = key;
 	f->entry = now;
-	f->flags = mode == NG_HOOK_ROOT ? NG_FRAME_ROOT :
-		   mode == NG_HOOK_NOTRACE ? NG_FRAME_NOTRACE : 0;
 	if (static_branch_unlikely(&ng_counters_on) && mode != NG_HOOK_NOTRACE) {
 		ng_counts_of(current, f->counts);
-		f->flags |= NG_FRAME_COUNTS;
+		flags |= NG_FRAME_COUNTS;
 	}
 	if (static_branch_unlikely(&ng_clocks_on) && mode != NG_HOOK_NOTRACE) {
 		f->clocks = ng_clocks_of(t);
-		f->flags |= NG_FRAME_CLOCKS;
+		flags |= NG_FRAME_CLOCKS | NG_FRAME_GEN(READ_ONCE(ng_clocks_gen));
 	}
+	WRITE_ONCE(f->flags, flags);
+	barrier();
+	/*
+	 * The ip last: an interrupt on this CPU reading the slot (sched.c's
+	 * ng_sched_innermost()) finds 0 until the rest is there.
+	 */
+	WRITE_ONCE(f->ip, ip);
 	barrier();
 	*slot = (unsigned long)ng_return_hooker;
 

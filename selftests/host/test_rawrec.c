@@ -241,7 +241,10 @@ static void test_sched(void)
 	task(&cpu[0], 421, 421);
 	in(&cpu[0], 1100, 0, VFS_READ);
 	sched_rec(&cpu[0], NG_RAW_SWITCH_OUT, 1, 1110);
-	sched_rec(&cpu[0], NG_RAW_MIGRATE, 0 | 1ULL << NG_RAW_CPU_BITS, 1115);
+	/* written by whoever moved 421: here the idle task's records */
+	task(&cpu[0], 0, 0);
+	sched_rec(&cpu[0], NG_RAW_MIGRATE, 421 | 0ULL << NG_RAW_TID_BITS |
+		  1ULL << (NG_RAW_TID_BITS + NG_RAW_CPU_BITS), 1115);
 	task(&cpu[1], 420, 420);
 	in(&cpu[1], 1200, 0, KSYS_READ);
 	sched_rec(&cpu[1], NG_RAW_WAKE, 421, 1210);

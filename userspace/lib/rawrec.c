@@ -290,6 +290,17 @@ static bool sched_event(struct cursor *c, const uint64_t w[2])
 
 	if (NG_RAW_KIND(w[0]) == NG_RAW_COUNTERS)
 		return c->tid >= 0 && counters_event(c, w, arg);
+	if (NG_RAW_KIND(w[0]) == NG_RAW_MIGRATE) {
+		/* Names its thread: written by whoever moved it. */
+		c->ev.type = NG_EV_MIGRATE;
+		c->ev.tid = (int)(arg & ((1U << NG_RAW_TID_BITS) - 1));
+		arg >>= NG_RAW_TID_BITS;
+		c->ev.from_cpu = (int)(arg & ((1U << NG_RAW_CPU_BITS) - 1));
+		c->ev.to_cpu = (int)((arg >> NG_RAW_CPU_BITS) & ((1U << NG_RAW_CPU_BITS) - 1));
+		c->ev.counter = w[1] & NG_TSD_COUNTER_MASK;
+		c->ev.ts = c->ev.counter;
+		return true;
+	}
 
 	switch (NG_RAW_KIND(w[0])) {
 	case NG_RAW_SWITCH_OUT:
@@ -299,11 +310,6 @@ static bool sched_event(struct cursor *c, const uint64_t w[2])
 		break;
 	case NG_RAW_SWITCH_IN:
 		c->ev.type = NG_EV_SWITCH_IN;
-		break;
-	case NG_RAW_MIGRATE:
-		c->ev.type = NG_EV_MIGRATE;
-		c->ev.from_cpu = (int)(arg & ((1U << NG_RAW_CPU_BITS) - 1));
-		c->ev.to_cpu = (int)((arg >> NG_RAW_CPU_BITS) & ((1U << NG_RAW_CPU_BITS) - 1));
 		break;
 	case NG_RAW_WAKE:
 		c->ev.type = NG_EV_WAKE;
