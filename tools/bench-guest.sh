@@ -144,13 +144,19 @@ m_ng() {
 	# The flight recorder armed, with a trigger that never fires (its
 	# check runs at every exit of the first function): in buffers too big
 	# to fill (flight), or in 64 KiB ones, overwriting at every record
-	# (flight_full, its steady state).
+	# (flight_full, its steady state); flight_clocks with a time trigger,
+	# so that the scheduler probes keep every traced task's clocks and
+	# each frame takes them.
 	case $mode in
 	flight*)
 		[ -e $NG/flight ] || return 1
 		[ "$mode" != flight_full ] || echo 64 >$NG/raw_buffer_size_kb
 		set -- $FUNCS
-		echo "$1>3600s" >$NG/trigger
+		if [ "$mode" = flight_clocks ]; then
+			echo "$1:oncpu>3600s" >$NG/trigger || return 1
+		else
+			echo "$1>3600s" >$NG/trigger
+		fi
 		echo arm >$NG/flight
 		;;
 	esac
@@ -272,6 +278,7 @@ MODES="none function function_graph ng_hook_only ng_events"
 [ ! -e $NG/options/sched ] || MODES="$MODES ng_raw_sched"
 [ ! -e $NG/options/counters ] || MODES="$MODES ng_raw_counters"
 [ ! -e $NG/flight ] || MODES="$MODES ng_flight ng_flight_full"
+[ ! -e $NG/options/counters ] || MODES="$MODES ng_flight_clocks"
 
 run_mode() {
 	case "$1" in
@@ -285,6 +292,7 @@ run_mode() {
 	ng_raw_counters) m_ng raw_counters ;;
 	ng_flight) m_ng flight ;;
 	ng_flight_full) m_ng flight_full ;;
+	ng_flight_clocks) m_ng flight_clocks ;;
 	record_events) m_record events --events ;;
 	record_raw) m_record raw --raw ;;
 	tracecmd_calls) m_tracecmd ;;

@@ -118,6 +118,10 @@ table() {
 		if (med["ng_raw"] > 0 && med["ng_flight"] != "" && med["ng_flight_full"] != "")
 			printf "flight: armed %.2fx raw per call, armed and overwriting %.2fx raw\n",
 				med["ng_flight"] / med["ng_raw"], med["ng_flight_full"] / med["ng_raw"]
+		# A time trigger armed: the clocks kept, against a wall-time one.
+		if (med["ng_flight"] > 0 && med["ng_flight_clocks"] != "")
+			printf "clocks: a time trigger armed costs %.2fx a wall-time one per call\n",
+				med["ng_flight_clocks"] / med["ng_flight"]
 		# --compensate: in each round, the ng_raw time less its calls
 		# times the cost record calibrated, against the untraced time,
 		# both at the pace of their fastest slice (pace()), as the costs are.
