@@ -557,6 +557,26 @@ static int replay_rebuilt(void *priv, const struct ng_event *ev)
 }
 
 /*
+ * A table beside the push/pop files, DIR/@name.tsv, opened at its first
+ * line, after one naming its format and version ("# nanograph sched 1").
+ */
+static int table_open(struct ng_conv *c, struct ng_outfile *f, bool *open,
+		      const char *name)
+{
+	char file[64];
+	int ret;
+
+	if (*open)
+		return 0;
+	snprintf(file, sizeof(file), "%s.tsv", name);
+	ret = ng_outfile_open(f, c->dir, file);
+	if (ret)
+		return ret;
+	*open = true;
+	return ng_outfile_printf(f, "# nanograph %s 1\n", name);
+}
+
+/*
  * A scheduling record, as a line of sched.tsv (Documentation/
  * trace-format.md): the push/pop files stay as they are, and the waker's
  * function is the innermost call open in its file when it woke the
@@ -573,13 +593,9 @@ static int on_sched(struct ng_conv *c, const struct ng_event *ev)
 	int pid = -1, ret;
 	size_t i;
 
-	if (!c->sched_open) {
-		ret = ng_outfile_open(&c->sched, c->dir, "sched.tsv");
-		if (ret)
-			return ret;
-		c->sched_open = true;
-		ng_outfile_printf(&c->sched, "# nanograph sched 1\n");
-	}
+	ret = table_open(c, &c->sched, &c->sched_open, "sched");
+	if (ret)
+		return ret;
 	c->sum.sched++;
 	switch (ev->type) {
 	case NG_EV_SWITCH_OUT:
@@ -637,13 +653,9 @@ static int on_counters(struct ng_conv *c, const struct ng_event *ev)
 	const struct sym *s;
 	int ret;
 
-	if (!c->counters_open) {
-		ret = ng_outfile_open(&c->counters, c->dir, "counters.tsv");
-		if (ret)
-			return ret;
-		c->counters_open = true;
-		ng_outfile_printf(&c->counters, "# nanograph counters 1\n");
-	}
+	ret = table_open(c, &c->counters, &c->counters_open, "counters");
+	if (ret)
+		return ret;
 	s = sym_get(c, ev->ip);
 	if (!s)
 		return c->err;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "nanograph.h"
+#include "lines.h"
 
 struct ng_counts {
 	struct ng_call_counts *v;
@@ -35,8 +36,9 @@ static int counts_cmp(const void *a, const void *b)
 }
 
 /* "NS TID DEPTH FUNCTION MINFLT MAJFLT NVCSW NIVCSW", tab-separated. */
-static int counts_line(struct ng_counts *c, const char *line)
+static int counts_line(void *priv, char *line)
 {
+	struct ng_counts *c = priv;
 	struct ng_call_counts e;
 	int len = 0;
 
@@ -60,29 +62,13 @@ static int counts_line(struct ng_counts *c, const char *line)
 
 int ng_counts_load(struct ng_counts **cp, const char *dir)
 {
-	struct ng_counts *c;
-	char path[4096], *line = NULL;
-	size_t cap = 0;
-	FILE *fp;
-	int ret = 0;
+	struct ng_counts *c = calloc(1, sizeof(*c));
+	int ret;
 
 	*cp = NULL;
-	snprintf(path, sizeof(path), "%s/counters.tsv", dir);
-	fp = fopen(path, "re");
-	if (!fp)
-		return -errno;
-	c = calloc(1, sizeof(*c));
-	if (!c) {
-		fclose(fp);
+	if (!c)
 		return -ENOMEM;
-	}
-	while (!ret && getline(&line, &cap, fp) >= 0)
-		if (line[0] != '#')
-			ret = counts_line(c, line);
-	if (!ret && ferror(fp))
-		ret = -EIO;
-	free(line);
-	fclose(fp);
+	ret = ng_lines_each(dir, "counters.tsv", NG_TSV_LINE_MAX, counts_line, c);
 	if (ret) {
 		ng_counts_free(c);
 		return ret;

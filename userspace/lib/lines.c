@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -121,4 +122,34 @@ void ng_lines_close(struct ng_lines *l)
 	free(l->buf);
 	memset(l, 0, sizeof(*l));
 	l->fd = -1;
+}
+
+int ng_lines_each(const char *dir, const char *name, size_t max,
+		  int (*fn)(void *priv, char *line), void *priv)
+{
+	char path[4096], *copy = malloc(max + 1);
+	struct ng_lines l;
+	const char *line;
+	bool partial;
+	size_t len;
+	int ret;
+
+	if (!copy)
+		return -ENOMEM;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path)) {
+		free(copy);
+		return -ENAMETOOLONG;
+	}
+	ret = ng_lines_open(&l, path, max, false);
+	while (!ret && (ret = ng_lines_next(&l, &line, &len, &partial)) > 0) {
+		ret = 0;
+		if (partial || !len || line[0] == '#')
+			continue;
+		memcpy(copy, line, len);
+		copy[len] = '\0';
+		ret = fn(priv, copy);
+	}
+	ng_lines_close(&l);
+	free(copy);
+	return ret;
 }

@@ -47,4 +47,17 @@ int ng_lines_next(struct ng_lines *l, const char **line, size_t *len,
 /* Close and free; @l may be opened again. */
 void ng_lines_close(struct ng_lines *l);
 
+/* The longest line of a recording's tables (a name, a symbol, numbers). */
+#define NG_TSV_LINE_MAX	4096
+
+/*
+ * A recording's table DIR/NAME (sched.tsv, counters.tsv): @fn on each
+ * whole line that is not a comment ('#'), without its newline, as a
+ * string it may change; a torn last line (no newline) is not given.
+ * Stops at @fn's first non-zero return and returns it; 0 at the end,
+ * -ENOENT without the file, -E2BIG for a line over @max, or -errno.
+ */
+int ng_lines_each(const char *dir, const char *name, size_t max,
+		  int (*fn)(void *priv, char *line), void *priv);
+
 #endif /* NG_LINES_H */

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "nanograph_analyze.h"
+#include "lines.h"
 #include "strmap.h"
 
 struct thread_spans {
@@ -116,8 +117,9 @@ static int early_wake(struct thread_spans *t, const char *line, uint64_t ns)
 }
 
 /* One line: "NS out TID R|S STATE", "NS in TID" or "NS wake ...". */
-static int sched_line(struct ng_sched *s, char *line)
+static int sched_line(void *priv, char *line)
 {
+	struct ng_sched *s = priv;
 	struct thread_spans *t;
 	struct ng_sched_span *sp;
 	char kind[8];
@@ -192,31 +194,17 @@ static int sched_line(struct ng_sched *s, char *line)
 int ng_sched_load(struct ng_sched **sp, const char *dir)
 {
 	struct ng_sched *s;
-	char path[4096], *line = NULL;
-	size_t cap = 0;
-	FILE *fp;
-	int ret = 0;
+	int ret;
 
 	*sp = NULL;
-	snprintf(path, sizeof(path), "%s/sched.tsv", dir);
-	fp = fopen(path, "re");
-	if (!fp)
-		return -errno;
 	s = calloc(1, sizeof(*s));
 	if (s)
 		s->map = ng_strmap_new(sizeof(struct thread_spans));
 	if (!s || !s->map) {
 		free(s);
-		fclose(fp);
 		return -ENOMEM;
 	}
-	while (!ret && getline(&line, &cap, fp) >= 0)
-		if (line[0] != '#')
-			ret = sched_line(s, line);
-	if (!ret && ferror(fp))
-		ret = -EIO;
-	free(line);
-	fclose(fp);
+	ret = ng_lines_each(dir, "sched.tsv", NG_TSV_LINE_MAX, sched_line, s);
 	if (!ret)
 		ret = ng_strmap_values(s->map, (void ***)&s->t, &s->n);
 	if (ret) {
