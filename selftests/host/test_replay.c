@@ -202,7 +202,8 @@ static void test_replay_shapes(void)
  * out how often, on its leaf or closing line, after what a sched.tsv says;
  * a line is found by the thread, the call's return and its depth (an
  * idle task's by its -(cpu + 1)), and one that matches no call, or is
- * torn, shows nowhere.
+ * torn, shows nowhere.  A table that is a device (/dev/zero, which has
+ * no end) is not read.
  */
 static void test_replay_counts(void)
 {
@@ -241,6 +242,16 @@ static void test_replay_counts(void)
 	      "     0.300 us |  } /* ksys_read: on-cpu 180 ns, runnable 20 ns, "
 	      "blocked 100 ns, woken by 420 writer in vfs_write, 64 minor faults, "
 	      "2 major faults, 1 voluntary switches */\n", "");
+	/* Tables that are devices are not read: replay as without them. */
+	snprintf(dir, sizeof(dir), "%s", t_path("c2"));
+	T_EQ_INT(mkdir(dir, 0755), 0);
+	T_EQ_INT(t_write_file(t_path("c2/421.txt"), "5100:+vfs_read\n5260:POP\n"), 0);
+	T_EQ_INT(symlink("/dev/zero", t_path("c2/counters.tsv")), 0);
+	T_EQ_INT(symlink("/dev/zero", t_path("c2/sched.tsv")), 0);
+	T_RUN(t_ng("replay", dir, NULL), 0,
+	      "# tid 421, pid ?, 421\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "     0.160 us |  vfs_read();\n", "");
 }
 
 /*
