@@ -48,12 +48,12 @@
  * spent off a CPU inside calls and, of them, asleep until a wake; the
  * hook copies both into a new frame, with the clocks' generation, the
  * exit subtracts.  A frame of an earlier arming (whose spans off a CPU
- * were not all counted) is of another generation: not compared.  A sleep ends at the wake that came
- * after it began, or, when none did, at once: a wake may come before
- * the switch that starts the sleep it ends (see above), and then none
- * comes after; a stale one (a wake of a sleep that was called off) is
- * followed by the real one.  Preempted, or in a sleep whose wake was
- * missed, a task is runnable, not blocked.
+ * were not all counted) is of another generation: not compared.  A
+ * sleep ends at the wake that came after it began, or, when none did,
+ * at once: a wake may come before the switch that starts the sleep it
+ * ends (see above), and then none comes after; a stale one (a wake of a
+ * sleep that was called off) is followed by the real one.  Preempted, or
+ * in a sleep whose wake was missed, a task is runnable, not blocked.
  *
  * A task outside every recorded call costs two table lookups a switch and
  * writes no record (with the clocks on, the end of a span it began in a
