@@ -56,7 +56,9 @@
  *                                 "switch_in COUNTER", "wake COUNTER TID CTX"
  *   ngtest pipe-wake MS [move]    a child blocks reading a pipe until this
  *                                 process writes, MS ms later; prints
- *                                 "reader PID writer PID".  With "move" the
+ *                                 "reader PID writer PID read_ns NS", NS
+ *                                 the child's read(2) as it timed it (its
+ *                                 CLOCK_MONOTONIC around it).  With "move" the
  *                                 child reads on CPU 0 and is allowed only
  *                                 CPU 1 before the write: it wakes there
  *   ngtest ping-pong N            N round trips of a byte with a child over two
@@ -1894,15 +1896,21 @@ static int raw_dump(const char *file)
  */
 static int pipe_wake(const char *ms, int move)
 {
-	int fd[2], status;
+	struct timespec t0, t1;
+	int fd[2], status, ok;
+	long long *read_ns;
 	cpu_set_t cpu;
 	pid_t child;
 	char c = 'x';
 
-	if (pipe(fd)) {
-		printf("pipe: %s\n", strerror(errno));
+	/* Where the child leaves how long its read took. */
+	read_ns = mmap(NULL, sizeof(*read_ns), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (read_ns == MAP_FAILED || pipe(fd)) {
+		printf("mmap or pipe: %s\n", strerror(errno));
 		return 1;
 	}
+	*read_ns = -1;
 	child = fork();
 	if (child < 0) {
 		printf("fork: %s\n", strerror(errno));
@@ -1914,7 +1922,12 @@ static int pipe_wake(const char *ms, int move)
 		CPU_SET(0, &cpu);
 		if (move && sched_setaffinity(0, sizeof(cpu), &cpu))
 			_exit(2);
-		_exit(read(fd[0], &c, 1) == 1 ? 0 : 1);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		ok = read(fd[0], &c, 1) == 1;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		*read_ns = (t1.tv_sec - t0.tv_sec) * 1000000000LL +
+			   (t1.tv_nsec - t0.tv_nsec);
+		_exit(ok ? 0 : 1);
 	}
 	close(fd[0]);
 	usleep(atoi(ms) * 1000);
@@ -1926,7 +1939,8 @@ static int pipe_wake(const char *ms, int move)
 		printf("write: %s\n", strerror(errno));
 	if (waitpid(child, &status, 0) != child)
 		return 1;
-	printf("reader %d writer %d\n", (int)child, (int)getpid());
+	printf("reader %d writer %d read_ns %lld\n", (int)child, (int)getpid(),
+	       *read_ns);
 	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : 1;
 }
 
