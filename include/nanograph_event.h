@@ -74,6 +74,21 @@
  * record).
  */
 #define NG_EVENT_COUNTERS	"func_counters"
+/*
+ * options/args and options/retaddr in the events mode: after a call's
+ * func_entry (and whether or not func_entry is enabled), func_args,
+ * fields tsd (the entry's counter and the call's depth), ip, site (the
+ * address the call returns to; 0: options/retaddr off), nargs (argument
+ * registers recorded, options/args) and args (an array of six unsigned
+ * longs, the first nargs meaningful).  options/retval: after a call's
+ * func_call (and func_exit), func_retval, fields tsd (the exit's counter
+ * and the depth), ip and retval (u64: the return register; on 32-bit
+ * arm r1:r0, the high word meaningful for 64-bit returns only).
+ */
+#define NG_EVENT_ARGS		"func_args"
+#define NG_EVENT_RETVAL		"func_retval"
+/* The most argument registers a call records (x86_64, arm64; arm: 4). */
+#define NG_ARGS_MAX		6
 
 #define NG_TSD_DEPTH_SHIFT	56
 #define NG_TSD_COUNTER_MASK	((1ULL << NG_TSD_DEPTH_SHIFT) - 1)
@@ -153,6 +168,28 @@ static inline int ng_counter_before(unsigned long long a, unsigned long long b)
  *			task whose exit at that depth came last on this CPU
  *			(an interrupt's calls may come in between, deeper)
  *
+ * With options/args or options/retaddr on, after a call's entry record
+ * and in the same reservation (nothing comes between), a site record
+ * and one record per argument register; with options/retval on, after
+ * its exit record, a return value record.  Each is one record whose
+ * tsd holds the call's depth (as the entry's or exit's) in the
+ * argument, so that a reader that meets one without its entry or exit
+ * (a flight window's first records) knows whose it is not:
+ *
+ *	site		tsd == NG_RAW_META | NG_RAW_SITE |
+ *			depth << NG_RAW_ARG_SHIFT, ip == the address the
+ *			call returns to (0: options/retaddr off)
+ *	arg		tsd == NG_RAW_META | NG_RAW_ARG |
+ *			(depth | n << 8) << NG_RAW_ARG_SHIFT, ip == argument
+ *			register n (from 0) at entry, zero-extended
+ *	retval		tsd == NG_RAW_META | NG_RAW_RETVAL |
+ *			depth << NG_RAW_ARG_SHIFT, ip == the return
+ *			register (on 32-bit arm r1 << 32 | r0)
+ *
+ * One value per record, never a payload record: a register holds any
+ * value, one that could read as a task record to whoever looks for one
+ * (a flight window's start).
+ *
  * A CPU's records are in the order they were written; CPUs are merged by
  * counter.
  */
@@ -168,6 +205,9 @@ static inline int ng_counter_before(unsigned long long a, unsigned long long b)
 #define NG_RAW_WAKE		6ULL
 #define NG_RAW_COUNTERS		7ULL
 #define NG_RAW_MIGRATE		8ULL
+#define NG_RAW_SITE		9ULL
+#define NG_RAW_ARG		10ULL
+#define NG_RAW_RETVAL		11ULL
 #define NG_RAW_TID_BITS		22	/* a tid in a migrate record (PID_MAX_LIMIT) */
 #define NG_RAW_CPU_BITS		13	/* a CPU number in it (NR_CPUS up to 8192) */
 /* A counters record's changes: lane i of its ip, NG_COUNT_* order. */

@@ -123,6 +123,15 @@
 #else
 #define ng_fregs_sp(fregs)	((fregs)->regs.sp)
 #endif
+/*
+ * 6.2: a traced function's argument n through ftrace_regs_get_argument();
+ * before, regs_get_kernel_argument() of the pt_regs that ftrace_regs was.
+ */
+#ifdef ftrace_regs_get_argument
+#define ng_fregs_arg(fregs, n)	ftrace_regs_get_argument(fregs, n)
+#else
+#define ng_fregs_arg(fregs, n)	regs_get_kernel_argument(&(fregs)->regs, n)
+#endif
 #endif /* CONFIG_X86 */
 
 #ifdef CONFIG_ARM64
@@ -138,9 +147,11 @@
  */
 #define ng_fregs_lr(fregs)	(&ng_arch_fregs(fregs)->lr)
 #define ng_fregs_sp(fregs)	ftrace_regs_get_stack_pointer(fregs)
+#define ng_fregs_arg(fregs, n)	ftrace_regs_get_argument(fregs, n)
 #else
 #define ng_fregs_lr(fregs)	((unsigned long *)&(fregs)->regs.regs[30])
 #define ng_fregs_sp(fregs)	((fregs)->regs.sp)
+#define ng_fregs_arg(fregs, n)	((fregs)->regs.regs[n])
 #endif
 /*
  * 6.4: ptrauth_strip_insn_pac() became ptrauth_strip_kernel_insn_pac()

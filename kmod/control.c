@@ -25,6 +25,7 @@
 
 #include "compat.h"
 #include "nanograph.h"
+#include "arch_hooks.h"
 
 /* Largest text a listing file renders: a whole kallsyms worth of globs. */
 #define NG_LISTING_MAX	(8U << 20)
@@ -406,6 +407,34 @@ static int ng_counters_apply(unsigned long *on)
 static NG_VALUE_ATTR(counters, "counters", 1, EINVAL, ng_counters_apply);
 
 /*
+ * options/args: how many argument registers each entry records (0 to
+ * NG_ARCH_NARGS: 6 on x86_64 and arm64, 4 on arm); options/retaddr:
+ * each entry records where the call returns to; options/retval: each
+ * exit records the return register (values.c).  Changed at any time.
+ */
+static unsigned int ng_args, ng_retaddr_opt, ng_retval;
+
+static int ng_args_apply(unsigned long *nr)
+{
+	return ng_values_set_entry(*nr, ng_retaddr_opt);
+}
+
+static int ng_retaddr_apply(unsigned long *on)
+{
+	return ng_values_set_entry(ng_args, *on);
+}
+
+static int ng_retval_apply(unsigned long *on)
+{
+	ng_values_set_retval(*on);
+	return 0;
+}
+
+static NG_VALUE_ATTR(args, "args", NG_ARCH_NARGS, EINVAL, ng_args_apply);
+static NG_VALUE_ATTR(retaddr_opt, "retaddr", 1, EINVAL, ng_retaddr_apply);
+static NG_VALUE_ATTR(retval, "retval", 1, EINVAL, ng_retval_apply);
+
+/*
  * calibrate: a write of N makes N calls of ng_calib_target()
  * (calib_target.c), which the collector hooks and times to learn the
  * tracer's cost per call; the file reads back the last N.  At any time:
@@ -534,6 +563,9 @@ static struct attribute *ng_option_attrs[] = {
 	&ng_attr_event_fork.kattr.attr,
 	&ng_attr_sched.kattr.attr,
 	&ng_attr_counters.kattr.attr,
+	&ng_attr_args.kattr.attr,
+	&ng_attr_retaddr_opt.kattr.attr,
+	&ng_attr_retval.kattr.attr,
 	NULL,
 };
 

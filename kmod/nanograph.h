@@ -7,7 +7,8 @@
  * lists, tracer.c hooks entries and returns, retstack.c keeps the shadow
  * stacks, events.c defines the trace events, clock.c publishes the
  * counter, stats.c keeps the per-CPU counts, rawbuf.c keeps the raw
- * buffer mode's per-CPU buffers.
+ * buffer mode's per-CPU buffers, values.c says which arguments and
+ * return values are recorded.
  */
 #ifndef NANOGRAPH_H
 #define NANOGRAPH_H
@@ -238,6 +239,18 @@ DECLARE_STATIC_KEY_FALSE(ng_counters_on);
 void ng_counters_set(bool on);
 void ng_counters_exit(unsigned long ip, unsigned int depth,
 		      const u64 entry[2], const u64 cur[2], u64 now);
+
+/*
+ * What calls were given and returned (values.c); set with
+ * ng_control_lock held.  ng_entry_values_on: options/args or
+ * options/retaddr asks for records after the entry.
+ */
+DECLARE_STATIC_KEY_FALSE(ng_entry_values_on);
+DECLARE_STATIC_KEY_FALSE(ng_retval_on);
+extern unsigned int ng_args_nr;		/* options/args: registers recorded */
+extern bool ng_retaddr;			/* options/retaddr */
+int ng_values_set_entry(unsigned int nr, bool retaddr);
+void ng_values_set_retval(bool on);
 
 /*
  * @task's fault and context-switch counts, 32 bits each (a call's
@@ -528,7 +541,7 @@ static inline void ng_ft_unregister(void) { }
  * function it calls.
  */
 void ng_return_hooker(void);
-unsigned long ng_return_handler(unsigned long sp, unsigned long retval);
+unsigned long ng_return_handler(unsigned long sp, u64 retval);
 void ng_tracer_exit(void);
 
 /*

@@ -121,6 +121,44 @@ TRACE_EVENT(func_counters,
 		      __entry->majflt, __entry->nvcsw, __entry->nivcsw));
 
 /*
+ * options/args, options/retaddr (kmod/values.c): the call at @tsd's
+ * depth of @ip, entered at @tsd's counter, returns to @site (0: not
+ * recorded) and was given @args, the first @nargs of them recorded;
+ * written after its func_entry.
+ */
+TRACE_EVENT(func_args,
+	    TP_PROTO(unsigned long ip, u64 tsd, unsigned long site,
+		     unsigned int nargs, const unsigned long *args),
+	    TP_ARGS(ip, tsd, site, nargs, args),
+	    TP_STRUCT__entry(__field(u64, tsd) __field(unsigned long, ip)
+			     __field(unsigned long, site)
+			     __field(unsigned int, nargs)
+			     __array(unsigned long, args, NG_ARGS_MAX)),
+	    TP_fast_assign(__entry->tsd = tsd; __entry->ip = ip;
+			   __entry->site = site; __entry->nargs = nargs;
+			   memcpy(__entry->args, args, sizeof(__entry->args));),
+	    TP_printk("%ps depth=%u ts=%llu site=%pS args=%s", (void *)__entry->ip,
+		      NG_TSD_DEPTH(__entry->tsd), NG_TSD_COUNTER(__entry->tsd),
+		      (void *)__entry->site,
+		      __print_array(__entry->args, __entry->nargs,
+				    sizeof(unsigned long))));
+
+/*
+ * options/retval: the call at @tsd's depth of @ip, which returned at
+ * @tsd's counter, returned @retval; written after its func_call.
+ */
+TRACE_EVENT(func_retval,
+	    TP_PROTO(unsigned long ip, u64 tsd, u64 retval),
+	    TP_ARGS(ip, tsd, retval),
+	    TP_STRUCT__entry(__field(u64, tsd) __field(unsigned long, ip)
+			     __field(u64, retval)),
+	    TP_fast_assign(__entry->tsd = tsd; __entry->ip = ip;
+			   __entry->retval = retval;),
+	    TP_printk("%ps depth=%u ts=%llu retval=%#llx", (void *)__entry->ip,
+		      NG_TSD_DEPTH(__entry->tsd), NG_TSD_COUNTER(__entry->tsd),
+		      __entry->retval));
+
+/*
  * options/sched: @pid left this CPU (the writer is @pid), asleep in
  * @state, or runnable when @preempted or @state is 0.
  */

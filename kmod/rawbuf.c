@@ -187,18 +187,20 @@ static void ng_raw_put_task(struct ng_raw_cpu *c, unsigned long pos,
 }
 
 /*
- * The rest of ng_raw_emit(), out of line: a task record and the task's
+ * The rest of ng_raw_emit_x(), out of line: a task record and the task's
  * name before the record when the task or its name changed, or in
  * flight mode the task record is due again (ng_raw_restate_due()); and a
  * buffer that is full (overwritten in flight mode, else the record is
  * dropped).  The name is read unlocked, as ftrace's saved_cmdlines does.
  * The caller holds @c's nest count; this commits and releases it.
  */
-noinline void ng_raw_emit_held(struct ng_raw_cpu *c, u64 tsd, unsigned long ip)
+noinline void ng_raw_emit_held(struct ng_raw_cpu *c, u64 tsd, unsigned long ip,
+			       const struct ng_raw_record *x, unsigned int n)
 {
 	int gen = atomic_read(&ng_raw_comm_gen);
 	unsigned long pos;
 	u64 comm0, comm1;
+	unsigned int i;
 	bool task;
 
 	BUILD_BUG_ON(sizeof(current->comm) != 2 * sizeof(u64));
@@ -208,12 +210,14 @@ noinline void ng_raw_emit_held(struct ng_raw_cpu *c, u64 tsd, unsigned long ip)
 	       c->last_comm[0] != comm0 || c->last_comm[1] != comm1 ||
 	       ng_raw_restate_due(c);
 	c->last_gen = gen;
-	if (likely(ng_raw_reserve(c, 1 + 3 * task, &pos))) {
+	if (likely(ng_raw_reserve(c, 1 + n + 3 * task, &pos))) {
 		if (task) {
 			ng_raw_put_task(c, pos, current, tsd, comm0, comm1);
 			pos += 3;
 		}
 		ng_raw_put(c, pos, tsd, ip);
+		for (i = 0; i < n; i++)
+			ng_raw_put(c, pos + 1 + i, x[i].tsd, x[i].ip);
 	} else {
 		ng_raw_dropped();
 	}

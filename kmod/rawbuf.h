@@ -153,20 +153,26 @@ static __always_inline bool ng_raw_same_task(struct ng_raw_cpu *c)
 	       !ng_raw_restate_due(c);
 }
 
-void ng_raw_emit_held(struct ng_raw_cpu *c, u64 tsd, unsigned long ip);
+void ng_raw_emit_held(struct ng_raw_cpu *c, u64 tsd, unsigned long ip,
+		      const struct ng_raw_record *x, unsigned int n);
 
 /*
- * One entry or exit record for current.  The common case, the same task
- * as the last record and room for one more, is inline; a task record
- * first (ng_raw_same_task()), or a full buffer, goes out of line to
+ * One entry or exit record for current, and the @n records of @x after
+ * it in the same reservation (options/args, options/retval: nothing
+ * comes between).  The common case, the same task as the last record
+ * and room for them, is inline; a task record first
+ * (ng_raw_same_task()), or a full buffer, goes out of line to
  * ng_raw_emit_held(), which takes over this writer's nest count: so the
  * hot path keeps nothing live across a call, and spills nothing.
  * Preemption is off.
  */
-static __always_inline void ng_raw_emit(u64 tsd, unsigned long ip)
+static __always_inline void ng_raw_emit_x(u64 tsd, unsigned long ip,
+					  const struct ng_raw_record *x,
+					  unsigned int n)
 {
 	struct ng_raw_cpu *c = this_cpu_ptr(&ng_raw_cpus);
 	unsigned long head;
+	unsigned int i;
 
 	BUILD_BUG_ON(NG_STACK_DEPTH > NG_RAW_DEPTH_MAX);
 	c->nest++;
@@ -175,14 +181,22 @@ static __always_inline void ng_raw_emit(u64 tsd, unsigned long ip)
 		goto held;
 	do {
 		head = READ_ONCE(c->head);
-		if (unlikely(ng_raw_full(c, head, 1)))
+		if (unlikely(ng_raw_full(c, head, 1 + n)))
 			goto held;
-	} while (cmpxchg_local(&c->head, head, head + 1) != head);
+	} while (cmpxchg_local(&c->head, head, head + 1 + n) != head);
 	ng_raw_put(c, head, tsd, ip);
+	for (i = 0; i < n; i++)
+		ng_raw_put(c, head + 1 + i, x[i].tsd, x[i].ip);
 	ng_raw_commit(c);
 	return;
 held:
-	ng_raw_emit_held(c, tsd, ip);
+	ng_raw_emit_held(c, tsd, ip, x, n);
+}
+
+/* One entry or exit record alone, as most calls write. */
+static __always_inline void ng_raw_emit(u64 tsd, unsigned long ip)
+{
+	ng_raw_emit_x(tsd, ip, NULL, 0);
 }
 
 void ng_raw_emit_clock(u64 counter, u64 mono_ns, u64 freq);

@@ -165,29 +165,93 @@ static __always_inline void ng_emit_entry(unsigned long ip, u64 tsd)
 }
 
 /*
+ * An entry with what options/args and options/retaddr ask for: the
+ * call's argument registers, and @site, the address it returns to.  Out
+ * of line, so that the hook without them keeps its registers.
+ */
+static noinline void ng_emit_entry_values(unsigned long ip, u64 tsd,
+					  unsigned long site,
+					  struct ftrace_regs *fregs)
+{
+	struct ng_raw_record x[1 + NG_ARCH_NARGS];
+	unsigned long args[NG_ARGS_MAX] = { 0 };
+	unsigned int nr = READ_ONCE(ng_args_nr), i, n = 0;
+	u64 depth = NG_TSD_DEPTH(tsd);
+
+	BUILD_BUG_ON(NG_ARCH_NARGS > NG_ARGS_MAX);
+	if (!READ_ONCE(ng_retaddr))
+		site = 0;
+	nr = min_t(unsigned int, nr, NG_ARCH_NARGS);
+	for (i = 0; i < nr; i++)
+		args[i] = ng_arch_arg(fregs, i);
+	if (static_branch_unlikely(&ng_raw_on)) {
+		if (site) {
+			x[n].tsd = NG_RAW_META | NG_RAW_SITE | depth << NG_RAW_ARG_SHIFT;
+			x[n++].ip = site;
+		}
+		for (i = 0; i < nr; i++) {
+			x[n].tsd = NG_RAW_META | NG_RAW_ARG |
+				   (depth | i << 8) << NG_RAW_ARG_SHIFT;
+			x[n++].ip = args[i];
+		}
+		ng_raw_emit_x(tsd, ip, x, n);
+	}
+	if (ng_ft_on())
+		ng_ft_emit(false, ip, tsd);
+	trace_func_entry(ip, tsd);
+	trace_func_args(ip, tsd, site, nr, args);
+}
+
+/*
+ * The address a call returns to, for options/retaddr: the parent ip
+ * ftrace handed the hook, unless that is our trampoline already (a tail
+ * call hooked in a caller's slot), where the frame below that shares
+ * the slot keeps the real one.
+ */
+static unsigned long ng_call_site(const struct ng_stack *t, unsigned int depth,
+				  unsigned long key, unsigned long parent_ip)
+{
+	while (parent_ip == (unsigned long)ng_return_hooker && depth--)
+		if (t->frames[depth].key == key)
+			parent_ip = t->frames[depth].ret;
+	return parent_ip;
+}
+
+/*
  * And an exit of frame @f of @t: its entry counter makes the one-event
- * form.  A flight trigger (flight.c) looks at calls at least as long as
- * its shortest duration (a time trigger's on-CPU or blocked time is
- * never longer), after their exit record is written.
+ * form, and with options/retval the return register of a call that
+ * returned goes with it.  A flight trigger (flight.c) looks at calls at
+ * least as long as its shortest duration (a time trigger's on-CPU or
+ * blocked time is never longer), after their exit record is written.
  */
 static __always_inline void ng_emit_exit(const struct ng_stack *t,
 					 const struct ng_frame *f,
 					 unsigned long ip, unsigned int depth,
-					 u64 entry, u64 now, unsigned long retval,
+					 u64 entry, u64 now, u64 retval,
 					 bool returned)
 {
 	u64 tsd = ng_tsd(now, depth);
+	bool value = static_branch_unlikely(&ng_retval_on) && returned;
 
-	if (static_branch_unlikely(&ng_raw_on))
-		ng_raw_emit(tsd | NG_RAW_EXIT, ip);
+	if (static_branch_unlikely(&ng_raw_on)) {
+		struct ng_raw_record x = {
+			.tsd = NG_RAW_META | NG_RAW_RETVAL |
+			       (u64)depth << NG_RAW_ARG_SHIFT,
+			.ip = retval,
+		};
+
+		ng_raw_emit_x(tsd | NG_RAW_EXIT, ip, &x, value);
+	}
 	if (ng_ft_on())
 		ng_ft_emit(true, ip, tsd);
 	trace_func_exit(ip, tsd);
 	trace_func_call(ip, ng_tsd(entry, depth), now & NG_TSD_COUNTER_MASK);
+	if (value)
+		trace_func_retval(ip, tsd, retval);
 	if (static_branch_unlikely(&ng_trigger_on) &&
 	    ((now - entry) & NG_TSD_COUNTER_MASK) >= READ_ONCE(ng_trigger_min))
 		ng_trigger_check(ip, (now - entry) & NG_TSD_COUNTER_MASK, now,
-				 retval, returned,
+				 (unsigned long)retval, returned,
 				 ng_call_clocks(t, f, (now - entry) & NG_TSD_COUNTER_MASK));
 }
 
@@ -334,7 +398,11 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	}
 	if (mode == NG_HOOK_ROOT)
 		WRITE_ONCE(t->graph_depth, t->graph_depth + 1);
-	ng_emit_entry(ip, ng_tsd(now, depth));
+	if (static_branch_unlikely(&ng_entry_values_on))
+		ng_emit_entry_values(ip, ng_tsd(now, depth),
+				     ng_call_site(t, depth, key, parent_ip), fregs);
+	else
+		ng_emit_entry(ip, ng_tsd(now, depth));
 	ng_ctx_inc(bit, entries);
 out:
 	ftrace_test_recursion_unlock(bit);
@@ -378,7 +446,7 @@ static void __noreturn ng_lost(struct ng_stack *t, unsigned long key)
  * returned, not one left without returning).
  */
 static __always_inline unsigned long ng_pop(struct ng_stack *t, unsigned int top,
-					    u64 now, int bit, unsigned long retval,
+					    u64 now, int bit, u64 retval,
 					    bool returned)
 {
 	struct ng_frame *f = &t->frames[top];
@@ -471,7 +539,8 @@ static noinline void notrace ng_test_hold(void)
  * The C side of the return trampoline: @sp is the stack pointer the
  * trampoline was entered with, from which the arch code derives the key
  * of the frame that returned, and @retval the function's return value
- * register (for flight triggers).  Returns the real return address.
+ * register (r1:r0 on 32-bit arm; options/retval, flight triggers).
+ * Returns the real return address.
  *
  * Frames above the one that matches that key belong to functions that
  * were left without returning through us (none should be); they are
@@ -485,7 +554,7 @@ static noinline void notrace ng_test_hold(void)
  * disabled preemption already, and the common exit pays one preemption
  * count, not two.
  */
-unsigned long notrace ng_return_handler(unsigned long sp, unsigned long retval)
+unsigned long notrace ng_return_handler(unsigned long sp, u64 retval)
 {
 	unsigned long key = ng_arch_exit_key(sp);
 	struct ng_stack *t;

@@ -31,6 +31,20 @@
 #define NG_ARCH_OPS_FLAGS	FTRACE_OPS_FL_SAVE_REGS
 
 /*
+ * Argument registers an entry can record (options/args), and argument
+ * register @n at the call site: r0-r3 of the saved pt_regs
+ * (FTRACE_OPS_FL_SAVE_REGS); a fifth argument is on the stack, and a
+ * 64-bit one takes an even pair.
+ */
+#define NG_ARCH_NARGS		4
+
+static __always_inline unsigned long ng_arch_arg(struct ftrace_regs *fregs,
+						 unsigned int n)
+{
+	return ng_arch_fregs(fregs)->regs.uregs[n];
+}
+
+/*
  * Where each function keeps its return address, remembered
  * (site_cache.c); its hot half is inline here, in the hook.  An answer is
  * one word: bit 0 set once filled; bit 1 when LR was not saved (the slot

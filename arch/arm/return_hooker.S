@@ -7,8 +7,9 @@
  * ng_return_hooker; the function's return lands here.  Register contract
  * at that point:
  *
- *   r0-r3   the function's return value (r0, or r0:r1): preserved, and r0
- *           handed to the C side too (flight triggers on it)
+ *   r0-r3   the function's return value (r0, or r0:r1): preserved, and
+ *           r1:r0 handed to the C side too as a u64 (options/retval,
+ *           flight triggers)
  *   sp      the stack pointer the function was called with
  *   r4-r11  callee-saved: left as the function restored them
  *   ip, lr  dead after a return
@@ -32,7 +33,8 @@ UNWIND(.cantunwind)
 ENTRY(ng_return_hooker)
 	stmdb	sp!, {r0-r3}		@ save the return value; 16 bytes keep
 					@ the stack 8-byte aligned for the call
-	mov	r1, r0			@ arg 2: the return value
+	mov	r2, r0			@ arg 2, a u64 in the even pair r2:r3:
+	mov	r3, r1			@ the return value, low word in r2
 	add	r0, sp, #16		@ arg 1: sp at entry, the frame's key
 	bl	ng_return_handler	@ r0 = the real return address
 	mov	lr, r0			@ return there ...

@@ -25,6 +25,18 @@
 #define NG_ARCH_OPS_FLAGS	0
 
 /*
+ * Argument registers an entry can record (options/args), and argument
+ * register @n at the call site: x0-x5 of the x0-x8 that ftrace_caller saves.
+ */
+#define NG_ARCH_NARGS		6
+
+static __always_inline unsigned long ng_arch_arg(struct ftrace_regs *fregs,
+						 unsigned int n)
+{
+	return ng_fregs_arg(fregs, n);
+}
+
+/*
  * Where the traced function's return address is, and how its exit will
  * know the frame.  At the patch site (before the prologue, before
  * paciasp) the return address is still in x9, saved as the callsite's LR

@@ -7,7 +7,8 @@
  * lands here.  Register contract at that point:
  *
  *   x0-x7   the function's return value (x0, or x0:x1, or an HFA): preserved,
- *           and x0 handed to the C side too (flight triggers on it)
+ *           and x0 handed to the C side too (options/retval, flight
+ *           triggers)
  *   sp      the stack pointer the function was called with
  *   x30     ng_return_hooker (authenticated by the callee's autiasp)
  *   x8-x18  caller-saved: dead after a return

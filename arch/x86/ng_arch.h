@@ -25,6 +25,18 @@
 #define NG_ARCH_OPS_FLAGS	0
 
 /*
+ * Argument registers an entry can record (options/args), and argument
+ * register @n at the call site: %rdi, %rsi, %rdx, %rcx, %r8, %r9: ftrace_caller saves them all.
+ */
+#define NG_ARCH_NARGS		6
+
+static __always_inline unsigned long ng_arch_arg(struct ftrace_regs *fregs,
+						 unsigned int n)
+{
+	return ng_fregs_arg(fregs, n);
+}
+
+/*
  * Where the traced function's return address is, and how its exit will
  * know the frame.  ftrace_caller saves regs.sp pointing at the return
  * slot, which is what the kernel's own ftrace_graph_func() hooks

@@ -7,7 +7,7 @@
  * caller.  Register contract at that point:
  *
  *   %rax, %rdx   the function's return value: preserved, and %rax handed to
- *                the C side too (flight triggers on return values)
+ *                the C side too (options/retval, flight triggers)
  *   %rsp         one word above the slot the ret consumed (slot = %rsp - 8)
  *   others       dead: the SysV ABI gives a caller nothing else after a ret
  *

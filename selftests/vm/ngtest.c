@@ -219,6 +219,34 @@ static int read_count(const char *path, size_t chunk, double seconds)
 }
 
 /*
+ * read-errors FILE CHUNK: read FILE CHUNK bytes a call to its end, then
+ * read(-1) once (EBADF), and print "reader TID" and each read's return,
+ * for the return values and arguments a tracer records (70-values).
+ */
+static int read_errors(const char *path, size_t chunk)
+{
+	char *buf = malloc(chunk);
+	ssize_t n;
+	int fd;
+
+	if (!buf)
+		return 2;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return report(-1);
+	printf("reader %ld buf %p\n", (long)syscall(SYS_gettid), (void *)buf);
+	do {
+		n = read(fd, buf, chunk);
+		printf("read %zd\n", n);
+	} while (n > 0);
+	n = read(-1, buf, chunk);
+	printf("read %zd %d\n", n, n < 0 ? errno : 0);
+	close(fd);
+	free(buf);
+	return 0;
+}
+
+/*
  * The whole of SRC to FILE with as many write(2) calls as it takes, as
  * cat and echo do: sysfs takes a long write a page per call and returns
  * short.  Prints ok, or the errno of the first failed call.
@@ -2396,6 +2424,8 @@ int main(int argc, char **argv)
 				 argc > 4 ? strtoul(argv[4], NULL, 0) : 0);
 	if (!strcmp(argv[1], "steal-at-stop"))
 		return steal_at_stop(argv[2], argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "read-errors"))
+		return read_errors(argv[2], strtoul(argv[3], NULL, 0));
 	if (argc == 5 && !strcmp(argv[1], "read-count"))
 		return read_count(argv[2], strtoul(argv[3], NULL, 0), strtod(argv[4], NULL));
 	if (!strcmp(argv[1], "read"))

@@ -63,6 +63,12 @@ const char ng_record_help[] =
 "                  (options/sched), into DIR/sched.tsv\n"
 "  --counters      also record each call's page faults and context switches\n"
 "                  when any (options/counters), into DIR/counters.tsv\n"
+"  --retval        also record each call's return register (options/retval),\n"
+"                  into DIR/retval.tsv\n"
+"  --args          also record each call's argument registers (options/args:\n"
+"                  six, four on arm), into DIR/args.tsv\n"
+"  --retaddr       also record where each call returns to (options/retaddr),\n"
+"                  into DIR/args.tsv\n"
 "  -q, --quiet     no progress line and no summary\n"
 "\n"
 "Flight recording (keep the last records in memory, write them only when\n"
@@ -131,6 +137,9 @@ struct opts {
 	bool no_calibrate;
 	bool sched;		/* --sched: options/sched, sched.tsv */
 	bool counters;		/* --counters: options/counters, counters.tsv */
+	bool retval;		/* --retval: options/retval, retval.tsv */
+	bool args;		/* --args: options/args, args.tsv */
+	bool retaddr;		/* --retaddr: options/retaddr, args.tsv */
 	bool buffer_given;	/* --buffer-kb */
 	char **argv;		/* the command, or NULL */
 	/* who decides who is recorded: threads by their names, or by asking */
@@ -385,7 +394,7 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 	enum { OPT_HOOK = 256, OPT_DURATION, OPT_BUFFER, OPT_RAW, OPT_EVENTS,
 	       OPT_NO_CALIBRATE, OPT_FLIGHT, OPT_TRIGGER, OPT_WINDOW, OPT_SIZE,
 	       OPT_TAIL, OPT_COUNT, OPT_WHEN_COMM, OPT_TRACE_SELF, OPT_SCHED,
-	       OPT_COUNTERS };
+	       OPT_COUNTERS, OPT_RETVAL, OPT_ARGS, OPT_RETADDR };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -397,6 +406,9 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 		{ "no-calibrate", no_argument, NULL, OPT_NO_CALIBRATE },
 		{ "sched", no_argument, NULL, OPT_SCHED },
 		{ "counters", no_argument, NULL, OPT_COUNTERS },
+		{ "retval", no_argument, NULL, OPT_RETVAL },
+		{ "args", no_argument, NULL, OPT_ARGS },
+		{ "retaddr", no_argument, NULL, OPT_RETADDR },
 		{ "flight", no_argument, NULL, OPT_FLIGHT },
 		{ "trigger", required_argument, NULL, OPT_TRIGGER },
 		{ "window", required_argument, NULL, OPT_WINDOW },
@@ -487,6 +499,15 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 			break;
 		case OPT_COUNTERS:
 			o->counters = true;
+			break;
+		case OPT_RETVAL:
+			o->retval = true;
+			break;
+		case OPT_ARGS:
+			o->args = true;
+			break;
+		case OPT_RETADDR:
+			o->retaddr = true;
 			break;
 		case OPT_FLIGHT:
 			o->flight = true;
@@ -1117,31 +1138,44 @@ static int set_triggers(struct run *r, const struct opts *o)
 }
 
 /*
- * --sched and --counters: their option files on, as they are put back at
- * the end; a module without one (older than the collector) says so.
+ * --sched, --counters, --retval, --args, --retaddr: their option files
+ * on, as they are put back at the end; a module without one (older than
+ * the collector) says so.  options/args takes the most registers the
+ * architecture has: six, else (32-bit arm, EINVAL) four.
  */
 static int set_options(struct run *r, const struct opts *o)
 {
-	const char *files[3];
+	const char *files[6];
 	int n = 0, i, ret;
 
 	if (o->sched)
 		files[n++] = "options/sched";
 	if (o->counters)
 		files[n++] = "options/counters";
+	if (o->retval)
+		files[n++] = "options/retval";
+	if (o->retaddr)
+		files[n++] = "options/retaddr";
+	if (o->args)
+		files[n++] = "options/args";
 	files[n] = NULL;
 	if (!n)
 		return 0;
 	ret = ng_ctl_save(&r->ctl, files, &r->option_saved);
 	if (ret == -ENOENT)
-		return fail("this nanograph module lacks %s: load one built from this tree for --sched and --counters",
-			    n == 1 ? files[0] : "options/sched or options/counters");
+		return fail("this nanograph module lacks %s: load one built from this tree",
+			    n == 1 ? files[0] : "one of the option files asked for");
 	if (ret)
 		return fail("cannot read %s's options: %s", ng_ctl_root(&r->ctl),
 			    strerror(-ret));
-	for (i = 0; i < n; i++)
-		if (set(r, files[i], "1"))
+	for (i = 0; i < n; i++) {
+		if (!strcmp(files[i], "options/args") &&
+		    ng_ctl_write(&r->ctl, files[i], "6") == -EINVAL &&
+		    !set(r, files[i], "4"))
+			continue;
+		if (set(r, files[i], strcmp(files[i], "options/args") ? "1" : "6"))
 			return NG_EXIT_FAIL;
+	}
 	return 0;
 }
 

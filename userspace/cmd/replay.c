@@ -21,6 +21,13 @@ const char ng_replay_help[] =
 "  --oncpu         durations count only the time on a CPU, as function_graph\n"
 "                  with sleep-time off: a recording made with 'record\n"
 "                  --sched' (its sched.tsv)\n"
+"  --retaddr       each call's call site, as function_graph's\n"
+"                  funcgraph-retaddr: a recording made with 'record\n"
+"                  --retaddr' (its args.tsv)\n"
+"  --errors        instead of the tree, where the error codes came from:\n"
+"                  each path from a thread's outermost call to the call\n"
+"                  that produced an error first, counted (a recording\n"
+"                  made with 'record --retval')\n"
 "  -o, --output FILE\n"
 "                  write to FILE (whole, through a temporary name) instead\n"
 "                  of standard output; '-o -' is standard output\n"
@@ -47,6 +54,7 @@ struct replay_view {
 	const struct ng_recording *rec;
 	const char *out;	/* -o FILE; "to standard output" once chosen */
 	unsigned int flags;	/* NG_REPLAY_* */
+	bool errors;		/* --errors: the error paths, not the tree */
 };
 
 /* The tree of @arg, a replay_view, to @fp; one line on stderr if it fails. */
@@ -54,7 +62,8 @@ static int replay_to(FILE *fp, void *arg)
 {
 	const struct replay_view *v = arg;
 	struct ng_pp_bad bad = { 0 };
-	int ret = ng_replay(v->rec, fp, v->flags, &bad);
+	int ret = v->errors ? ng_replay_errors(v->rec, fp, &bad) :
+		  ng_replay(v->rec, fp, v->flags, &bad);
 
 	if (ret && (bad.file || ret == -ENOMEM))
 		ng_cmd_bad_input(v->self, v->rec, &bad, ret, "");
@@ -91,11 +100,13 @@ static int replay_stdout(struct replay_view *v)
 static int replay(const struct ng_cmd *self, int argc, char **argv,
 		  struct ng_filter *f)
 {
-	enum { OPT_ABSTIME = 256, OPT_ONCPU };
+	enum { OPT_ABSTIME = 256, OPT_ONCPU, OPT_RETADDR, OPT_ERRORS };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "abstime", no_argument, NULL, OPT_ABSTIME },
 		{ "oncpu", no_argument, NULL, OPT_ONCPU },
+		{ "retaddr", no_argument, NULL, OPT_RETADDR },
+		{ "errors", no_argument, NULL, OPT_ERRORS },
 		{ "output", required_argument, NULL, 'o' },
 		NG_FILTER_LONGOPTS('t'),
 		{ NULL, 0, NULL, 0 },
@@ -118,6 +129,12 @@ static int replay(const struct ng_cmd *self, int argc, char **argv,
 		case OPT_ONCPU:
 			v.flags |= NG_REPLAY_ONCPU;
 			break;
+		case OPT_RETADDR:
+			v.flags |= NG_REPLAY_RETADDR;
+			break;
+		case OPT_ERRORS:
+			v.errors = true;
+			break;
 		case 'o':
 			ret = ng_opt_output(self, optarg, &v.out);
 			if (ret >= 0)
@@ -135,6 +152,13 @@ static int replay(const struct ng_cmd *self, int argc, char **argv,
 	if ((v.flags & NG_REPLAY_ONCPU) && !rec.sched) {
 		ret = ng_usage_error(self->name,
 				     "--oncpu needs a recording made with 'record --sched': %s has no sched.tsv",
+				     rec.dir);
+		ng_recording_close(&rec);
+		return ret;
+	}
+	if (v.errors && !rec.values) {
+		ret = ng_usage_error(self->name,
+				     "--errors needs a recording made with 'record --retval': %s has no retval.tsv",
 				     rec.dir);
 		ng_recording_close(&rec);
 		return ret;

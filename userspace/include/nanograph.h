@@ -463,6 +463,8 @@ enum ng_event_type {
 	NG_EV_WAKE,		/* raw wake: the task (or an interrupt) woke @wakee */
 	NG_EV_COUNTERS,		/* a call's fault and switch counts changed */
 	NG_EV_MIGRATE,		/* the task moves from CPU @from_cpu to @to_cpu */
+	NG_EV_ARGS,		/* a call's entry values: @site, @args */
+	NG_EV_RETVAL,		/* a call's return register: @retval */
 };
 
 /* One decoded event, as the ring buffer held it. */
@@ -486,6 +488,10 @@ struct ng_event {
 	unsigned int counts[NG_COUNTS];	/* COUNTERS: the changes, NG_COUNT_*
 					 * order; @counter is the exit's */
 	int from_cpu, to_cpu;	/* MIGRATE */
+	uint64_t site;		/* ARGS: where the call returns to; 0: not recorded */
+	unsigned int nargs;	/* ARGS: argument registers recorded */
+	uint64_t args[NG_ARGS_MAX];	/* ARGS (@counter is the entry's) */
+	uint64_t retval;	/* RETVAL (@counter is the exit's) */
 };
 
 struct ng_decoder;
@@ -551,6 +557,8 @@ struct ng_conv_summary {
 	uint64_t wakes_untraced; /* by a thread that has no file */
 	uint64_t wakes_no_call; /* by a traced thread in no hooked call */
 	uint64_t counters;	/* calls with counts, lines of counters.tsv */
+	uint64_t args;		/* calls with entry values, lines of args.tsv */
+	uint64_t retvals;	/* calls with return values, lines of retval.tsv */
 	uint64_t bytes;		/* bytes of push/pop text written */
 	uint64_t first_ns, last_ns;
 	struct ng_clock clock;	/* what the timestamps were converted with */

@@ -54,6 +54,8 @@ struct ng_recording {
 	struct ng_sched *sched;
 	/* counters.tsv (record --counters), read at open; NULL: none */
 	struct ng_counts *counts;
+	/* args.tsv, retval.tsv (record --args, --retval), the same */
+	struct ng_values *values;
 };
 
 /*
@@ -343,6 +345,15 @@ int ng_recording_walk(const struct ng_recording *rec,
 int ng_replay(const struct ng_recording *rec, FILE *fp, unsigned int flags,
 	      struct ng_pp_bad *bad);
 
+/*
+ * Where @rec's error codes came from (replay --errors, errors.c): every
+ * call that returned one (retval.tsv), by the path from its thread's
+ * outermost call to the error's origin, grouped and counted, most
+ * frequent first.  -ENOENT for a recording without return values.
+ */
+int ng_replay_errors(const struct ng_recording *rec, FILE *fp,
+		     struct ng_pp_bad *bad);
+
 /* Each line starts with the timestamp of its event. */
 #define NG_REPLAY_ABSTIME	0x1
 /*
@@ -351,6 +362,8 @@ int ng_replay(const struct ng_recording *rec, FILE *fp, unsigned int flags,
  * sched.tsv. A recording without one: -ENOENT before anything is written.
  */
 #define NG_REPLAY_ONCPU		0x2
+/* Each call's call site (args.tsv, record --retaddr): "<-ksys_read+0x6b". */
+#define NG_REPLAY_RETADDR	0x4
 
 /* ---- scheduling: sched.tsv (sched.c) ---------------------------------- */
 
@@ -405,6 +418,55 @@ const struct ng_call_counts *ng_counts_find(const struct ng_counts *c, int tid,
  * @size bytes; its length.
  */
 size_t ng_counts_note(char *buf, size_t size, const struct ng_call_counts *e);
+
+/*
+ * One call's line of args.tsv (record --args, --retaddr; @ns its entry)
+ * or of retval.tsv (record --retval; @ns its return).
+ */
+struct ng_call_values {
+	int tid;
+	uint64_t ns;
+	unsigned int depth;
+	char site[128];		/* where it returns to ("ksys_read+0x6b"); "" */
+	unsigned int nargs;
+	uint64_t args[NG_ARGS_MAX];	/* argument registers, as recorded */
+	bool has_retval;
+	uint64_t retval;	/* the return register, as recorded */
+};
+
+struct ng_values;
+
+/*
+ * Read DIR/args.tsv and DIR/retval.tsv (either may be missing; -ENOENT
+ * when both are), and how wide the recording's registers are (info.json's
+ * machine: 32 bits on arm).  -ENOMEM or -EIO too; lines that do not
+ * parse are skipped.
+ */
+int ng_values_load(struct ng_values **vp, const char *dir);
+void ng_values_free(struct ng_values *vs);
+/* The entry values of @tid's call at @depth entered at @start_ns, or NULL. */
+const struct ng_call_values *ng_values_args(const struct ng_values *vs, int tid,
+					    uint64_t start_ns, unsigned int depth);
+/* The return value of @tid's call at @depth that returned at @end_ns. */
+const struct ng_call_values *ng_values_ret(const struct ng_values *vs, int tid,
+					   uint64_t end_ns, unsigned int depth);
+/* A register as the recording's machine held it (the low 32 bits on arm). */
+uint64_t ng_values_reg(const struct ng_values *vs, uint64_t v);
+/*
+ * The largest error code a return value is taken for, as the kernel's
+ * IS_ERR_VALUE(): -1 to -4095.
+ */
+#define NG_MAX_ERRNO	4095
+/* The error code @v is (-9: 9), as a register of its width; else 0. */
+int ng_retval_errno(const struct ng_values *vs, uint64_t v);
+/* The name of error code @err ("EBADF", the kernel's own too), or NULL. */
+const char *ng_errno_name(int err);
+/*
+ * A return value as replay writes it without a type: hex, as
+ * funcgraph-retval does, an error code as "-9 (EBADF)".  Its length.
+ */
+size_t ng_retval_text(const struct ng_values *vs, char *buf, size_t size,
+		      uint64_t v);
 
 struct ng_sched;
 

@@ -294,6 +294,9 @@ int ng_recording_open(struct ng_recording *rec, const char *dir)
 	/* No counters.tsv, or one that cannot be read: no counts shown. */
 	if (ng_counts_load(&rec->counts, rec->dir))
 		rec->counts = NULL;
+	/* No args.tsv nor retval.tsv: calls without values. */
+	if (ng_values_load(&rec->values, rec->dir))
+		rec->values = NULL;
 	return 0;
 }
 
@@ -341,6 +344,7 @@ void ng_recording_close(struct ng_recording *rec)
 	free(rec->comp);
 	ng_sched_free(rec->sched);
 	ng_counts_free(rec->counts);
+	ng_values_free(rec->values);
 	memset(rec, 0, sizeof(*rec));
 }
 

@@ -117,6 +117,8 @@ struct ng_conv {
 	bool sched_open;
 	struct ng_outfile counters;	/* counters.tsv, once a record comes */
 	bool counters_open;
+	struct ng_outfile args, retvals;	/* args.tsv, retval.tsv: the same */
+	bool args_open, retvals_open;
 	struct ng_conv_summary sum;
 	int err;			/* first error, sticky */
 };
@@ -669,6 +671,73 @@ static int on_counters(struct ng_conv *c, const struct ng_event *ev)
 				 ev->counts[NG_COUNT_NIVCSW]);
 }
 
+/*
+ * Where a call returns to, as "function+0xoff" (or the bare address
+ * when no symbol covers it), for args.tsv.
+ */
+static void site_text(const struct ng_conv *c, uint64_t addr, char *buf,
+		      size_t size)
+{
+	const struct ng_sym *ks = c->syms ? ng_syms_lookup(c->syms, addr) : NULL;
+
+	if (!addr)
+		snprintf(buf, size, "-");
+	else if (ks)
+		snprintf(buf, size, "%s+0x%" PRIx64, ks->name, addr - ks->addr);
+	else
+		snprintf(buf, size, "0x%" PRIx64, addr);
+}
+
+/*
+ * A call's entry values, as a line of args.tsv (Documentation/
+ * trace-format.md): the call of thread @ev->tid at @ev->depth entered at
+ * @ev->counter, its call site and its argument registers in hex.
+ */
+static int on_args(struct ng_conv *c, const struct ng_event *ev)
+{
+	const struct sym *s;
+	char site[160];
+	unsigned int i;
+	int ret;
+
+	ret = table_open(c, &c->args, &c->args_open, "args");
+	if (ret)
+		return ret;
+	s = sym_get(c, ev->ip);
+	if (!s)
+		return c->err;
+	site_text(c, ev->site, site, sizeof(site));
+	c->sum.args++;
+	ret = ng_outfile_printf(&c->args, "%" PRIu64 "\t%d\t%u\t%s\t%s",
+				ng_clock_ns(&c->clock, ev->counter),
+				event_thread(ev), ev->depth, s->name, site);
+	for (i = 0; i < ev->nargs && i < NG_ARGS_MAX && !ret; i++)
+		ret = ng_outfile_printf(&c->args, "\t0x%" PRIx64, ev->args[i]);
+	return ret ?: ng_outfile_printf(&c->args, "\n");
+}
+
+/*
+ * A call's return register, as a line of retval.tsv: the call of thread
+ * @ev->tid at @ev->depth that returned at @ev->counter, by its exit's
+ * nanoseconds, as counters.tsv's lines.
+ */
+static int on_retval(struct ng_conv *c, const struct ng_event *ev)
+{
+	const struct sym *s;
+	int ret;
+
+	ret = table_open(c, &c->retvals, &c->retvals_open, "retval");
+	if (ret)
+		return ret;
+	s = sym_get(c, ev->ip);
+	if (!s)
+		return c->err;
+	c->sum.retvals++;
+	return ng_outfile_printf(&c->retvals, "%" PRIu64 "\t%d\t%u\t%s\t0x%" PRIx64 "\n",
+				 ng_clock_ns(&c->clock, ev->counter),
+				 event_thread(ev), ev->depth, s->name, ev->retval);
+}
+
 /* Whether @ev came before the window: left out, and counted. */
 static bool outside_window(struct ng_conv *c, const struct ng_event *ev)
 {
@@ -693,6 +762,10 @@ static int process(struct ng_conv *c, const struct ng_event *ev)
 		return on_sched(c, ev);
 	if (ev->type == NG_EV_COUNTERS)
 		return on_counters(c, ev);
+	if (ev->type == NG_EV_ARGS)
+		return on_args(c, ev);
+	if (ev->type == NG_EV_RETVAL)
+		return on_retval(c, ev);
 	c->sum.events++;
 	t = thread_get(c, ev);
 	r.t = t;
@@ -798,6 +871,8 @@ int ng_conv_event(struct ng_conv *c, const struct ng_event *ev)
 	case NG_EV_WAKE:
 	case NG_EV_MIGRATE:
 	case NG_EV_COUNTERS:
+	case NG_EV_ARGS:
+	case NG_EV_RETVAL:
 		c->err = c->clock.freq ? process(c, ev) : hold(c, ev);
 		return c->err;
 	default:
@@ -917,6 +992,10 @@ static void free_all(struct ng_conv *c)
 		ng_outfile_abort(&c->sched);
 	if (c->counters_open)
 		ng_outfile_abort(&c->counters);
+	if (c->args_open)
+		ng_outfile_abort(&c->args);
+	if (c->retvals_open)
+		ng_outfile_abort(&c->retvals);
 	for (j = 0; j < c->nr_owned; j++)
 		free(c->owned[j]);
 	free(c->owned);
@@ -999,6 +1078,14 @@ int ng_conv_finish(struct ng_conv *c, struct ng_conv_summary *sum)
 	if (!ret && c->counters_open) {
 		c->counters_open = false;
 		ret = ng_outfile_commit(&c->counters);
+	}
+	if (!ret && c->args_open) {
+		c->args_open = false;
+		ret = ng_outfile_commit(&c->args);
+	}
+	if (!ret && c->retvals_open) {
+		c->retvals_open = false;
+		ret = ng_outfile_commit(&c->retvals);
 	}
 	if (ret && v) {
 		unpublish(c, v, done);

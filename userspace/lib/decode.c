@@ -19,7 +19,7 @@ struct ng_decoder {
 	struct tep_handle *tep;
 	/* -1: not in this recording, or lacking a field */
 	int entry_id, exit_id, call_id, open_id, clock_id;
-	int out_id, in_id, wake_id, counters_id, migrate_id;
+	int out_id, in_id, wake_id, counters_id, migrate_id, args_id, retval_id;
 	struct tep_format_field *tsd, *ip;	/* shared by entry and exit */
 	struct tep_format_field *call_tsd, *call_ip, *call_exit;
 	struct tep_format_field *open_tsd, *open_ip, *open_pid, *open_cpu;
@@ -29,6 +29,8 @@ struct ng_decoder {
 	struct tep_format_field *wake_pid, *wake_ctx, *wake_ip, *wake_counter;
 	struct tep_format_field *mig_pid, *mig_from, *mig_to, *mig_counter;
 	struct tep_format_field *cnt_tsd, *cnt_ip, *cnt[NG_COUNTS];
+	struct tep_format_field *a_tsd, *a_ip, *a_site, *a_nargs, *a_args;
+	struct tep_format_field *r_tsd, *r_ip, *r_retval;
 };
 
 /* A field the format must have; NULL makes the decoder refuse. */
@@ -145,6 +147,32 @@ static void find_counters(struct ng_decoder *d)
 }
 
 /*
+ * func_args and func_retval (options/args, retaddr, retval), each absent
+ * when it lacks a field; args must be an array of whole words.
+ */
+static void find_values(struct ng_decoder *d)
+{
+	struct tep_event *a = event(d->tep, NG_EVENT_ARGS);
+	struct tep_event *r = event(d->tep, NG_EVENT_RETVAL);
+
+	d->a_tsd = field(a, "tsd");
+	d->a_ip = field(a, "ip");
+	d->a_site = field(a, "site");
+	d->a_nargs = field(a, "nargs");
+	d->a_args = field(a, "args");
+	if (d->a_tsd && d->a_ip && d->a_site && d->a_nargs && d->a_args &&
+	    d->a_args->arraylen > 0 &&
+	    (d->a_args->elementsize == 4 || d->a_args->elementsize == 8) &&
+	    (unsigned int)d->a_args->size == d->a_args->arraylen * d->a_args->elementsize)
+		d->args_id = a->id;
+	d->r_tsd = field(r, "tsd");
+	d->r_ip = field(r, "ip");
+	d->r_retval = field(r, "retval");
+	if (d->r_tsd && d->r_ip && d->r_retval)
+		d->retval_id = r->id;
+}
+
+/*
  * Find our events once, so that decoding a record is a compare of its
  * type and a few fixed-offset reads.
  */
@@ -160,11 +188,12 @@ int ng_decoder_new(struct ng_decoder **dp, struct tep_handle *tep)
 	d->tep = tep;
 	d->entry_id = d->exit_id = d->call_id = d->open_id = -1;
 	d->clock_id = d->out_id = d->in_id = d->wake_id = d->counters_id = -1;
-	d->migrate_id = -1;
+	d->migrate_id = d->args_id = d->retval_id = -1;
 	ret = find_entry_exit(d);
 	find_call_open(d);
 	find_sched(d);
 	find_counters(d);
+	find_values(d);
 	if (ret == -EPROTO || (ret && d->call_id < 0)) {
 		free(d);
 		return ret;
@@ -242,6 +271,29 @@ static void read_sched(const struct ng_decoder *d, int type,
 	}
 }
 
+/* func_args: the entry's tsd and ip, the site and the registers. */
+static void read_args(const struct ng_decoder *d, struct tep_record *rec,
+		      struct ng_event *ev)
+{
+	const struct tep_format_field *f = d->a_args;
+	unsigned int i, n;
+
+	ev->type = NG_EV_ARGS;
+	read_call(d, d->a_tsd, d->a_ip, rec, ev);
+	ev->site = num(d, d->a_site, rec);
+	n = (unsigned int)num(d, d->a_nargs, rec);
+	if (n > (unsigned int)f->arraylen)
+		n = (unsigned int)f->arraylen;
+	if (n > NG_ARGS_MAX)
+		n = NG_ARGS_MAX;
+	if (f->offset < 0 || f->offset + f->size > rec->size)
+		n = 0;
+	ev->nargs = n;
+	for (i = 0; i < n; i++)
+		ev->args[i] = tep_read_number(d->tep, (char *)rec->data + f->offset +
+					      i * f->elementsize, f->elementsize);
+}
+
 /* Classify @rec and pull out the fields its type has. */
 void ng_decode(const struct ng_decoder *d, struct tep_record *rec,
 	       struct ng_event *ev)
@@ -255,7 +307,8 @@ void ng_decode(const struct ng_decoder *d, struct tep_record *rec,
 	ev->ts = rec->ts;
 	ev->tid = tep_data_pid(d->tep, rec);
 	ev->counter = ev->ip = ev->mono_ns = ev->freq = ev->exit_counter = 0;
-	ev->depth = 0;
+	ev->depth = ev->nargs = 0;
+	ev->site = ev->retval = 0;
 	if (type < 0) {
 		return;
 	} else if (type == d->entry_id || type == d->exit_id) {
@@ -286,6 +339,12 @@ void ng_decode(const struct ng_decoder *d, struct tep_record *rec,
 		read_call(d, d->cnt_tsd, d->cnt_ip, rec, ev);
 		for (i = 0; i < NG_COUNTS; i++)
 			ev->counts[i] = (unsigned int)num(d, d->cnt[i], rec);
+	} else if (type == d->args_id) {
+		read_args(d, rec, ev);
+	} else if (type == d->retval_id) {
+		ev->type = NG_EV_RETVAL;
+		read_call(d, d->r_tsd, d->r_ip, rec, ev);
+		ev->retval = num(d, d->r_retval, rec);
 	}
 }
 

@@ -444,6 +444,10 @@ int ng_info_write(const char *dir, const struct ng_info *in)
 	jw_u64(&w, sum->wakes_no_call);
 	jw_key(&w, "counters");
 	jw_u64(&w, sum->counters);
+	jw_key(&w, "args");
+	jw_u64(&w, sum->args);
+	jw_key(&w, "retvals");
+	jw_u64(&w, sum->retvals);
 	jw_key(&w, "bytes");
 	jw_u64(&w, sum->bytes);
 	jw_close(&w);

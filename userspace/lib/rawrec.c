@@ -227,16 +227,30 @@ struct cursor {
 	uint64_t unattributed;	/* entries and exits before any task record */
 	bool done;
 	struct ng_event ev;	/* the next event, valid unless done */
-	/* The last exit at each depth: the call a counters record is of. */
+	/*
+	 * The last exit at each depth: the call a counters or retval record
+	 * is of; and the last entry: the call site and arg records are of.
+	 */
 	struct {
 		int tid;
 		uint64_t counter, ip;
-	} exits[NG_RAW_DEPTH_MAX + 1];
+	} exits[NG_RAW_DEPTH_MAX + 1], entries[NG_RAW_DEPTH_MAX + 1];
+	/* The site and arg records after an entry, handed on as one event. */
+	struct ng_event args;
+	bool pending;
+	uint64_t held[2];	/* a record read ahead, to come next */
+	bool have_held;
 };
 
 /* The next whole record, or false at the end (a torn tail is ignored). */
 static int next_record(struct cursor *c, uint64_t w[2], bool *got)
 {
+	if (c->have_held) {
+		memcpy(w, c->held, sizeof(c->held));
+		c->have_held = false;
+		*got = true;
+		return 0;
+	}
 	if (c->len - c->off < NG_RAW_RECORD_SIZE) {
 		ssize_t n = read(c->fd, c->buf, CHUNK);
 
@@ -279,6 +293,70 @@ static bool counters_event(struct cursor *c, const uint64_t w[2], uint64_t arg)
 	return true;
 }
 
+/* A site or arg record: of the call whose entry came just before it. */
+static bool args_record(uint64_t tsd)
+{
+	return NG_RAW_IS_META(tsd) &&
+	       (NG_RAW_KIND(tsd) == NG_RAW_SITE || NG_RAW_KIND(tsd) == NG_RAW_ARG);
+}
+
+/*
+ * Gather a site or arg record into c->args, the entry values of the
+ * call at its depth whose entry came last on this CPU (they are written
+ * with it, nothing in between); one whose entry is not there (a flight
+ * window's first records) is left out.
+ */
+static void args_gather(struct cursor *c, const uint64_t w[2])
+{
+	uint64_t arg = (w[0] & NG_TSD_COUNTER_MASK) >> NG_RAW_ARG_SHIFT;
+	unsigned int depth = (unsigned int)(arg & 0xff);
+	unsigned int n = (unsigned int)(arg >> 8) & 0xff;
+
+	if (depth > NG_RAW_DEPTH_MAX || c->tid < 0 ||
+	    c->entries[depth].tid != c->tid || !c->entries[depth].ip ||
+	    (c->pending && depth != c->args.depth))
+		return;
+	if (!c->pending) {
+		memset(&c->args, 0, sizeof(c->args));
+		c->args.type = NG_EV_ARGS;
+		c->args.cpu = c->cpu;
+		c->args.tid = c->tid;
+		c->args.depth = depth;
+		c->args.ip = c->entries[depth].ip;
+		c->args.counter = c->entries[depth].counter;
+		c->args.ts = c->args.counter;
+		c->pending = true;
+	}
+	if (NG_RAW_KIND(w[0]) == NG_RAW_SITE) {
+		c->args.site = w[1];
+	} else if (n < NG_ARGS_MAX) {
+		c->args.args[n] = w[1];
+		if (n >= c->args.nargs)
+			c->args.nargs = n + 1;
+	}
+}
+
+/*
+ * A retval record into c->ev: of the call whose exit at its depth came
+ * just before it; false if that exit is not there.
+ */
+static bool retval_event(struct cursor *c, const uint64_t w[2], uint64_t arg)
+{
+	unsigned int depth = (unsigned int)(arg & 0xff);
+
+	if (depth > NG_RAW_DEPTH_MAX || c->exits[depth].tid != c->tid ||
+	    !c->exits[depth].ip)
+		return false;
+	c->ev.type = NG_EV_RETVAL;
+	c->ev.tid = c->tid;
+	c->ev.depth = depth;
+	c->ev.ip = c->exits[depth].ip;
+	c->ev.counter = c->exits[depth].counter;
+	c->ev.ts = c->ev.counter;
+	c->ev.retval = w[1];
+	return true;
+}
+
 /*
  * A scheduling or counters record (include/nanograph_event.h) into
  * c->ev; false for another meta kind, or one that names no task yet
@@ -290,6 +368,8 @@ static bool sched_event(struct cursor *c, const uint64_t w[2])
 
 	if (NG_RAW_KIND(w[0]) == NG_RAW_COUNTERS)
 		return c->tid >= 0 && counters_event(c, w, arg);
+	if (NG_RAW_KIND(w[0]) == NG_RAW_RETVAL)
+		return c->tid >= 0 && retval_event(c, w, arg);
 	if (NG_RAW_KIND(w[0]) == NG_RAW_MIGRATE) {
 		/* Names its thread: written by whoever moved it. */
 		c->ev.type = NG_EV_MIGRATE;
@@ -340,8 +420,26 @@ static int cursor_next(struct cursor *c)
 	for (;;) {
 		ret = next_record(c, w, &got);
 		if (ret || !got) {
+			if (c->pending && !ret) {
+				c->pending = false;
+				c->ev = c->args;
+				return 0;
+			}
 			c->done = true;
 			return ret;
+		}
+		if (args_record(w[0])) {
+			args_gather(c, w);
+			continue;
+		}
+		if (c->pending) {
+			/* The entry's values are complete: they go first. */
+			memcpy(c->held, w, sizeof(c->held));
+			c->have_held = true;
+			c->pending = false;
+			c->ev = c->args;
+			c->entries[c->ev.depth].ip = 0;
+			return 0;
 		}
 		memset(&c->ev, 0, sizeof(c->ev));
 		c->ev.cpu = c->cpu;
@@ -394,10 +492,16 @@ static int cursor_next(struct cursor *c)
 		c->ev.ts = c->ev.counter;
 		c->ev.depth = NG_TSD_DEPTH(w[0] & ~NG_RAW_EXIT);
 		c->ev.ip = w[1];
-		if (c->ev.type == NG_EV_EXIT && c->ev.depth <= NG_RAW_DEPTH_MAX) {
-			c->exits[c->ev.depth].tid = c->tid;
-			c->exits[c->ev.depth].counter = c->ev.counter;
-			c->exits[c->ev.depth].ip = c->ev.ip;
+		if (c->ev.depth <= NG_RAW_DEPTH_MAX) {
+			if (c->ev.type == NG_EV_EXIT) {
+				c->exits[c->ev.depth].tid = c->tid;
+				c->exits[c->ev.depth].counter = c->ev.counter;
+				c->exits[c->ev.depth].ip = c->ev.ip;
+			} else {
+				c->entries[c->ev.depth].tid = c->tid;
+				c->entries[c->ev.depth].counter = c->ev.counter;
+				c->entries[c->ev.depth].ip = c->ev.ip;
+			}
 		}
 		return 0;
 	}

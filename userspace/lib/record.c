@@ -206,15 +206,17 @@ int ng_rec_open(struct ng_recorder **rp, const struct ng_rec_opts *o)
 		goto err;
 	}
 	/*
-	 * The scheduling and counters events too: written only while
-	 * options/sched or options/counters is on (a module older than them
-	 * has none, and that is no error).
+	 * The scheduling, counters and value events too: written only while
+	 * their options are on (a module older than them has none, and
+	 * that is no error).
 	 */
 	tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_SCHED_OUT);
 	tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_SCHED_IN);
 	tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_SCHED_WAKE);
 	tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_SCHED_MIGRATE);
 	tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_COUNTERS);
+	tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_ARGS);
+	tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_RETVAL);
 	*rp = r;
 	return 0;
 err:

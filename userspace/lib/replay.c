@@ -51,6 +51,11 @@ struct rp {
 	char trig_func[NG_TRIGGER_FUNC_MAX];
 	const struct ng_sched *sched;	/* sched.tsv, if the recording has one */
 	const struct ng_counts *counts;	/* counters.tsv, the same */
+	const struct ng_values *values;	/* args.tsv, retval.tsv, the same */
+	bool retaddr;		/* call sites shown (NG_REPLAY_RETADDR) */
+	/* the waiting line's arguments and call site, as written */
+	char p_args[NG_ARGS_MAX * 20];
+	char p_site[160];
 };
 
 /* What follows the indentation of a line. */
@@ -77,6 +82,12 @@ static void rp_header(struct rp *r)
 	else
 		fprintf(r->fp, "#%12s |  FUNCTION CALLS\n", "DURATION");
 	r->blocks = r->header = true;
+}
+
+/* The thread's key in the recording's tables: an idle task's is -cpu - 1. */
+static int rp_tid(const struct rp *r)
+{
+	return r->t->idle ? -(int)r->t->id - 1 : (int)r->t->id;
 }
 
 /*
@@ -128,10 +139,31 @@ static void counts_note(const struct rp *r, const struct ng_call *c,
 
 	if (!r->counts)
 		return;
-	e = ng_counts_find(r->counts, r->t->idle ? -(int)r->t->id - 1 : (int)r->t->id,
-			   c->end_ns, (unsigned int)c->depth);
+	e = ng_counts_find(r->counts, rp_tid(r), c->end_ns, (unsigned int)c->depth);
 	if (ng_counts_note(what, sizeof(what), e) && n < size)
 		snprintf(buf + n, size - n, "%s%s", n ? ", " : ": ", what);
+}
+
+/*
+ * The call's return value (retval.tsv): ", ret=-9 (EBADF)" after what
+ * @buf holds, or " ret=0x0" on a closing line, where it follows the
+ * function's name.
+ */
+static void retval_note(const struct rp *r, const struct ng_call *c,
+			char *buf, size_t size, bool leaf)
+{
+	const struct ng_call_values *v;
+	size_t n = strlen(buf);
+	char text[64];
+
+	v = ng_values_ret(r->values, rp_tid(r), c->end_ns, (unsigned int)c->depth);
+	if (!v || n >= size)
+		return;
+	ng_retval_text(r->values, text, sizeof(text), v->retval);
+	if (leaf || n)
+		snprintf(buf + n, size - n, "%sret=%s", n ? ", " : ": ", text);
+	else
+		snprintf(buf, size, " ret=%s", text);
 }
 
 /*
@@ -142,7 +174,7 @@ static void counts_note(const struct rp *r, const struct ng_call *c,
  */
 static void rp_line(struct rp *r, uint64_t ts, const uint64_t *dur,
 		    size_t depth, const char *label, enum rp_kind kind,
-		    bool trigger, const char *note)
+		    bool trigger, const char *note, const char *args)
 {
 	const char *mark = trigger ? "  " NG_REPLAY_TRIGGER_MARK : "";
 
@@ -164,18 +196,44 @@ static void rp_line(struct rp *r, uint64_t ts, const uint64_t *dur,
 	ng_fputs_escaped(label, fp);
 	switch (kind) {
 	case RP_OPEN:
-		fputs("() {\n", fp);
+		if (note && note[0])
+			fprintf(fp, "(%s) { /* %s */\n", args, note + 2);
+		else
+			fprintf(fp, "(%s) {\n", args);
 		break;
 	case RP_LEAF:
 		if (note && note[0])
-			fprintf(fp, "(); /* %s */%s\n", note + 2, mark);
+			fprintf(fp, "(%s); /* %s */%s\n", args, note + 2, mark);
 		else
-			fprintf(fp, "();%s\n", mark);
+			fprintf(fp, "(%s);%s\n", args, mark);
 		break;
 	case RP_CLOSE:
 		fprintf(fp, "%s */%s\n", note ? note : "", mark);
 		break;
 	}
+}
+
+/*
+ * The arguments of the call entered at @ns at @depth, as the recording
+ * has them ("0xffff8881, 0x1000"), and its call site as a note
+ * (": <-ksys_read+0x6b") when asked.
+ */
+static void args_text(struct rp *r, uint64_t ns, size_t depth)
+{
+	const struct ng_call_values *v;
+	size_t n = 0;
+	unsigned int i;
+
+	r->p_args[0] = r->p_site[0] = '\0';
+	v = ng_values_args(r->values, rp_tid(r), ns, (unsigned int)depth);
+	if (!v)
+		return;
+	for (i = 0; i < v->nargs && n < sizeof(r->p_args); i++)
+		n += (size_t)snprintf(r->p_args + n, sizeof(r->p_args) - n,
+				      "%s0x%" PRIx64, i ? ", " : "",
+				      ng_values_reg(r->values, v->args[i]));
+	if (r->retaddr && v->site[0])
+		snprintf(r->p_site, sizeof(r->p_site), ": <-%s", v->site);
 }
 
 /* A push: the waiting line, if any, opens a block; this one waits. */
@@ -188,7 +246,8 @@ static int rp_enter(void *priv, const char *label, uint64_t ns, size_t depth)
 		rp_header(r);
 	if (r->pending)
 		rp_line(r, r->p_ns, NULL, r->p_depth, r->p_label, RP_OPEN,
-			false, NULL);
+			false, r->p_site, r->p_args);
+	args_text(r, ns, depth);
 	if (len > r->p_cap) {
 		char *l = realloc(r->p_label, len);
 
@@ -251,12 +310,20 @@ static int rp_leave(void *priv, const struct ng_call *c)
 	counts_note(r, c, note, sizeof(note));
 	if (r->oncpu)		/* from the duration as compensated */
 		dur = dur > off ? dur - off : 0;
-	if (r->pending)
+	if (r->pending) {
+		char leaf[sizeof(note) + sizeof(r->p_site) + 2];
+
+		retval_note(r, c, note, sizeof(note), true);
+		snprintf(leaf, sizeof(leaf), "%s%s%s", r->p_site,
+			 r->p_site[0] && note[0] ? ", " : "",
+			 note + (r->p_site[0] && note[0] ? 2 : 0));
 		rp_line(r, c->start_ns, &dur, c->depth, c->label, RP_LEAF,
-			trigger, note);
-	else
+			trigger, leaf, r->p_args);
+	} else {
+		retval_note(r, c, note, sizeof(note), false);
 		rp_line(r, c->end_ns, &dur, c->depth, c->label, RP_CLOSE,
-			trigger, note);
+			trigger, note, "");
+	}
 	r->pending = false;
 	return 0;
 }
@@ -283,6 +350,8 @@ int ng_replay(const struct ng_recording *rec, FILE *fp, unsigned int flags,
 	load_trigger(&r, rec);
 	r.sched = rec->sched;
 	r.counts = rec->counts;
+	r.values = rec->values;
+	r.retaddr = flags & NG_REPLAY_RETADDR;
 	for (i = 0; !ret && i < rec->nr_threads; i++) {
 		r.t = &rec->threads[i];
 		r.header = r.pending = false;
