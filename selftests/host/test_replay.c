@@ -255,6 +255,85 @@ static void test_replay_counts(void)
 }
 
 /*
+ * With an args.tsv and a retval.tsv, replay writes a call's argument
+ * registers between its parentheses, its return value on its leaf or
+ * closing line (an error code as "-9 (EBADF)", else hex), and with
+ * --retaddr its call site; lines are found by thread, nanoseconds (the
+ * entry's for args, the return's for values) and depth.  --errors
+ * counts each error's path from the outermost call to its origin: a
+ * call that returned the code its callee returned carries the chain on,
+ * one that did not ends it.  On a 32-bit arm recording (info.json's
+ * machine) a register is its low 32 bits.
+ */
+static void test_replay_values(void)
+{
+	char dir[600], err[1024];
+
+	snprintf(dir, sizeof(dir), "%s", t_path("v"));
+	T_EQ_INT(mkdir(dir, 0755), 0);
+	T_EQ_INT(t_write_file(t_path("v/7.txt"),
+			      "1000:+ksys_read\n1100:+vfs_read\n1200:POP\n1300:POP\n"
+			      "2000:+ksys_read\n2100:POP\n"
+			      "3000:+do_sys_open\n3100:+path_openat\n3150:+lookup\n"
+			      "3160:POP\n3200:POP\n3300:POP\n"), 0);
+	T_EQ_INT(t_write_file(t_path("v/args.tsv"),
+			      "# nanograph args 1\n"
+			      "1000\t7\t0\tksys_read\tdo_syscall_64+0x87\t0x3\t0x7ffd0000\t0x64\n"
+			      "1100\t7\t1\tvfs_read\tksys_read+0x6f\t0xffff8881\t0x7ffd0000\n"
+			      "2000\t7\t0\tksys_read\t-\t0xffffffff\n"), 0);
+	T_EQ_INT(t_write_file(t_path("v/retval.tsv"),
+			      "# nanograph retval 1\n"
+			      "1200\t7\t1\tvfs_read\t0x64\n"
+			      "1300\t7\t0\tksys_read\t0x64\n"
+			      "2100\t7\t0\tksys_read\t0xfffffffffffffff7\n"
+			      "3160\t7\t2\tlookup\t0xfffffffffffffffe\n"
+			      "3200\t7\t1\tpath_openat\t0xfffffffffffffffe\n"
+			      "3300\t7\t0\tdo_sys_open\t0x3\n"
+			      "3300\t7\t0\ttorn"), 0);
+	T_RUN(t_ng("replay", "--retaddr", dir, NULL), 0,
+	      "# tid 7, pid ?, 7\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "              |  ksys_read(0x3, 0x7ffd0000, 0x64) { /* <-do_syscall_64+0x87 */\n"
+	      "     0.100 us |    vfs_read(0xffff8881, 0x7ffd0000); /* <-ksys_read+0x6f, ret=0x64 */\n"
+	      "     0.300 us |  } /* ksys_read ret=0x64 */\n"
+	      "     0.100 us |  ksys_read(0xffffffff); /* ret=-9 (EBADF) */\n"
+	      "              |  do_sys_open() {\n"
+	      "              |    path_openat() {\n"
+	      "     0.010 us |      lookup(); /* ret=-2 (ENOENT) */\n"
+	      "     0.100 us |    } /* path_openat ret=-2 (ENOENT) */\n"
+	      "     0.300 us |  } /* do_sys_open ret=0x3 */\n", "");
+	T_RUN(t_ng("replay", "--errors", dir, NULL), 0,
+	      "# 3 calls returned an error code; 2 paths\n"
+	      "#   COUNT  ERROR                    PATH (outermost > ... > origin; * returned it)\n"
+	      "        1  -2 (ENOENT)              do_sys_open > path_openat* > lookup*\n"
+	      "        1  -9 (EBADF)               ksys_read*\n", "");
+	/* 32-bit arm: r1 is not part of an int's value. */
+	T_EQ_INT(t_write_file(t_path("v/info.json"), "{\"machine\": \"armv7l\"}\n"), 0);
+	T_EQ_INT(t_write_file(t_path("v/retval.tsv"),
+			      "# nanograph retval 1\n"
+			      "2100\t7\t0\tksys_read\t0x12345678fffffff7\n"
+			      "1200\t7\t1\tvfs_read\t0xabcd000000000064\n"), 0);
+	T_RUN(t_ng("replay", "--tid", "7", dir, NULL), 0,
+	      "# tid 7, pid ?, 7\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "              |  ksys_read(0x3, 0x7ffd0000, 0x64) {\n"
+	      "     0.100 us |    vfs_read(0xffff8881, 0x7ffd0000); /* ret=0x64 */\n"
+	      "     0.300 us |  } /* ksys_read */\n"
+	      "     0.100 us |  ksys_read(0xffffffff); /* ret=-9 (EBADF) */\n"
+	      "              |  do_sys_open() {\n"
+	      "              |    path_openat() {\n"
+	      "     0.010 us |      lookup();\n"
+	      "     0.100 us |    } /* path_openat */\n"
+	      "     0.300 us |  } /* do_sys_open */\n", "");
+	/* Without retval.tsv, --errors says what it needs. */
+	T_EQ_INT(unlink(t_path("v/retval.tsv")), 0);
+	snprintf(err, sizeof(err), "nanograph replay: --errors needs a recording made "
+		 "with 'record --retval': %s has no retval.tsv\n"
+		 "Try 'nanograph help replay'.\n", dir);
+	T_RUN(t_ng("replay", "--errors", dir, NULL), 2, "", err);
+}
+
+/*
  * With a sched.tsv, replay says of a call that was off the CPU what its
  * time was made of (sleep, woken by a thread in a call; preempted once; runnable
  * after the wake) and who woke it, on its leaf or closing line; a call on
@@ -1212,6 +1291,7 @@ static const struct t_case cases[] = {
 	{ "shapes", test_replay_shapes },
 	{ "sched", test_replay_sched },
 	{ "counts", test_replay_counts },
+	{ "values", test_replay_values },
 	{ "report_diff_sched", test_report_diff_sched },
 	{ "indent_cap", test_replay_indent_cap },
 	{ "filter_walk", test_filter_walk },

@@ -156,7 +156,7 @@ static int replay(const struct ng_cmd *self, int argc, char **argv,
 		ng_recording_close(&rec);
 		return ret;
 	}
-	if (v.errors && !rec.values) {
+	if (v.errors && !ng_values_have_retvals(rec.values)) {
 		ret = ng_usage_error(self->name,
 				     "--errors needs a recording made with 'record --retval': %s has no retval.tsv",
 				     rec.dir);

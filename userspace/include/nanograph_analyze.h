@@ -444,6 +444,8 @@ struct ng_values;
  */
 int ng_values_load(struct ng_values **vp, const char *dir);
 void ng_values_free(struct ng_values *vs);
+/* Whether the recording has a retval.tsv (record --retval). */
+bool ng_values_have_retvals(const struct ng_values *vs);
 /* The entry values of @tid's call at @depth entered at @start_ns, or NULL. */
 const struct ng_call_values *ng_values_args(const struct ng_values *vs, int tid,
 					    uint64_t start_ns, unsigned int depth);

@@ -146,7 +146,7 @@ static int ew_leave(void *priv, const struct ng_call *c)
 		ret = chain_end(w, w->n - 1);
 	if (!ret && err) {
 		w->errors++;
-		chain = malloc(strlen(f->label) + 4 + (f->chain ? strlen(f->chain) : 0));
+		chain = malloc(strlen(f->label) + 5 + (f->chain ? strlen(f->chain) : 0));
 		if (!chain)
 			ret = -ENOMEM;
 		else if (f->chain)
@@ -197,7 +197,7 @@ int ng_replay_errors(const struct ng_recording *rec, FILE *fp,
 	if (!bad)
 		bad = &ignored;
 	memset(bad, 0, sizeof(*bad));
-	if (!rec->values)
+	if (!ng_values_have_retvals(rec->values))
 		return -ENOENT;
 	w.paths = ng_strmap_new(sizeof(struct path_count));
 	if (!w.paths)

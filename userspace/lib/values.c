@@ -30,6 +30,7 @@ struct table {
 struct ng_values {
 	struct table args, rets;
 	bool regs32;		/* the recording's machine is 32-bit arm */
+	bool have_rets;		/* retval.tsv was there */
 };
 
 static int values_cmp(const void *a, const void *b)
@@ -145,10 +146,18 @@ int ng_values_load(struct ng_values **vp, const char *dir)
 		return ret;
 	}
 	regs_width(vs, dir);
-	qsort(vs->args.v, vs->args.n, sizeof(*vs->args.v), values_cmp);
-	qsort(vs->rets.v, vs->rets.n, sizeof(*vs->rets.v), values_cmp);
+	vs->have_rets = ret2 != -ENOENT;
+	if (vs->args.n)
+		qsort(vs->args.v, vs->args.n, sizeof(*vs->args.v), values_cmp);
+	if (vs->rets.n)
+		qsort(vs->rets.v, vs->rets.n, sizeof(*vs->rets.v), values_cmp);
 	*vp = vs;
 	return 0;
+}
+
+bool ng_values_have_retvals(const struct ng_values *vs)
+{
+	return vs && vs->have_rets;
 }
 
 void ng_values_free(struct ng_values *vs)
