@@ -166,9 +166,15 @@ m_ng() {
 	d0=$(ng_total 4)
 	[ "$mode" != calls ] || calls_events 1 || return 1
 	# raw_sched: raw with the scheduling records on (options/sched);
-	# raw_counters: with each call's faults and switches (options/counters).
+	# raw_counters: with each call's faults and switches (options/counters);
+	# raw_retval, raw_retaddr: each call's return register, call site;
+	# raw_args: its argument registers, as many as the arch has.
 	[ "$mode" != raw_sched ] || echo 1 >$NG/options/sched || return 1
 	[ "$mode" != raw_counters ] || echo 1 >$NG/options/counters || return 1
+	[ "$mode" != raw_retval ] || echo 1 >$NG/options/retval || return 1
+	[ "$mode" != raw_retaddr ] || echo 1 >$NG/options/retaddr || return 1
+	[ "$mode" != raw_args ] || echo 6 >$NG/options/args 2>/dev/null ||
+		echo 4 >$NG/options/args || return 1
 	echo 1 >$NG/tracing_on
 	[ "$mode" != none ] || echo 0 >$T/events/nanograph/enable
 	# shellcheck disable=SC2046
@@ -177,6 +183,9 @@ m_ng() {
 	ng_idle
 	[ "$mode" != raw_sched ] || echo 0 >$NG/options/sched
 	[ "$mode" != raw_counters ] || echo 0 >$NG/options/counters
+	[ "$mode" != raw_retval ] || echo 0 >$NG/options/retval
+	[ "$mode" != raw_retaddr ] || echo 0 >$NG/options/retaddr
+	[ "$mode" != raw_args ] || echo 0 >$NG/options/args
 	[ "$mode" != calls ] || calls_events 0
 	calls=$(($(ng_total 2) - e0))
 	[ "${mode#flight}" = "$mode" ] || echo off >$NG/flight
@@ -277,6 +286,7 @@ MODES="none function function_graph ng_hook_only ng_events"
 [ -z "$HAVE_RAW" ] || MODES="$MODES ng_raw"
 [ ! -e $NG/options/sched ] || MODES="$MODES ng_raw_sched"
 [ ! -e $NG/options/counters ] || MODES="$MODES ng_raw_counters"
+[ ! -e $NG/options/retval ] || MODES="$MODES ng_raw_retval ng_raw_args ng_raw_retaddr"
 [ ! -e $NG/flight ] || MODES="$MODES ng_flight ng_flight_full"
 [ ! -e $NG/options/counters ] || MODES="$MODES ng_flight_clocks"
 
@@ -290,6 +300,9 @@ run_mode() {
 	ng_raw) m_ng raw ;;
 	ng_raw_sched) m_ng raw_sched ;;
 	ng_raw_counters) m_ng raw_counters ;;
+	ng_raw_retval) m_ng raw_retval ;;
+	ng_raw_args) m_ng raw_args ;;
+	ng_raw_retaddr) m_ng raw_retaddr ;;
 	ng_flight) m_ng flight ;;
 	ng_flight_full) m_ng flight_full ;;
 	ng_flight_clocks) m_ng flight_clocks ;;

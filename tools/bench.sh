@@ -114,6 +114,12 @@ table() {
 		if (med["ng_raw"] > 0 && med["ng_raw_counters"] != "")
 			printf "counters: options/counters on costs %.2fx raw per call\n",
 				med["ng_raw_counters"] / med["ng_raw"]
+		# Arguments, return values, call sites (options/args, retval,
+		# retaddr), the same.
+		if (med["ng_raw"] > 0 && med["ng_raw_retval"] != "")
+			printf "values: options/retval %.2fx raw per call, options/args %.2fx, options/retaddr %.2fx\n",
+				med["ng_raw_retval"] / med["ng_raw"], med["ng_raw_args"] / med["ng_raw"],
+				med["ng_raw_retaddr"] / med["ng_raw"]
 		# The flight recorder armed and waiting, against raw recording.
 		if (med["ng_raw"] > 0 && med["ng_flight"] != "" && med["ng_flight_full"] != "")
 			printf "flight: armed %.2fx raw per call, armed and overwriting %.2fx raw\n",
