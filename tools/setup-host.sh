@@ -10,7 +10,7 @@ set -euo pipefail
 pkgs=(
 	# build the module and the collector
 	build-essential bc bison flex libelf-dev dwarves pkg-config
-	libtracefs-dev libtraceevent-dev libtracecmd-dev
+	libtracefs-dev libtraceevent-dev libtracecmd-dev libbpf-dev
 	# cross toolchains for the arm64 and arm VMs
 	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf
 	libc6-dev-arm64-cross libc6-dev-armhf-cross

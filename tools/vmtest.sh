@@ -619,8 +619,8 @@ kernel_dtbs() {
 # sysroot the collector is cross-built against.
 # stress-ng: test 54, a load nobody here wrote (about 35 MB with its
 # libraries on amd64).
-USERLAND_RT="busybox-static trace-cmd libtracefs1 libtraceevent1 libtracecmd1 stress-ng"
-USERLAND_DEV="libtracefs-dev libtraceevent-dev libtracecmd-dev"
+USERLAND_RT="busybox-static trace-cmd libtracefs1 libtraceevent1 libtracecmd1 libbpf1 stress-ng"
+USERLAND_DEV="libtracefs-dev libtraceevent-dev libtracecmd-dev libbpf-dev"
 
 # Runtime closure of the guest packages for $DEB: recursive Depends and
 # Pre-Depends, real packages only, of this architecture or "all".

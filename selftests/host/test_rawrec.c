@@ -331,6 +331,59 @@ static void test_counters(void)
 	T_EQ_U64(s.events, 6);
 }
 
+/* A site, arg or retval record of the call at depth @d. */
+static void value_rec(struct cpu_file *f, uint64_t kind, unsigned int d,
+		      unsigned int n, uint64_t v)
+{
+	put(f, NG_RAW_META | kind | ((uint64_t)d | (uint64_t)n << 8) << NG_RAW_ARG_SHIFT, v);
+}
+
+/*
+ * Site and arg records after an entry become one args.tsv line of that
+ * call (by its entry's nanoseconds), retval records after an exit a
+ * retval.tsv line (by its exit's); records whose entry or exit is not
+ * right before them (a flight window's first, another task's, another
+ * depth's) are left out, and the push/pop files are as without them.
+ */
+static void test_values(void)
+{
+	struct cpu_file cpu[1];
+	struct ng_conv_summary s;
+
+	T_ASSERT(cpu_open(&cpu[0]) >= 0);
+	clock_rec(&cpu[0], 1000, 5000);
+	task(&cpu[0], 421, 421);
+	value_rec(&cpu[0], NG_RAW_ARG, 0, 0, 0x77);	/* no entry before it */
+	in(&cpu[0], 1100, 0, KSYS_READ);
+	value_rec(&cpu[0], NG_RAW_SITE, 0, 0, KSYS_READ + 0x40);
+	value_rec(&cpu[0], NG_RAW_ARG, 0, 0, 3);
+	value_rec(&cpu[0], NG_RAW_ARG, 0, 1, 0x7ffd0000);
+	value_rec(&cpu[0], NG_RAW_ARG, 0, 2, 0x64);
+	value_rec(&cpu[0], NG_RAW_ARG, 1, 3, 0x99);	/* another depth's */
+	in(&cpu[0], 1110, 1, VFS_READ);
+	value_rec(&cpu[0], NG_RAW_ARG, 1, 0, 0xffff8881);
+	out(&cpu[0], 1120, 1, VFS_READ);
+	value_rec(&cpu[0], NG_RAW_RETVAL, 1, 0, 0x64);
+	out(&cpu[0], 1130, 0, KSYS_READ);
+	value_rec(&cpu[0], NG_RAW_RETVAL, 0, 0, (uint64_t)-9);
+	task(&cpu[0], 422, 422);
+	value_rec(&cpu[0], NG_RAW_RETVAL, 0, 0, 5);	/* 421's exit, not 422's */
+	T_EQ_INT(convert(cpu, 1, &s), 0);
+	T_FILE_EQ(t_path("421.txt"),
+		  "5100:+ksys_read\n5110:+vfs_read\n5120:POP\n5130:POP\n");
+	T_FILE_EQ(t_path("args.tsv"),
+		  "# nanograph args 1\n"
+		  "5100\t421\t0\tksys_read\tksys_read+0x40\t0x3\t0x7ffd0000\t0x64\n"
+		  "5110\t421\t1\tvfs_read\t-\t0xffff8881\n");
+	T_FILE_EQ(t_path("retval.tsv"),
+		  "# nanograph retval 1\n"
+		  "5120\t421\t1\tvfs_read\t0x64\n"
+		  "5130\t421\t0\tksys_read\t0xfffffffffffffff7\n");
+	T_EQ_U64(s.args, 2);
+	T_EQ_U64(s.retvals, 2);
+	T_EQ_U64(s.events, 4);
+}
+
 /* The idle task (pid 0) of each CPU gets its own file, as in events mode. */
 static void test_idle(void)
 {
@@ -402,6 +455,7 @@ static const struct t_case cases[] = {
 	{ "skips", test_skips },
 	{ "sched", test_sched },
 	{ "counters", test_counters },
+	{ "values", test_values },
 	{ "idle", test_idle },
 	{ "drain_over_2gib", test_drain_over_2gib },
 };

@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <bpf/btf.h>
+
 #include "nanograph.h"
 #include "ktap.h"
 #include "t_util.h"
@@ -331,6 +333,154 @@ static void test_replay_values(void)
 		 "with 'record --retval': %s has no retval.tsv\n"
 		 "Try 'nanograph help replay'.\n", dir);
 	T_RUN(t_ng("replay", "--errors", dir, NULL), 2, "", err);
+}
+
+/*
+ * A BTF file of the test's kernel: @ptr-byte pointers and longs (4: a
+ * 32-bit arm kernel's).  vfs_read(struct file *file, char *buf, size_t
+ * count, loff_t *pos) returns ssize_t; vfs_llseek(struct file *file,
+ * loff_t offset, int whence) returns loff_t; get_file(int fd) returns a
+ * struct file * (or an ERR_PTR()); put_file(struct file *file) is void;
+ * is_ok(int fd) returns bool.
+ */
+static void write_btf(const char *path, size_t ptr)
+{
+	struct btf *b = btf__new_empty();
+	int lng, ulng, llng, in, bl, ch, fl, pfl, pch, ssz, sz, loff, ploff, pr;
+	const void *raw;
+	__u32 size;
+	FILE *f;
+
+	T_ASSERT(b);
+	btf__set_pointer_size(b, ptr);
+	lng = btf__add_int(b, "long", ptr, BTF_INT_SIGNED);
+	ulng = btf__add_int(b, "long unsigned int", ptr, 0);
+	llng = btf__add_int(b, "long long", 8, BTF_INT_SIGNED);
+	in = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+	bl = btf__add_int(b, "_Bool", 1, BTF_INT_BOOL);
+	ch = btf__add_int(b, "char", 1, BTF_INT_SIGNED);
+	fl = btf__add_struct(b, "file", 16);
+	pfl = btf__add_ptr(b, fl);
+	pch = btf__add_ptr(b, ch);
+	ssz = btf__add_typedef(b, "ssize_t", lng);
+	sz = btf__add_typedef(b, "size_t", ulng);
+	loff = btf__add_typedef(b, "loff_t", llng);
+	ploff = btf__add_ptr(b, loff);
+	pr = btf__add_func_proto(b, ssz);
+	btf__add_func_param(b, "file", pfl);
+	btf__add_func_param(b, "buf", pch);
+	btf__add_func_param(b, "count", sz);
+	btf__add_func_param(b, "pos", ploff);
+	T_ASSERT(btf__add_func(b, "vfs_read", BTF_FUNC_GLOBAL, pr) > 0);
+	pr = btf__add_func_proto(b, loff);
+	btf__add_func_param(b, "file", pfl);
+	btf__add_func_param(b, "offset", loff);
+	btf__add_func_param(b, "whence", in);
+	T_ASSERT(btf__add_func(b, "vfs_llseek", BTF_FUNC_GLOBAL, pr) > 0);
+	pr = btf__add_func_proto(b, pfl);
+	btf__add_func_param(b, "fd", in);
+	T_ASSERT(btf__add_func(b, "get_file", BTF_FUNC_GLOBAL, pr) > 0);
+	pr = btf__add_func_proto(b, 0);
+	btf__add_func_param(b, "file", pfl);
+	T_ASSERT(btf__add_func(b, "put_file", BTF_FUNC_GLOBAL, pr) > 0);
+	pr = btf__add_func_proto(b, bl);
+	btf__add_func_param(b, "fd", in);
+	T_ASSERT(btf__add_func(b, "is_ok", BTF_FUNC_GLOBAL, pr) > 0);
+	raw = btf__raw_data(b, &size);
+	T_ASSERT(raw);
+	f = fopen(path, "w");
+	T_ASSERT(f && fwrite(raw, 1, size, f) == size && !fclose(f));
+	btf__free(b);
+}
+
+/*
+ * With a protos.tsv (written from BTF), replay types what it prints:
+ * arguments by name, integers in decimal cut to their width, pointers in
+ * hex, errors by name, an ERR_PTR() as such, a bool as true or false,
+ * and a void function's register not at all; --errors takes a pointer's
+ * ERR_PTR() for an error and a bool for none.  A function the BTF lacks
+ * stays untyped.  On 32-bit arm a 64-bit argument is an even register
+ * pair (a third argument after one is not in r0-r3) and a 64-bit return
+ * is r1:r0.
+ */
+static void test_replay_typed(void)
+{
+	struct ng_protos_stats st;
+	char dir[600], btf[700];
+
+	snprintf(dir, sizeof(dir), "%s", t_path("ty"));
+	snprintf(btf, sizeof(btf), "%s", t_path("vmlinux.btf"));
+	T_EQ_INT(mkdir(dir, 0755), 0);
+	write_btf(btf, 8);
+	T_EQ_INT(t_write_file(t_path("ty/7.txt"),
+			      "1000:+vfs_read\n1100:POP\n1200:+get_file\n1300:POP\n"
+			      "1400:+put_file\n1500:POP\n1600:+is_ok\n1700:POP\n"
+			      "1800:+unknown_fn\n1900:POP\n"), 0);
+	T_EQ_INT(t_write_file(t_path("ty/args.tsv"),
+			      "# nanograph args 1\n"
+			      "1000\t7\t0\tvfs_read\t-\t0xffff888100000000\t0x7ffd0000\t0x1000\t0xffffc90000000010\t0x0\t0x0\n"
+			      "1200\t7\t0\tget_file\t-\t0xffffffff00000009\n"
+			      "1400\t7\t0\tput_file\t-\t0x0\n"
+			      "1800\t7\t0\tunknown_fn\t-\t0x5\n"), 0);
+	T_EQ_INT(t_write_file(t_path("ty/retval.tsv"),
+			      "# nanograph retval 1\n"
+			      "1100\t7\t0\tvfs_read\t0x1000\n"
+			      "1300\t7\t0\tget_file\t0xfffffffffffffff4\n"
+			      "1500\t7\t0\tput_file\t0xffffffffffffffea\n"
+			      "1700\t7\t0\tis_ok\t0xffffff01\n"
+			      "1900\t7\t0\tunknown_fn\t0xfffffffffffffffe\n"), 0);
+	T_EQ_INT(ng_protos_write(dir, btf, &st), 0);
+	T_EQ_U64(st.typed, 4);
+	T_EQ_U64(st.untyped, 1);
+	T_FILE_EQ(t_path("ty/protos.tsv"),
+		  "# nanograph protos 1\n"
+		  "vfs_read\ts:8:ssize_t\tp:8:file:struct file *\tp:8:buf:char *\t"
+		  "u:8:count:size_t\tp:8:pos:loff_t *\n"
+		  "get_file\tp:8:struct file *\ts:4:fd:int\n"
+		  "put_file\tv:0:void\tp:8:file:struct file *\n"
+		  "is_ok\tb:1:_Bool\ts:4:fd:int\n");
+	T_RUN(t_ng("replay", dir, NULL), 0,
+	      "# tid 7, pid ?, 7\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "     0.100 us |  vfs_read(file=0xffff888100000000, buf=0x7ffd0000, "
+	      "count=4096, pos=0xffffc90000000010); /* ret=4096 */\n"
+	      "     0.100 us |  get_file(fd=9); /* ret=ERR_PTR(-ENOMEM) */\n"
+	      "     0.100 us |  put_file(file=0x0);\n"
+	      "     0.100 us |  is_ok(); /* ret=true */\n"
+	      "     0.100 us |  unknown_fn(0x5); /* ret=-2 (ENOENT) */\n", "");
+	T_RUN(t_ng("replay", "--errors", dir, NULL), 0,
+	      "# 2 calls returned an error code; 2 paths\n"
+	      "#   COUNT  ERROR                    PATH (outermost > ... > origin; * returned it)\n"
+	      "        1  -12 (ENOMEM)             get_file*\n"
+	      "        1  -2 (ENOENT)              unknown_fn*\n", "");
+
+	/* 32-bit arm. */
+	snprintf(dir, sizeof(dir), "%s", t_path("ty32"));
+	T_EQ_INT(mkdir(dir, 0755), 0);
+	write_btf(btf, 4);
+	T_EQ_INT(t_write_file(t_path("ty32/info.json"), "{\"machine\": \"armv7l\"}\n"), 0);
+	T_EQ_INT(t_write_file(t_path("ty32/7.txt"),
+			      "1000:+vfs_llseek\n1100:POP\n1200:+vfs_read\n1300:POP\n"), 0);
+	T_EQ_INT(t_write_file(t_path("ty32/args.tsv"),
+			      "# nanograph args 1\n"
+			      "1000\t7\t0\tvfs_llseek\t-\t0xc1000000\t0x1\t0x2\t0x1\n"
+			      "1200\t7\t0\tvfs_read\t-\t0xc1000000\t0xbe000000\t0x64\t0xc2000000\n"), 0);
+	T_EQ_INT(t_write_file(t_path("ty32/retval.tsv"),
+			      "# nanograph retval 1\n"
+			      "1100\t7\t0\tvfs_llseek\t0x100000002\n"
+			      "1300\t7\t0\tvfs_read\t0x12345678fffffff7\n"), 0);
+	T_EQ_INT(ng_protos_write(dir, btf, &st), 0);
+	T_RUN(t_ng("replay", dir, NULL), 0,
+	      "# tid 7, pid ?, 7\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "     0.100 us |  vfs_llseek(file=0xc1000000, offset=4294967298, whence=?); "
+	      "/* ret=4294967298 */\n"
+	      "     0.100 us |  vfs_read(file=0xc1000000, buf=0xbe000000, count=100, "
+	      "pos=0xc2000000); /* ret=-9 (EBADF) */\n", "");
+	/* No BTF: -ENOENT, nothing written. */
+	T_EQ_INT(unlink(t_path("ty32/protos.tsv")), 0);
+	T_EQ_INT(ng_protos_write(dir, t_path("ty32/nothing"), &st), -ENOENT);
+	T_ASSERT(access(t_path("ty32/protos.tsv"), F_OK) != 0);
 }
 
 /*
@@ -1292,6 +1442,7 @@ static const struct t_case cases[] = {
 	{ "sched", test_replay_sched },
 	{ "counts", test_replay_counts },
 	{ "values", test_replay_values },
+	{ "typed", test_replay_typed },
 	{ "report_diff_sched", test_report_diff_sched },
 	{ "indent_cap", test_replay_indent_cap },
 	{ "filter_walk", test_filter_walk },

@@ -996,6 +996,31 @@ static int write_info(const struct run *r, const struct opts *o)
 	return ng_info_write(ng_outdir_path(r->out), &info);
 }
 
+/*
+ * DIR/protos.tsv: the types of the functions whose arguments or return
+ * values were recorded, from the running kernel's BTF.  A kernel
+ * without BTF is no error: replay prints the registers untyped, and
+ * this says so once.
+ */
+static int write_protos(const struct run *r, const struct opts *o)
+{
+	struct ng_protos_stats st;
+	int ret;
+
+	if (!r->sum.args && !r->sum.retvals)
+		return 0;
+	ret = ng_protos_write(ng_outdir_path(r->out), NULL, &st);
+	if (ret == -ENOENT) {
+		if (!o->quiet)
+			fprintf(stderr, "nanograph record: this kernel has no BTF (/sys/kernel/btf/vmlinux): arguments and return values stay untyped registers\n");
+		return 0;
+	}
+	if (!ret && st.untyped && !o->quiet)
+		fprintf(stderr, "nanograph record: %zu of %zu functions are not in the kernel's BTF: their values stay untyped\n",
+			st.untyped, st.untyped + st.typed);
+	return ret;
+}
+
 /* Merge and convert into the new directory; the counts in r->sum. */
 static int write_output(struct run *r, const struct opts *o)
 {
@@ -1026,6 +1051,8 @@ static int write_output(struct run *r, const struct opts *o)
 	}
 	ng_conv_lost(conv, -1, (long long)lost);
 	ret = ng_conv_finish(conv, sum);
+	if (!ret)
+		ret = write_protos(r, o);
 	if (!ret)
 		ret = write_info(r, o);
 	if (ret == -ECANCELED)

@@ -649,6 +649,26 @@ int ng_conv_finish(struct ng_conv *c, struct ng_conv_summary *sum);
 /* Give up: remove every file written so far, free @c. */
 void ng_conv_abort(struct ng_conv *c);
 
+/* ---- the types of recorded functions: DIR/protos.tsv (btf.c) ---------- */
+
+/* The longest C type name protos.tsv keeps ("struct file *"). */
+#define NG_TYPE_NAME_MAX	128
+
+struct ng_protos_stats {
+	size_t typed;		/* functions whose prototype was written */
+	size_t untyped;		/* functions the BTF does not have */
+};
+
+/*
+ * Write DIR/protos.tsv (Documentation/trace-format.md): the prototype of
+ * every function of DIR's args.tsv and retval.tsv, from the running
+ * kernel's BTF and its modules' (@btf_file NULL) or from the BTF file
+ * @btf_file (no module's then).  0, -ENOENT when there is no BTF, or
+ * -errno; nothing is written on an error.
+ */
+int ng_protos_write(const char *dir, const char *btf_file,
+		    struct ng_protos_stats *st);
+
 /* ---- trace.dat input (tdat.c) ------------------------------------------ */
 
 /*

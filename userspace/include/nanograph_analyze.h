@@ -459,16 +459,32 @@ uint64_t ng_values_reg(const struct ng_values *vs, uint64_t v);
  * IS_ERR_VALUE(): -1 to -4095.
  */
 #define NG_MAX_ERRNO	4095
-/* The error code @v is (-9: 9), as a register of its width; else 0. */
-int ng_retval_errno(const struct ng_values *vs, uint64_t v);
+/* Whether the recording has the prototypes (protos.tsv, from BTF). */
+bool ng_values_typed(const struct ng_values *vs);
+/*
+ * The error code @v is (-9: 9) as @label's return value (its type's
+ * width; a register's without a prototype); else 0.  A void, bool or
+ * narrow unsigned function returns none.
+ */
+int ng_retval_errno(const struct ng_values *vs, const char *label, uint64_t v);
 /* The name of error code @err ("EBADF", the kernel's own too), or NULL. */
 const char *ng_errno_name(int err);
 /*
- * A return value as replay writes it without a type: hex, as
- * funcgraph-retval does, an error code as "-9 (EBADF)".  Its length.
+ * @label's return value as replay writes it: typed ("4096", "-9
+ * (EBADF)", "ERR_PTR(-ENOMEM)", "true"; nothing for a void function), or
+ * without a prototype as funcgraph-retval does (hex, an error code as
+ * "-9 (EBADF)").  Its length.
  */
-size_t ng_retval_text(const struct ng_values *vs, char *buf, size_t size,
-		      uint64_t v);
+size_t ng_retval_text(const struct ng_values *vs, const char *label,
+		      char *buf, size_t size, uint64_t v);
+/*
+ * A call's arguments as replay writes them between its parentheses:
+ * "file=0xffff8881, buf=0x7ffd0000, count=4096, pos=0xffffc900" with a
+ * prototype ("name=?" for one not in the registers recorded), else the
+ * registers in hex.  Its length.
+ */
+size_t ng_args_text(const struct ng_values *vs, const char *label,
+		    const struct ng_call_values *cv, char *buf, size_t size);
 
 struct ng_sched;
 

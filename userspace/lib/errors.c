@@ -141,7 +141,7 @@ static int ew_leave(void *priv, const struct ng_call *c)
 	v = ng_values_ret(w->rec->values, thread_key(w->t), c->end_ns,
 			  (unsigned int)c->depth);
 	if (v)
-		err = ng_retval_errno(w->rec->values, v->retval);
+		err = ng_retval_errno(w->rec->values, c->label, v->retval);
 	if (f->err && f->err != err)
 		ret = chain_end(w, w->n - 1);
 	if (!ret && err) {
@@ -230,9 +230,13 @@ int ng_replay_errors(const struct ng_recording *rec, FILE *fp,
 	for (i = 0; !ret && i < nr; i++) {
 		const struct path_count *pc = vals[i];
 		const char *key = strchr(ng_strmap_key(pc), '\t') + 1;
+		const char *name = ng_errno_name(pc->err);
 		char err[48];
 
-		ng_retval_text(rec->values, err, sizeof(err), (uint64_t)-pc->err);
+		if (name)
+			snprintf(err, sizeof(err), "-%d (%s)", pc->err, name);
+		else
+			snprintf(err, sizeof(err), "-%d", pc->err);
 		fprintf(fp, "%9" PRIu64 "  %-23s  %s\n", pc->count, err, key);
 	}
 	if (!ret && ferror(fp))

@@ -54,7 +54,7 @@ struct rp {
 	const struct ng_values *values;	/* args.tsv, retval.tsv, the same */
 	bool retaddr;		/* call sites shown (NG_REPLAY_RETADDR) */
 	/* the waiting line's arguments and call site, as written */
-	char p_args[NG_ARGS_MAX * 20];
+	char p_args[1024];
 	char p_site[160];
 };
 
@@ -157,9 +157,9 @@ static void retval_note(const struct rp *r, const struct ng_call *c,
 	char text[64];
 
 	v = ng_values_ret(r->values, rp_tid(r), c->end_ns, (unsigned int)c->depth);
-	if (!v || n >= size)
+	if (!v || n >= size ||
+	    !ng_retval_text(r->values, c->label, text, sizeof(text), v->retval))
 		return;
-	ng_retval_text(r->values, text, sizeof(text), v->retval);
 	if (leaf || n)
 		snprintf(buf + n, size - n, "%sret=%s", n ? ", " : ": ", text);
 	else
@@ -214,24 +214,19 @@ static void rp_line(struct rp *r, uint64_t ts, const uint64_t *dur,
 }
 
 /*
- * The arguments of the call entered at @ns at @depth, as the recording
- * has them ("0xffff8881, 0x1000"), and its call site as a note
+ * The arguments of the call of @label entered at @ns at @depth, as the
+ * recording has them ("count=4096" or "0x1000"), and its call site as a note
  * (": <-ksys_read+0x6b") when asked.
  */
-static void args_text(struct rp *r, uint64_t ns, size_t depth)
+static void args_text(struct rp *r, const char *label, uint64_t ns, size_t depth)
 {
 	const struct ng_call_values *v;
-	size_t n = 0;
-	unsigned int i;
 
 	r->p_args[0] = r->p_site[0] = '\0';
 	v = ng_values_args(r->values, rp_tid(r), ns, (unsigned int)depth);
 	if (!v)
 		return;
-	for (i = 0; i < v->nargs && n < sizeof(r->p_args); i++)
-		n += (size_t)snprintf(r->p_args + n, sizeof(r->p_args) - n,
-				      "%s0x%" PRIx64, i ? ", " : "",
-				      ng_values_reg(r->values, v->args[i]));
+	ng_args_text(r->values, label, v, r->p_args, sizeof(r->p_args));
 	if (r->retaddr && v->site[0])
 		snprintf(r->p_site, sizeof(r->p_site), ": <-%s", v->site);
 }
@@ -247,7 +242,7 @@ static int rp_enter(void *priv, const char *label, uint64_t ns, size_t depth)
 	if (r->pending)
 		rp_line(r, r->p_ns, NULL, r->p_depth, r->p_label, RP_OPEN,
 			false, r->p_site, r->p_args);
-	args_text(r, ns, depth);
+	args_text(r, label, ns, depth);
 	if (len > r->p_cap) {
 		char *l = realloc(r->p_label, len);
 

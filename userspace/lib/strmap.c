@@ -160,6 +160,18 @@ void *ng_strmap_get(struct ng_strmap *m, const void *key, size_t len,
 	return e->value;
 }
 
+/* The value stored under @key, or NULL: nothing is added. */
+void *ng_strmap_find(const struct ng_strmap *m, const void *key, size_t len)
+{
+	uint64_t h = hash_bytes(key, len, m->seed);
+	struct entry *e;
+
+	for (e = m->buckets[h & (m->nr_buckets - 1)]; e; e = e->next)
+		if (e->hash == h && e->len == len && !memcmp(e->key, key, len))
+			return e->value;
+	return NULL;
+}
+
 /* The key sits in the same allocation, so a value leads back to it. */
 const char *ng_strmap_key(const void *value)
 {

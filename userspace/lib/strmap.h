@@ -22,6 +22,8 @@ struct ng_strmap *ng_strmap_new(size_t value_size);
  */
 void *ng_strmap_get(struct ng_strmap *m, const void *key, size_t len,
 		    bool *added);
+/* The value stored under @key (@len bytes), or NULL: nothing added. */
+void *ng_strmap_find(const struct ng_strmap *m, const void *key, size_t len);
 /* The key of a value from this map, NUL-terminated, as stable as the value. */
 const char *ng_strmap_key(const void *value);
 size_t ng_strmap_count(const struct ng_strmap *m);

@@ -7,10 +7,17 @@
  * its thread, its return's nanoseconds and its depth (its POP line's),
  * as counts.c finds counters.tsv's lines.
  *
- * And how a return value reads: without a type, as function_graph's
- * funcgraph-retval writes one (hex, an error code in decimal with its
- * name: "-9 (EBADF)").  Lines that do not parse are skipped, as a newer
- * file's fields would be.
+ * And how the registers read.  With the function's prototype
+ * (protos.tsv, from the kernel's BTF: btf.c), as its C types say: the
+ * arguments by name, placed in the registers as the architecture's
+ * calling convention puts them (a 64-bit one in an even pair on 32-bit
+ * arm), integers in decimal cut to their width, pointers in hex, an
+ * error code with its name ("-9 (EBADF)", an ERR_PTR() as
+ * "ERR_PTR(-ENOMEM)"), a void function's value not at all.  Without
+ * one, as function_graph's funcgraph-retval writes a value (hex, an
+ * error code in decimal with its name) and the arguments as bare
+ * registers.  Lines that do not parse are skipped, as a newer file's
+ * fields would be.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,6 +27,7 @@
 
 #include "nanograph.h"
 #include "lines.h"
+#include "strmap.h"
 
 /* One table's lines, sorted by (tid, ns, depth) for bsearch. */
 struct table {
@@ -27,8 +35,28 @@ struct table {
 	size_t n, cap;
 };
 
+/* A type of protos.tsv: class (v s u b p x), bytes, C name. */
+struct type {
+	char cls;
+	unsigned int size;
+	char name[NG_TYPE_NAME_MAX];
+};
+
+#define PROTO_PARAMS	12
+
+/* A function's prototype, from protos.tsv. */
+struct proto {
+	struct type ret;
+	unsigned int nparams;
+	struct {
+		char name[64];
+		struct type t;
+	} params[PROTO_PARAMS];
+};
+
 struct ng_values {
 	struct table args, rets;
+	struct ng_strmap *protos;	/* label -> struct proto; NULL: none */
 	bool regs32;		/* the recording's machine is 32-bit arm */
 	bool have_rets;		/* retval.tsv was there */
 };
@@ -113,6 +141,69 @@ static int retval_line(void *priv, char *line)
 	return 0;
 }
 
+/* "CLASS:SIZE:NAME" of protos.tsv into @t; false if it does not parse. */
+static bool type_parse(const char *text, struct type *t)
+{
+	int len = 0;
+
+	if (sscanf(text, "%c:%u:%n", &t->cls, &t->size, &len) != 2 || !len ||
+	    !strchr("vsubpx", t->cls) || t->size > 16)
+		return false;
+	snprintf(t->name, sizeof(t->name), "%s", text + len);
+	return true;
+}
+
+/* "FUNCTION RET PARAM...": a prototype, each PARAM "CLASS:SIZE:NAME:TYPE". */
+static int proto_line(void *priv, char *line)
+{
+	struct ng_values *vs = priv;
+	char *f[2 + PROTO_PARAMS], *save = NULL, *tok;
+	struct proto pr = { .nparams = 0 }, *slot;
+	unsigned int n = 0, i;
+	bool added;
+
+	for (tok = strtok_r(line, "\t", &save); tok && n < 2 + PROTO_PARAMS;
+	     tok = strtok_r(NULL, "\t", &save))
+		f[n++] = tok;
+	if (n < 2 || !type_parse(f[1], &pr.ret))
+		return 0;
+	for (i = 2; i < n; i++) {
+		char *a = strchr(f[i], ':'), *b = a ? strchr(a + 1, ':') : NULL;
+		char *c = b ? strchr(b + 1, ':') : NULL;
+		char text[NG_TYPE_NAME_MAX + 16];
+
+		if (!c || (size_t)(c - b - 1) >= sizeof(pr.params[0].name))
+			return 0;
+		snprintf(pr.params[pr.nparams].name, sizeof(pr.params[0].name),
+			 "%.*s", (int)(c - b - 1), b + 1);
+		snprintf(text, sizeof(text), "%.*s%s", (int)(b - f[i] + 1), f[i], c + 1);
+		if (!type_parse(text, &pr.params[pr.nparams].t))
+			return 0;
+		pr.nparams++;
+	}
+	slot = ng_strmap_get(vs->protos, f[0], strlen(f[0]), &added);
+	if (!slot)
+		return -ENOMEM;
+	*slot = pr;
+	return 0;
+}
+
+/* protos.tsv, if the recording has one; vs->protos stays NULL if not. */
+static int protos_load(struct ng_values *vs, const char *dir)
+{
+	int ret;
+
+	vs->protos = ng_strmap_new(sizeof(struct proto));
+	if (!vs->protos)
+		return -ENOMEM;
+	ret = ng_lines_each(dir, "protos.tsv", NG_TSV_LINE_MAX, proto_line, vs);
+	if (ret) {
+		ng_strmap_free(vs->protos);
+		vs->protos = NULL;
+	}
+	return ret == -ENOENT ? 0 : ret;
+}
+
 /* info.json's machine: "armv7l" and the like hold 32-bit registers. */
 static void regs_width(struct ng_values *vs, const char *dir)
 {
@@ -147,6 +238,11 @@ int ng_values_load(struct ng_values **vp, const char *dir)
 	}
 	regs_width(vs, dir);
 	vs->have_rets = ret2 != -ENOENT;
+	ret = protos_load(vs, dir);
+	if (ret) {
+		ng_values_free(vs);
+		return ret;
+	}
 	if (vs->args.n)
 		qsort(vs->args.v, vs->args.n, sizeof(*vs->args.v), values_cmp);
 	if (vs->rets.n)
@@ -166,6 +262,7 @@ void ng_values_free(struct ng_values *vs)
 		return;
 	free(vs->args.v);
 	free(vs->rets.v);
+	ng_strmap_free(vs->protos);
 	free(vs);
 }
 
@@ -221,25 +318,142 @@ uint64_t ng_values_reg(const struct ng_values *vs, uint64_t v)
 	return vs && vs->regs32 ? (uint32_t)v : v;
 }
 
-int ng_retval_errno(const struct ng_values *vs, uint64_t v)
+bool ng_values_typed(const struct ng_values *vs)
 {
-	int64_t s = vs && vs->regs32 ? (int32_t)v : (int64_t)v;
+	return vs && vs->protos;
+}
 
+static const struct proto *proto_of(const struct ng_values *vs, const char *label)
+{
+	if (!vs || !vs->protos || !label)
+		return NULL;
+	return ng_strmap_find(vs->protos, label, strlen(label));
+}
+
+/* @v cut to @t's width, and sign-extended for a signed type. */
+static uint64_t cut(const struct type *t, uint64_t v)
+{
+	unsigned int bits = t->size * 8;
+
+	if (!bits || bits >= 64)
+		return v;
+	v &= (1ULL << bits) - 1;
+	if (t->cls == 's' && (v >> (bits - 1)) & 1)
+		v |= ~0ULL << bits;
+	return v;
+}
+
+/* The error code @v is as a value of type @t (NULL: a register); else 0. */
+static int type_errno(const struct ng_values *vs, const struct type *t, uint64_t v)
+{
+	int64_t s;
+
+	if (t) {
+		/* Signed integers, pointers (ERR_PTR) and unsigned longs. */
+		if (t->cls == 'v' || t->cls == 'b' || t->cls == 'x' ||
+		    (t->cls == 'u' && t->size < (vs && vs->regs32 ? 4U : 8U)))
+			return 0;
+		v = t->cls == 's' ? cut(t, v) : t->size == 4 ? (uint64_t)(int32_t)v : v;
+	} else if (vs && vs->regs32) {
+		v = (uint64_t)(int32_t)v;
+	}
+	s = (int64_t)v;
 	return s < 0 && s >= -NG_MAX_ERRNO ? (int)-s : 0;
 }
 
-size_t ng_retval_text(const struct ng_values *vs, char *buf, size_t size,
-		      uint64_t v)
+int ng_retval_errno(const struct ng_values *vs, const char *label, uint64_t v)
 {
-	int err = ng_retval_errno(vs, v);
-	const char *name = err ? ng_errno_name(err) : NULL;
-	int n;
+	const struct proto *p = proto_of(vs, label);
 
-	if (err && name)
-		n = snprintf(buf, size, "-%d (%s)", err, name);
-	else if (err)
-		n = snprintf(buf, size, "-%d", err);
-	else
-		n = snprintf(buf, size, "0x%" PRIx64, ng_values_reg(vs, v));
+	return type_errno(vs, p ? &p->ret : NULL, v);
+}
+
+/* @v as a value of type @t, into @buf. */
+static int value_text(const struct ng_values *vs, const struct type *t,
+		      uint64_t v, char *buf, size_t size)
+{
+	int err = type_errno(vs, t, v);
+	const char *name = err ? ng_errno_name(err) : NULL;
+
+	if (err && t && t->cls == 'p')
+		return name ? snprintf(buf, size, "ERR_PTR(-%s)", name) :
+			      snprintf(buf, size, "ERR_PTR(-%d)", err);
+	if (err)
+		return name ? snprintf(buf, size, "-%d (%s)", err, name) :
+			      snprintf(buf, size, "-%d", err);
+	if (!t)
+		return snprintf(buf, size, "0x%" PRIx64, ng_values_reg(vs, v));
+	v = cut(t, v);
+	switch (t->cls) {
+	case 's':
+		return snprintf(buf, size, "%" PRId64, (int64_t)v);
+	case 'u':
+		return snprintf(buf, size, "%" PRIu64, v);
+	case 'b':
+		return snprintf(buf, size, "%s", v ? "true" : "false");
+	default:
+		return snprintf(buf, size, "0x%" PRIx64, v);
+	}
+}
+
+static size_t clamp_len(int n, size_t size)
+{
 	return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size ? size - 1 : 0;
+}
+
+size_t ng_retval_text(const struct ng_values *vs, const char *label,
+		      char *buf, size_t size, uint64_t v)
+{
+	const struct proto *p = proto_of(vs, label);
+
+	if (size)
+		buf[0] = '\0';
+	if (p && p->ret.cls == 'v')
+		return 0;
+	return clamp_len(value_text(vs, p ? &p->ret : NULL, v, buf, size), size);
+}
+
+size_t ng_args_text(const struct ng_values *vs, const char *label,
+		    const struct ng_call_values *cv, char *buf, size_t size)
+{
+	const struct proto *p = proto_of(vs, label);
+	unsigned int i, reg = 0;
+	size_t n = 0;
+
+	if (size)
+		buf[0] = '\0';
+	if (!cv || !cv->nargs)
+		return 0;
+	if (!p) {
+		for (i = 0; i < cv->nargs && n < size; i++)
+			n += clamp_len(snprintf(buf + n, size - n, "%s0x%" PRIx64,
+						i ? ", " : "",
+						ng_values_reg(vs, cv->args[i])),
+				       size - n);
+		return n;
+	}
+	for (i = 0; i < p->nparams && n < size; i++) {
+		const struct type *t = &p->params[i].t;
+		uint64_t v;
+		char val[64];
+		bool pair = vs->regs32 && t->size == 8;
+
+		if (pair)
+			reg = (reg + 1) & ~1U;	/* an even pair: r0:r1, r2:r3 */
+		if (t->cls == 'x' || reg + pair >= cv->nargs) {
+			/* Not in the registers recorded (or not in one). */
+			n += clamp_len(snprintf(buf + n, size - n, "%s%s=?",
+						i ? ", " : "", p->params[i].name),
+				       size - n);
+			reg = cv->nargs;
+			continue;
+		}
+		v = pair ? (uint32_t)cv->args[reg] | (uint64_t)cv->args[reg + 1] << 32 :
+		    ng_values_reg(vs, cv->args[reg]);
+		reg += 1 + pair;
+		value_text(vs, t, v, val, sizeof(val));
+		n += clamp_len(snprintf(buf + n, size - n, "%s%s=%s", i ? ", " : "",
+					p->params[i].name, val), size - n);
+	}
+	return n;
 }
