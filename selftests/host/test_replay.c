@@ -309,6 +309,28 @@ static void test_replay_values(void)
 	      "#   COUNT  ERROR                    PATH (outermost > ... > origin; * returned it)\n"
 	      "        1  -2 (ENOENT)              do_sys_open > path_openat* > lookup*\n"
 	      "        1  -9 (EBADF)               ksys_read*\n", "");
+	/* --retval: the calls that pass, with the calls they are in. */
+	T_RUN(t_ng("replay", "--retval", "<0", dir, NULL), 0,
+	      "# tid 7, pid ?, 7\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "     0.100 us |  ksys_read(0xffffffff); /* ret=-9 (EBADF) */\n"
+	      "              |  do_sys_open() {\n"
+	      "              |    path_openat() {\n"
+	      "     0.010 us |      lookup(); /* ret=-2 (ENOENT) */\n"
+	      "     0.100 us |    } /* path_openat ret=-2 (ENOENT) */\n"
+	      "     0.300 us |  } /* do_sys_open ret=0x3 */\n", "");
+	T_RUN(t_ng("replay", "--retval", "-EBADF", dir, NULL), 0,
+	      "# tid 7, pid ?, 7\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "     0.100 us |  ksys_read(0xffffffff); /* ret=-9 (EBADF) */\n", "");
+	T_RUN(t_ng("replay", "--retval", ">=0x64", "-D", "1", dir, NULL), 0,
+	      "# tid 7, pid ?, 7\n"
+	      "#    DURATION |  FUNCTION CALLS\n"
+	      "     0.300 us |  ksys_read(0x3, 0x7ffd0000, 0x64); /* ret=0x64 */\n", "");
+	T_RUN(t_ng("replay", "--retval", "<zero", dir, NULL), 2, "",
+	      "nanograph replay: --retval wants [OP]VALUE, OP one of < <= > >= == != and VALUE "
+	      "a number or an error code (-EAGAIN), not '<zero'\n"
+	      "Try 'nanograph help replay'.\n");
 	/* 32-bit arm: r1 is not part of an int's value. */
 	T_EQ_INT(t_write_file(t_path("v/info.json"), "{\"machine\": \"armv7l\"}\n"), 0);
 	T_EQ_INT(t_write_file(t_path("v/retval.tsv"),

@@ -110,6 +110,7 @@ enum {
 	NG_OPT_RANGE,
 	NG_OPT_COMPENSATE,
 	NG_OPT_OVERHEAD,
+	NG_OPT_RETVAL,
 };
 
 /*
@@ -126,6 +127,7 @@ enum {
 	{ "filter", required_argument, NULL, 'F' },			\
 	{ "notrace", required_argument, NULL, 'N' },			\
 	{ "time-range", required_argument, NULL, NG_OPT_RANGE },	\
+	{ "retval", required_argument, NULL, NG_OPT_RETVAL },		\
 	{ "compensate", no_argument, NULL, NG_OPT_COMPENSATE },		\
 	{ "overhead", required_argument, NULL, NG_OPT_OVERHEAD }
 
@@ -152,6 +154,10 @@ enum {
 "  --time-range START~END\n"					\
 "                  calls overlapping START..END (ns of the files, either\n" \
 "                  may be left out): start <= END and end >= START\n" \
+"  --retval [OP]VALUE\n"						\
+"                  calls whose return value (record --retval) is OP\n"	\
+"                  (<, <=, >, >=, ==, !=; default ==) VALUE: '<0',\n"	\
+"                  '>=4096', -EAGAIN (error codes by name)\n"		\
 "\n"									\
 "Overhead compensation (Documentation/report-export.md, \"Compensation\"):\n" \
 "  --compensate    take the tracer's own cost per call, which record\n" \

@@ -51,7 +51,8 @@ int ng_filter_option(const struct ng_cmd *self, struct ng_filter *f, int c,
 
 	if (c != 't' && c != 'D' && c != 'F' && c != 'N' &&
 	    c != NG_OPT_THRESHOLD && c != NG_OPT_TID && c != NG_OPT_COMM &&
-	    c != NG_OPT_RANGE && c != NG_OPT_COMPENSATE && c != NG_OPT_OVERHEAD)
+	    c != NG_OPT_RANGE && c != NG_OPT_COMPENSATE && c != NG_OPT_OVERHEAD &&
+	    c != NG_OPT_RETVAL)
 		return ng_option_error(self, c, argv, longopts);
 	if (c == NG_OPT_COMPENSATE) {
 		ng_filter_set_compensate(f, false, 0, 0);
@@ -94,6 +95,12 @@ int ng_filter_option(const struct ng_cmd *self, struct ng_filter *f, int c,
 	case 'N':
 		ret = ng_filter_add_func(f, optarg, c == 'N');
 		break;
+	case NG_OPT_RETVAL:
+		if (ng_filter_set_retval(f, optarg))
+			return ng_usage_error(self->name,
+				"%s wants [OP]VALUE, OP one of < <= > >= == != and VALUE a number or an error code (-EAGAIN), not '%s'",
+				name, optarg);
+		return -1;
 	case NG_OPT_OVERHEAD:
 		if (ng_parse_overhead(optarg, &per, &in))
 			return ng_usage_error(self->name,

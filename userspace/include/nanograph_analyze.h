@@ -190,6 +190,14 @@ void ng_filter_set_depth(struct ng_filter *f, uint64_t depth);
 /* Calls overlapping [@start, @end], nanoseconds of the files. */
 void ng_filter_set_range(struct ng_filter *f, uint64_t start, uint64_t end);
 /*
+ * Calls whose return value passes @expr (retval.tsv): "<0", ">=4096",
+ * "!=0", "==-9", a bare value ("-9", "0x1000"), or an error code by name
+ * ("-EAGAIN", "EAGAIN": -11).  A value compares as ng_retval_number()
+ * reads it; a void function's, or a call without one, never passes.
+ * -EINVAL if @expr is none of these.
+ */
+int ng_filter_set_retval(struct ng_filter *f, const char *expr);
+/*
  * Add the threads of @list, comma-separated tids ("412", or "0-<cpu>"
  * for a CPU's idle task): -EINVAL if an item is not one, and nothing is
  * added.
@@ -469,6 +477,16 @@ bool ng_values_typed(const struct ng_values *vs);
 int ng_retval_errno(const struct ng_values *vs, const char *label, uint64_t v);
 /* The name of error code @err ("EBADF", the kernel's own too), or NULL. */
 const char *ng_errno_name(int err);
+/* The error code named @name ("EBADF": 9), or 0. */
+int ng_errno_by_name(const char *name);
+/*
+ * @label's return value @v as a number to compare: a signed integer of
+ * its type's width, an error code (an ERR_PTR(), a register in the
+ * error range) negative, anything else unsigned, in *@neg / *@mag.
+ * False for a void function.
+ */
+bool ng_retval_number(const struct ng_values *vs, const char *label,
+		      uint64_t v, bool *neg, uint64_t *mag);
 /*
  * @label's return value as replay writes it: typed ("4096", "-9
  * (EBADF)", "ERR_PTR(-ENOMEM)", "true"; nothing for a void function), or

@@ -38,6 +38,10 @@ struct ng_filter {
 	size_t nr_show, nr_hide;
 	enum ng_compensation compensate;
 	double per_call_ns, inside_ns;	/* by hand */
+	/* --retval: calls whose value compares so with neg/mag */
+	enum { RV_NONE, RV_EQ, RV_NE, RV_LT, RV_LE, RV_GT, RV_GE } rv_op;
+	bool rv_neg;
+	uint64_t rv_mag;
 };
 
 /* A filter that lets everything through, until options narrow it. */
@@ -64,7 +68,8 @@ static void free_strs(char **s, size_t n)
 bool ng_filter_hides_calls(const struct ng_filter *f)
 {
 	return f && (f->threshold || f->depth || f->range_start ||
-		     f->range_end != UINT64_MAX || f->nr_show || f->nr_hide);
+		     f->range_end != UINT64_MAX || f->nr_show || f->nr_hide ||
+		     f->rv_op);
 }
 
 /* The filter and every value it copied; @f may be NULL. */
@@ -83,6 +88,82 @@ void ng_filter_free(struct ng_filter *f)
 void ng_filter_set_threshold(struct ng_filter *f, uint64_t ns)
 {
 	f->threshold = ns;
+}
+
+int ng_filter_set_retval(struct ng_filter *f, const char *expr)
+{
+	static const struct { const char *text; int op; } ops[] = {
+		{ "<=", RV_LE }, { ">=", RV_GE }, { "==", RV_EQ }, { "!=", RV_NE },
+		{ "<", RV_LT }, { ">", RV_GT }, { "=", RV_EQ },
+	};
+	const char *p = expr;
+	bool neg = false;
+	uint64_t mag;
+	char *end;
+	int op = RV_EQ, err;
+	size_t i;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strncmp(p, ops[i].text, strlen(ops[i].text))) {
+			op = ops[i].op;
+			p += strlen(ops[i].text);
+			break;
+		}
+	if (*p == '-') {
+		neg = true;
+		p++;
+	}
+	if (*p == 'E') {
+		err = ng_errno_by_name(p);
+		if (!err)
+			return -EINVAL;
+		neg = true;	/* "EAGAIN" and "-EAGAIN" alike */
+		mag = (uint64_t)err;
+	} else {
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		errno = 0;
+		mag = strtoull(p, &end, 0);
+		if (errno || *end || (neg && mag > (1ULL << 63)))
+			return -EINVAL;
+	}
+	f->rv_op = op;
+	f->rv_neg = neg && mag;
+	f->rv_mag = mag;
+	return 0;
+}
+
+/* How (@neg, @mag) compares with the filter's value: -1, 0 or 1. */
+static int rv_cmp(const struct ng_filter *f, bool neg, uint64_t mag)
+{
+	if (neg != f->rv_neg)
+		return neg ? -1 : 1;
+	if (mag == f->rv_mag)
+		return 0;
+	return (mag < f->rv_mag) != neg ? -1 : 1;
+}
+
+/* Whether thread @tid's call @c returned a value that passes --retval. */
+static bool rv_passes(const struct ng_filter *f, const struct ng_values *vs,
+		      int tid, const struct ng_call *c)
+{
+	const struct ng_call_values *v;
+	uint64_t mag;
+	bool neg;
+	int r;
+
+	v = ng_values_ret(vs, tid, c->end_ns, (unsigned int)c->depth);
+	if (!v || !ng_retval_number(vs, c->label, v->retval, &neg, &mag))
+		return false;
+	r = rv_cmp(f, neg, mag);
+	switch (f->rv_op) {
+	case RV_EQ: return !r;
+	case RV_NE: return r;
+	case RV_LT: return r < 0;
+	case RV_LE: return r <= 0;
+	case RV_GT: return r > 0;
+	default: return r >= 0;
+	}
 }
 
 /* -D: the depth as a view shows it (from the -F call, if any). */
@@ -207,17 +288,10 @@ enum ng_compensation ng_filter_compensation(const struct ng_filter *f,
 	return f->compensate;
 }
 
-/* Whether any option narrows the calls of a thread. */
-static bool filters_calls(const struct ng_filter *f)
-{
-	return f && (f->threshold || f->depth || f->range_start ||
-		     f->range_end != UINT64_MAX || f->nr_show || f->nr_hide);
-}
-
 /* Whether a reader may skip the filter altogether. */
 bool ng_filter_empty(const struct ng_filter *f)
 {
-	return !filters_calls(f) && (!f || (!f->nr_tids && !f->nr_comms));
+	return !ng_filter_hides_calls(f) && (!f || (!f->nr_tids && !f->nr_comms));
 }
 
 /*
@@ -468,6 +542,8 @@ struct fw_frame {
 
 struct fw {
 	const struct ng_filter *f;
+	const struct ng_values *values;	/* --retval's, with the thread's key */
+	int tid;
 	struct ng_comp *comp;		/* NULL: times as recorded */
 	uint64_t events;		/* pushes and pops of the file so far */
 	uint64_t last;			/* the last event's compensated time */
@@ -613,7 +689,7 @@ static int fw_enter(void *priv, const char *label, uint64_t ns, size_t depth)
 	*fr = (struct fw_frame){ shown, rel, w->labels_len, flags };
 	if (!(flags & FW_CAND))
 		return 0;
-	if (!f->threshold && ns >= f->range_start)
+	if (!f->threshold && !f->rv_op && ns >= f->range_start)
 		return fw_show(w, depth, label);
 	return fw_keep_label(w, fr, label);
 }
@@ -631,7 +707,8 @@ static int fw_leave(void *priv, const struct ng_call *call)
 	w->labels_len = fr->label_at;
 	if (!(fr->flags & FW_SHOWN)) {
 		if (!(fr->flags & FW_CAND) || c.dur_ns < w->f->threshold ||
-		    call->end_ns < w->f->range_start)
+		    call->end_ns < w->f->range_start ||
+		    (w->f->rv_op && !rv_passes(w->f, w->values, w->tid, call)))
 			return 0;
 		ret = fw_show(w, call->depth, call->label);
 		if (ret)
@@ -648,15 +725,17 @@ static int fw_leave(void *priv, const struct ng_call *call)
  * back, no time to move.
  */
 static int filter_walk(const struct ng_filter *f, struct ng_comp *comp,
+		       const struct ng_values *values, int tid,
 		       const char *path, const struct ng_pp_visitor *v,
 		       struct ng_pp_bad *bad)
 {
 	static const struct ng_filter all = { .range_end = UINT64_MAX };
-	struct fw w = { .f = f ? f : &all, .comp = comp, .v = v };
+	struct fw w = { .f = f ? f : &all, .comp = comp, .v = v,
+			.values = values, .tid = tid };
 	struct ng_pp_visitor fv = { fw_enter, fw_leave, &w };
 	int ret;
 
-	if (!filters_calls(f) && !comp)
+	if (!ng_filter_hides_calls(f) && !comp)
 		return ng_pp_walk(path, v, bad);
 	ret = ng_pp_walk(path, &fv, bad);
 	free(w.stack);
@@ -668,7 +747,7 @@ static int filter_walk(const struct ng_filter *f, struct ng_comp *comp,
 int ng_filter_walk(const struct ng_filter *f, const char *path,
 		   const struct ng_pp_visitor *v, struct ng_pp_bad *bad)
 {
-	return filter_walk(f, NULL, path, v, bad);
+	return filter_walk(f, NULL, NULL, 0, path, v, bad);
 }
 
 /* Every reader of a recording walks its threads this one way. */
@@ -676,5 +755,6 @@ int ng_recording_walk(const struct ng_recording *rec,
 		      const struct ng_rec_thread *t,
 		      const struct ng_pp_visitor *v, struct ng_pp_bad *bad)
 {
-	return filter_walk(rec->filter, rec->comp, t->path, v, bad);
+	return filter_walk(rec->filter, rec->comp, rec->values,
+			   t->idle ? -(int)t->id - 1 : (int)t->id, t->path, v, bad);
 }

@@ -361,6 +361,43 @@ static int type_errno(const struct ng_values *vs, const struct type *t, uint64_t
 	return s < 0 && s >= -NG_MAX_ERRNO ? (int)-s : 0;
 }
 
+bool ng_retval_number(const struct ng_values *vs, const char *label,
+		      uint64_t v, bool *neg, uint64_t *mag)
+{
+	const struct proto *p = proto_of(vs, label);
+	const struct type *t = p ? &p->ret : NULL;
+	int err = type_errno(vs, t, v);
+
+	if (t && t->cls == 'v')
+		return false;
+	*neg = err || (t && t->cls == 's' && (int64_t)cut(t, v) < 0);
+	if (err)
+		*mag = (uint64_t)err;
+	else if (*neg)
+		*mag = -cut(t, v);
+	else if (t)
+		*mag = t->cls == 'b' ? !!cut(t, v) : cut(t, v);
+	else
+		*mag = ng_values_reg(vs, v);
+	return true;
+}
+
+int ng_errno_by_name(const char *name)
+{
+	int i;
+
+	for (i = 1; i < 512; i++) {
+		const char *n = strerrorname_np(i);
+
+		if (n && !strcmp(n, name))
+			return i;
+	}
+	for (i = 0; i < (int)(sizeof(kernel_errnos) / sizeof(kernel_errnos[0])); i++)
+		if (kernel_errnos[i] && !strcmp(kernel_errnos[i], name))
+			return 512 + i;
+	return 0;
+}
+
 int ng_retval_errno(const struct ng_values *vs, const char *label, uint64_t v)
 {
 	const struct proto *p = proto_of(vs, label);
