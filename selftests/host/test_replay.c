@@ -309,6 +309,17 @@ static void test_replay_values(void)
 	      "#   COUNT  ERROR                    PATH (outermost > ... > origin; * returned it)\n"
 	      "        1  -2 (ENOENT)              do_sys_open > path_openat* > lookup*\n"
 	      "        1  -9 (EBADF)               ksys_read*\n", "");
+	/* report ends with the errors by function and code. */
+	T_RUN(t_ng("report", "-n", "1", dir, NULL), 0,
+	      "# 1 thread, 6 calls, 2.300 us recorded\n"
+	      "       Total         Self      Calls          Avg          Max  Function\n"
+	      "      400 ns       300 ns          2       200 ns       300 ns  ksys_read\n"
+	      "\n"
+	      "# errors: calls that returned an error code, by function and code\n"
+	      "     Calls  Error                    Function\n"
+	      "         1  -2 (ENOENT)              lookup\n"
+	      "         1  -2 (ENOENT)              path_openat\n"
+	      "         1  -9 (EBADF)               ksys_read\n", "");
 	/* --retval: the calls that pass, with the calls they are in. */
 	T_RUN(t_ng("replay", "--retval", "<0", dir, NULL), 0,
 	      "# tid 7, pid ?, 7\n"

@@ -55,7 +55,8 @@ NG_FILTER_HELP("    ")
 "its longest single call. Each frame of a recursive function counts on\n"
 "its own, so its total can exceed the time recorded. A recording made\n"
 "with 'record --sched' has two more columns: of total, the time on a CPU\n"
-"and off it (runnable or asleep).\n"
+"and off it (runnable or asleep). One made with 'record --retval' ends\n"
+"with its errors: per function and error code, the calls that returned it.\n"
 "See Documentation/report-export.md.";
 
 /* The header and up to @limit rows of one profile. */
@@ -168,6 +169,14 @@ static int print_report(const struct ng_cmd *self, FILE *fp,
 		ret = print_table(fp, profs[i], key, limit, raw, rec->sched);
 		if (ret)
 			fprintf(stderr, "nanograph report: %s\n", strerror(-ret));
+	}
+	/* With return values (record --retval): the errors, by function. */
+	if (!ret && ng_values_have_retvals(rec->values)) {
+		struct ng_pp_bad bad = { 0 };
+
+		ret = ng_report_errors(rec, fp, &bad);
+		if (ret)
+			ng_cmd_bad_input(self, rec, &bad, ret, "");
 	}
 	for (i = 0; profs && i < nr; i++)
 		ng_profile_free(profs[i]);

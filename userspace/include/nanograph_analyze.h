@@ -361,6 +361,13 @@ int ng_replay(const struct ng_recording *rec, FILE *fp, unsigned int flags,
  */
 int ng_replay_errors(const struct ng_recording *rec, FILE *fp,
 		     struct ng_pp_bad *bad);
+/*
+ * report's errors section: per function and error code, the calls that
+ * returned it (through the recording's filter), most first.  -ENOENT
+ * for a recording without return values.
+ */
+int ng_report_errors(const struct ng_recording *rec, FILE *fp,
+		     struct ng_pp_bad *bad);
 
 /* Each line starts with the timestamp of its event. */
 #define NG_REPLAY_ABSTIME	0x1

@@ -246,3 +246,77 @@ int ng_replay_errors(const struct ng_recording *rec, FILE *fp,
 	ng_strmap_free(w.paths);
 	return ret;
 }
+
+/* ---- report: error codes by function ---- */
+
+struct fe {
+	const struct ng_recording *rec;
+	int tid;
+	struct ng_strmap *counts;	/* "ERR\tLABEL" -> struct path_count */
+};
+
+static int fe_leave(void *priv, const struct ng_call *c)
+{
+	struct fe *e = priv;
+	const struct ng_call_values *v;
+	struct path_count *pc;
+	char key[512];
+	int err;
+
+	v = ng_values_ret(e->rec->values, e->tid, c->end_ns, (unsigned int)c->depth);
+	err = v ? ng_retval_errno(e->rec->values, c->label, v->retval) : 0;
+	if (!err)
+		return 0;
+	snprintf(key, sizeof(key), "%d\t%s", err, c->label);
+	pc = ng_strmap_get(e->counts, key, strlen(key), NULL);
+	if (!pc)
+		return -ENOMEM;
+	pc->err = err;
+	pc->count++;
+	return 0;
+}
+
+int ng_report_errors(const struct ng_recording *rec, FILE *fp,
+		     struct ng_pp_bad *bad)
+{
+	struct fe e = { .rec = rec };
+	struct ng_pp_visitor v = { NULL, fe_leave, &e };
+	void **vals = NULL;
+	size_t i, nr = 0;
+	int ret = 0;
+
+	if (!ng_values_have_retvals(rec->values))
+		return -ENOENT;
+	e.counts = ng_strmap_new(sizeof(struct path_count));
+	if (!e.counts)
+		return -ENOMEM;
+	for (i = 0; !ret && i < rec->nr_threads; i++) {
+		e.tid = thread_key(&rec->threads[i]);
+		ret = ng_recording_walk(rec, &rec->threads[i], &v, bad);
+		if (ret && ret != -ENOMEM)
+			bad->file = rec->threads[i].file;
+	}
+	if (!ret)
+		ret = ng_strmap_values(e.counts, &vals, &nr);
+	if (!ret) {
+		qsort(vals, nr, sizeof(*vals), count_cmp);
+		fprintf(fp, "\n# errors: calls that returned an error code, by function and code\n");
+		fprintf(fp, "%10s  %-23s  Function\n", "Calls", "Error");
+	}
+	for (i = 0; !ret && i < nr; i++) {
+		const struct path_count *pc = vals[i];
+		const char *name = ng_errno_name(pc->err);
+		char err[48];
+
+		if (name)
+			snprintf(err, sizeof(err), "-%d (%s)", pc->err, name);
+		else
+			snprintf(err, sizeof(err), "-%d", pc->err);
+		fprintf(fp, "%10" PRIu64 "  %-23s  ", pc->count, err);
+		ng_fputs_escaped(strchr(ng_strmap_key(pc), '\t') + 1, fp);
+		fputc('\n', fp);
+	}
+	free(vals);
+	ng_strmap_free(e.counts);
+	return ret;
+}
