@@ -203,6 +203,10 @@ static const struct ng_listing ng_graph_notrace_listing = {
 	.list = NG_GRAPH_NOTRACE,
 };
 
+static const struct ng_listing ng_args_filter_listing = {
+	.list = NG_ARGS_FILTER,
+};
+
 static const struct ng_listing ng_event_pid_listing = {
 	.list = NG_EVENT_PID,
 };
@@ -232,6 +236,7 @@ static NG_LISTING_ATTR(set_ftrace_filter, ng_ftrace_filter_listing);
 static NG_LISTING_ATTR(set_ftrace_notrace, ng_ftrace_notrace_listing);
 static NG_LISTING_ATTR(set_graph_function, ng_graph_function_listing);
 static NG_LISTING_ATTR(set_graph_notrace, ng_graph_notrace_listing);
+static NG_LISTING_ATTR(set_args_filter, ng_args_filter_listing);
 static NG_LISTING_ATTR(set_event_pid, ng_event_pid_listing);
 static NG_LISTING_ATTR(set_event_notrace_pid, ng_event_notrace_pid_listing);
 static NG_LISTING_ATTR(set_event_comm, ng_event_comm_listing);
@@ -547,6 +552,7 @@ static ng_bin_attr_list_t ng_bin_attrs[] = {
 	&bin_attr_set_ftrace_notrace,
 	&bin_attr_set_graph_function,
 	&bin_attr_set_graph_notrace,
+	&bin_attr_set_args_filter,
 	&bin_attr_set_event_pid,
 	&bin_attr_set_event_notrace_pid,
 	&bin_attr_set_event_comm,

@@ -186,7 +186,8 @@ static bool ng_globs_select_nothing(char **tokens, unsigned int n, int *err)
 /*
  * A root list written with "!glob" tokens may select nothing; then it is
  * cleared (no roots: every hooked call is recorded), as ftrace's
- * set_graph_function is when emptied, and reads back as empty.  A list
+ * set_graph_function is when emptied, and reads back as empty.  So is
+ * set_args_filter (empty: every hooked call's arguments).  A list
  * without "!" tokens cannot: a glob that matches nothing is refused.
  */
 static int ng_roots_normalise(enum ng_list list, char ***tokens, unsigned int *n,
@@ -195,7 +196,8 @@ static int ng_roots_normalise(enum ng_list list, char ***tokens, unsigned int *n
 	unsigned int i;
 	int err;
 
-	if (list != NG_GRAPH_FUNCTION && list != NG_GRAPH_NOTRACE)
+	if (list != NG_GRAPH_FUNCTION && list != NG_GRAPH_NOTRACE &&
+	    list != NG_ARGS_FILTER)
 		return 0;
 	for (i = first_new; i < *n; i++)
 		if ((*tokens)[i][0] == '!')

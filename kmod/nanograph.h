@@ -357,6 +357,14 @@ static __always_inline unsigned int ng_ctx_index(int bit)
 	raw_cpu_inc(ng_cpu_stats.ctx[ng_ctx_index(bit)].field)
 
 /*
+ * set_args_filter (tracer.c): its functions' calls in this context
+ * (ng_ctx_index()) on this CPU, one at a time, are wanted with their
+ * arguments; 0: none.  Written by ng_args_ops's callback, which runs
+ * before the hook at a shared site, and taken by the hook.
+ */
+DECLARE_PER_CPU(unsigned long [NG_CTXS], ng_args_want);
+
+/*
  * A count of ng_ctx_inc(), read from any CPU.  On 32-bit a 64-bit
  * store may be seen half done, once per 2^32 counts, when the carry
  * reaches the high word: two reads that agree within 2^31 are taken.
@@ -391,6 +399,7 @@ enum ng_list {
 	NG_FTRACE_NOTRACE,
 	NG_GRAPH_FUNCTION,
 	NG_GRAPH_NOTRACE,
+	NG_ARGS_FILTER,		/* set_args_filter: whose arguments (values.c) */
 	NG_EVENT_PID,
 	NG_EVENT_NOTRACE_PID,
 	NG_EVENT_COMM,
@@ -421,7 +430,7 @@ static inline bool ng_list_of_pids(enum ng_list list)
 /* The lists of function globs, for ftrace's matcher. */
 static inline bool ng_list_of_functions(enum ng_list list)
 {
-	return list <= NG_GRAPH_NOTRACE;
+	return list <= NG_ARGS_FILTER;
 }
 
 bool ng_pid_in(struct ng_pid_map *map, pid_t pid);

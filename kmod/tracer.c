@@ -55,6 +55,8 @@ static void ng_entry_root(unsigned long ip, unsigned long parent_ip,
 			  struct ftrace_ops *op, struct ftrace_regs *fregs);
 static void ng_entry_notrace(unsigned long ip, unsigned long parent_ip,
 			     struct ftrace_ops *op, struct ftrace_regs *fregs);
+static void ng_entry_args(unsigned long ip, unsigned long parent_ip,
+			  struct ftrace_ops *op, struct ftrace_regs *fregs);
 
 /*
  * Three ops: the functions to hook (set_ftrace_filter/notrace), the roots
@@ -63,7 +65,8 @@ static void ng_entry_notrace(unsigned long ip, unsigned long parent_ip,
  * ftrace's own, reached through an ops filter; hence one ops per list.
  * ftrace calls the ops of a shared site newest first, and they are
  * registered in this order, so at a site in several lists the notrace
- * callback runs first, then the root one, then the plain one.
+ * callback runs first, then the root one, then the plain one (and
+ * ng_args_ops, below, registered after them all, before any).
  */
 static struct ftrace_ops ng_ops = {
 	.func = ng_entry_trace,
@@ -77,6 +80,21 @@ static struct ftrace_ops ng_graph_ops = {
 
 static struct ftrace_ops ng_notrace_ops = {
 	.func = ng_entry_notrace,
+	.flags = NG_ARCH_OPS_FLAGS,
+};
+
+/*
+ * And a fourth, for set_args_filter: the functions whose arguments
+ * options/args records when the list is not empty.  Its callback hooks
+ * nothing; it tells the hook that runs after it at the same site (it is
+ * registered last, so it comes first) that this call is wanted with its
+ * arguments (ng_args_want).  Should it come after the hook (a root list
+ * registered again while recording), that call has no arguments, and the
+ * next call of the same function in that context takes the flag, which
+ * it would have set itself: never another function's call.
+ */
+static struct ftrace_ops ng_args_ops = {
+	.func = ng_entry_args,
 	.flags = NG_ARCH_OPS_FLAGS,
 };
 
@@ -121,6 +139,9 @@ static DEFINE_STATIC_KEY_FALSE(ng_narrowed);
 DEFINE_STATIC_KEY_FALSE(ng_recording);
 /* ng_graph_ops, ng_notrace_ops registered */
 static bool ng_graph_registered, ng_notrace_registered;
+/* set_args_filter has functions, and ng_args_ops is registered */
+static bool ng_args_listed, ng_args_registered;
+DEFINE_PER_CPU(unsigned long [NG_CTXS], ng_args_want);
 
 /*
  * The drain after tracing_on=0: polled every NG_DRAIN_POLL_MS; frames
@@ -171,7 +192,7 @@ static __always_inline void ng_emit_entry(unsigned long ip, u64 tsd)
  */
 static noinline void ng_emit_entry_values(unsigned long ip, u64 tsd,
 					  unsigned long site,
-					  struct ftrace_regs *fregs)
+					  struct ftrace_regs *fregs, int bit)
 {
 	struct ng_raw_record x[1 + NG_ARCH_NARGS];
 	unsigned long args[NG_ARGS_MAX] = { 0 };
@@ -181,6 +202,15 @@ static noinline void ng_emit_entry_values(unsigned long ip, u64 tsd,
 	BUILD_BUG_ON(NG_ARCH_NARGS > NG_ARGS_MAX);
 	if (!READ_ONCE(ng_retaddr))
 		site = 0;
+	/* With a set_args_filter, only the calls ng_entry_args() named. */
+	if (nr && READ_ONCE(ng_args_listed)) {
+		unsigned long *want = this_cpu_ptr(&ng_args_want[ng_ctx_index(bit)]);
+
+		if (*want == ip)
+			*want = 0;
+		else
+			nr = 0;
+	}
 	nr = min_t(unsigned int, nr, NG_ARCH_NARGS);
 	for (i = 0; i < nr; i++)
 		args[i] = ng_arch_arg(fregs, i);
@@ -400,7 +430,7 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 		WRITE_ONCE(t->graph_depth, t->graph_depth + 1);
 	if (static_branch_unlikely(&ng_entry_values_on))
 		ng_emit_entry_values(ip, ng_tsd(now, depth),
-				     ng_call_site(t, depth, key, parent_ip), fregs);
+				     ng_call_site(t, depth, key, parent_ip), fregs, bit);
 	else
 		ng_emit_entry(ip, ng_tsd(now, depth));
 	ng_ctx_inc(bit, entries);
@@ -424,6 +454,24 @@ static void notrace ng_entry_notrace(unsigned long ip, unsigned long parent_ip,
 				     struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
 	ng_hook(ip, parent_ip, fregs, NG_HOOK_NOTRACE);
+}
+
+/*
+ * set_args_filter's callback: this call, in this context on this CPU,
+ * is wanted with its arguments by the hook that comes next at this site.
+ */
+static void notrace ng_entry_args(unsigned long ip, unsigned long parent_ip,
+				  struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	int bit;
+
+	if (!static_branch_likely(&ng_recording))
+		return;
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0)
+		return;
+	this_cpu_write(ng_args_want[ng_ctx_index(bit)], ip);
+	ftrace_test_recursion_unlock(bit);
 }
 
 /* Nothing can be done without the real return address: stop here. */
@@ -726,6 +774,8 @@ static int ng_tracer_start(void)
 	ret = ng_ops_set(&ng_graph_ops, &ng_graph_registered, ng_graph_listed);
 	if (!ret)
 		ret = ng_ops_set(&ng_notrace_ops, &ng_notrace_registered, ng_notrace_listed);
+	if (!ret)
+		ret = ng_ops_set(&ng_args_ops, &ng_args_registered, ng_args_listed);
 	if (ret)
 		goto err;
 	/* Every ops on, the notrace roots too: calls are recorded from here. */
@@ -810,6 +860,7 @@ static void ng_tracer_stop(void)
 {
 	lockdep_assert_held(&ng_control_lock);
 	ng_recording_off();
+	ng_ops_set(&ng_args_ops, &ng_args_registered, false);
 	ng_ops_set(&ng_notrace_ops, &ng_notrace_registered, false);
 	ng_ops_set(&ng_graph_ops, &ng_graph_registered, false);
 	if (!ng_registered) {
@@ -1030,6 +1081,7 @@ static int ng_notrace_globs(char **tokens, unsigned int n, bool reset)
 	lockdep_assert_held(&ng_control_lock);
 	if (!ng_registered || !(ng_ops.flags & FTRACE_OPS_FL_SAVE_REGS))
 		return ng_ops_globs(&ng_ops, true, tokens, n, reset);
+	ng_ops_set(&ng_args_ops, &ng_args_registered, false);
 	ng_ops_set(&ng_notrace_ops, &ng_notrace_registered, false);
 	ng_ops_set(&ng_graph_ops, &ng_graph_registered, false);
 	unregister_ftrace_function(&ng_ops);
@@ -1043,6 +1095,8 @@ static int ng_notrace_globs(char **tokens, unsigned int n, bool reset)
 	on = ng_ops_set(&ng_graph_ops, &ng_graph_registered, ng_graph_listed);
 	if (!on)
 		on = ng_ops_set(&ng_notrace_ops, &ng_notrace_registered, ng_notrace_listed);
+	if (!on)
+		on = ng_ops_set(&ng_args_ops, &ng_args_registered, ng_args_listed);
 	if (on) {
 		pr_err("cannot resume recording after set_ftrace_notrace: %d\n", on);
 		ng_tracer_stop();
@@ -1071,6 +1125,9 @@ int ng_tracer_apply_list(enum ng_list list, char **tokens, unsigned int n,
 	case NG_GRAPH_NOTRACE:
 		return ng_root_globs(&ng_notrace_ops, &ng_notrace_listed,
 				     &ng_notrace_registered, tokens, n, reset);
+	case NG_ARGS_FILTER:
+		return ng_root_globs(&ng_args_ops, &ng_args_listed,
+				     &ng_args_registered, tokens, n, reset);
 	default:
 		return -EINVAL;
 	}
@@ -1138,6 +1195,7 @@ void ng_tracer_exit(void)
 	ftrace_free_filter(&ng_ops);
 	ftrace_free_filter(&ng_graph_ops);
 	ftrace_free_filter(&ng_notrace_ops);
+	ftrace_free_filter(&ng_args_ops);
 	ng_comm_exit();
 	ng_pids_exit();
 	ng_raw_exit();

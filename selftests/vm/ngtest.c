@@ -247,6 +247,31 @@ static int read_errors(const char *path, size_t chunk)
 }
 
 /*
+ * values-calls FILE: calls whose return values have types worth showing
+ * (71-typed-values): lseek(2) of FILE to 0x100000002, a 64-bit offset
+ * (vfs_llseek() returns loff_t: r1:r0 on 32-bit arm), after the open
+ * that gave FILE its descriptor (fd_install() is void), and an open(2) of
+ * a path that does not exist (do_filp_open() returns ERR_PTR(-ENOENT)).
+ * Prints "caller TID" and each result.
+ */
+static int values_calls(const char *path)
+{
+	long long off;
+	int fd;
+
+	printf("caller %ld\n", (long)syscall(SYS_gettid));
+	fd = open(path, O_RDWR);
+	if (fd < 0)
+		return report(-1);
+	off = (long long)lseek64(fd, 0x100000002LL, SEEK_SET);
+	printf("lseek %lld\n", off);
+	close(fd);
+	fd = open("/nonexistent-ng-values", O_RDONLY);
+	printf("open %d %d\n", fd, fd < 0 ? errno : 0);
+	return off != 0x100000002LL;
+}
+
+/*
  * The whole of SRC to FILE with as many write(2) calls as it takes, as
  * cat and echo do: sysfs takes a long write a page per call and returns
  * short.  Prints ok, or the errno of the first failed call.
@@ -2424,6 +2449,8 @@ int main(int argc, char **argv)
 				 argc > 4 ? strtoul(argv[4], NULL, 0) : 0);
 	if (!strcmp(argv[1], "steal-at-stop"))
 		return steal_at_stop(argv[2], argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "values-calls"))
+		return values_calls(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "read-errors"))
 		return read_errors(argv[2], strtoul(argv[3], NULL, 0));
 	if (argc == 5 && !strcmp(argv[1], "read-count"))

@@ -65,8 +65,10 @@ const char ng_record_help[] =
 "                  when any (options/counters), into DIR/counters.tsv\n"
 "  --retval        also record each call's return register (options/retval),\n"
 "                  into DIR/retval.tsv\n"
-"  --args          also record each call's argument registers (options/args:\n"
-"                  six, four on arm), into DIR/args.tsv\n"
+"  --args[=FUNC,...]\n"
+"                  also record each call's argument registers (options/args:\n"
+"                  six, four on arm), into DIR/args.tsv; with FUNCs (globs)\n"
+"                  only the calls of those functions (set_args_filter)\n"
 "  --retaddr       also record where each call returns to (options/retaddr),\n"
 "                  into DIR/args.tsv\n"
 "  -q, --quiet     no progress line and no summary\n"
@@ -139,6 +141,8 @@ struct opts {
 	bool counters;		/* --counters: options/counters, counters.tsv */
 	bool retval;		/* --retval: options/retval, retval.tsv */
 	bool args;		/* --args: options/args, args.tsv */
+	char **args_globs;	/* --args=FUNC,...: set_args_filter */
+	int nr_args_globs;
 	bool retaddr;		/* --retaddr: options/retaddr, args.tsv */
 	bool buffer_given;	/* --buffer-kb */
 	char **argv;		/* the command, or NULL */
@@ -387,6 +391,32 @@ static bool by_program(const struct opts *o)
 	return o->nr_when_comm || o->trace_self;
 }
 
+/*
+ * --args=FUNC,...: the globs, each a token of set_args_filter, cut in
+ * place (@list is an argv string); an empty one is a usage error.
+ */
+static int split_globs(const struct ng_cmd *self, char *list, char ***globs,
+		       int *n)
+{
+	char *p = list, *comma;
+
+	do {
+		comma = strchr(p, ',');
+		if (comma)
+			*comma = '\0';
+		if (!*p) {
+			ng_usage_error(self->name, "--args wants FUNC[,FUNC...] (no empty one)");
+			return -1;
+		}
+		if (push_arg(globs, n, p)) {
+			fail("out of memory");
+			return -1;
+		}
+		p = comma + 1;
+	} while (comma);
+	return 0;
+}
+
 /* Parse the command line into @o; -1 to go on, else an exit code. */
 static int parse(const struct ng_cmd *self, int argc, char **argv,
 		 struct opts *o)
@@ -407,7 +437,7 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 		{ "sched", no_argument, NULL, OPT_SCHED },
 		{ "counters", no_argument, NULL, OPT_COUNTERS },
 		{ "retval", no_argument, NULL, OPT_RETVAL },
-		{ "args", no_argument, NULL, OPT_ARGS },
+		{ "args", optional_argument, NULL, OPT_ARGS },
 		{ "retaddr", no_argument, NULL, OPT_RETADDR },
 		{ "flight", no_argument, NULL, OPT_FLIGHT },
 		{ "trigger", required_argument, NULL, OPT_TRIGGER },
@@ -505,6 +535,9 @@ static int parse(const struct ng_cmd *self, int argc, char **argv,
 			break;
 		case OPT_ARGS:
 			o->args = true;
+			if (optarg && split_globs(self, optarg, &o->args_globs,
+						  &o->nr_args_globs))
+				return NG_EXIT_USAGE;
 			break;
 		case OPT_RETADDR:
 			o->retaddr = true;
@@ -1172,7 +1205,7 @@ static int set_triggers(struct run *r, const struct opts *o)
  */
 static int set_options(struct run *r, const struct opts *o)
 {
-	const char *files[6];
+	const char *files[7];
 	int n = 0, i, ret;
 
 	if (o->sched)
@@ -1183,8 +1216,10 @@ static int set_options(struct run *r, const struct opts *o)
 		files[n++] = "options/retval";
 	if (o->retaddr)
 		files[n++] = "options/retaddr";
-	if (o->args)
+	if (o->args) {
 		files[n++] = "options/args";
+		files[n++] = "set_args_filter";
+	}
 	files[n] = NULL;
 	if (!n)
 		return 0;
@@ -1196,6 +1231,12 @@ static int set_options(struct run *r, const struct opts *o)
 		return fail("cannot read %s's options: %s", ng_ctl_root(&r->ctl),
 			    strerror(-ret));
 	for (i = 0; i < n; i++) {
+		if (!strcmp(files[i], "set_args_filter")) {
+			if (set_list(r, files[i], "--args", o->args_globs,
+				     o->nr_args_globs))
+				return NG_EXIT_FAIL;
+			continue;
+		}
 		if (!strcmp(files[i], "options/args") &&
 		    ng_ctl_write(&r->ctl, files[i], "6") == -EINVAL &&
 		    !set(r, files[i], "4"))
