@@ -178,13 +178,15 @@ static inline int ng_counter_before(unsigned long long a, unsigned long long b)
  *
  *	site		tsd == NG_RAW_META | NG_RAW_SITE |
  *			depth << NG_RAW_ARG_SHIFT, ip == the address the
- *			call returns to (0: options/retaddr off)
+ *			call returns to (options/retaddr; no record when off,
+ *			0 when not known)
  *	arg		tsd == NG_RAW_META | NG_RAW_ARG |
  *			(depth | n << 8) << NG_RAW_ARG_SHIFT, ip == argument
  *			register n (from 0) at entry, zero-extended
  *	retval		tsd == NG_RAW_META | NG_RAW_RETVAL |
  *			depth << NG_RAW_ARG_SHIFT, ip == the return
- *			register (on 32-bit arm r1 << 32 | r0)
+ *			register (on 32-bit arm r1 << 32 | r0: the kernel is
+ *			little-endian there)
  *
  * One value per record, never a payload record: a register holds any
  * value, one that could read as a task record to whoever looks for one

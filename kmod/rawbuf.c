@@ -224,6 +224,19 @@ noinline void ng_raw_emit_held(struct ng_raw_cpu *c, u64 tsd, unsigned long ip,
 	ng_raw_commit(c);
 }
 
+/* The held path of an exit with its return value (ng_raw_emit_exit()). */
+noinline void ng_raw_emit_held_retval(struct ng_raw_cpu *c, u64 tsd,
+				      unsigned long ip, u64 retval)
+{
+	struct ng_raw_record x = {
+		.tsd = NG_RAW_META | NG_RAW_RETVAL |
+		       (u64)NG_TSD_DEPTH(tsd & ~NG_RAW_EXIT) << NG_RAW_ARG_SHIFT,
+		.ip = retval,
+	};
+
+	ng_raw_emit_held(c, tsd, ip, &x, 1);
+}
+
 /*
  * task_rename (comm.c; exec fires it too), before the new name is copied
  * in: every CPU compares its task's name again at its next record.  A

@@ -157,40 +157,85 @@ void ng_raw_emit_held(struct ng_raw_cpu *c, u64 tsd, unsigned long ip,
 		      const struct ng_raw_record *x, unsigned int n);
 
 /*
+ * Reserve @n records of @c (this CPU's) for current: the common case,
+ * the same task as the last record and room for them.  True with *@pos
+ * the first, for the caller to fill and ng_raw_commit(); false when a
+ * task record is due or the buffer is full, and then the caller hands
+ * its records to ng_raw_emit_held() instead.  Either way @c's nest
+ * count is held from here.  Preemption is off.
+ */
+static __always_inline bool ng_raw_begin(struct ng_raw_cpu *c, unsigned long n,
+					 unsigned long *pos)
+{
+	unsigned long head;
+
+	BUILD_BUG_ON(NG_STACK_DEPTH > NG_RAW_DEPTH_MAX);
+	c->nest++;
+	barrier();
+	if (unlikely(!ng_raw_same_task(c)))
+		return false;
+	do {
+		head = READ_ONCE(c->head);
+		if (unlikely(ng_raw_full(c, head, n)))
+			return false;
+	} while (cmpxchg_local(&c->head, head, head + n) != head);
+	*pos = head;
+	return true;
+}
+
+/*
  * One entry or exit record for current, and the @n records of @x after
- * it in the same reservation (options/args, options/retval: nothing
- * comes between).  The common case, the same task as the last record
- * and room for them, is inline; a task record first
- * (ng_raw_same_task()), or a full buffer, goes out of line to
- * ng_raw_emit_held(), which takes over this writer's nest count: so the
- * hot path keeps nothing live across a call, and spills nothing.
- * Preemption is off.
+ * it in the same reservation (options/retval: nothing comes between).
+ * The common case is inline; a task record first (ng_raw_same_task()),
+ * or a full buffer, goes out of line to ng_raw_emit_held(), which takes
+ * over this writer's nest count: so the hot path keeps nothing live
+ * across a call, and spills nothing.
  */
 static __always_inline void ng_raw_emit_x(u64 tsd, unsigned long ip,
 					  const struct ng_raw_record *x,
 					  unsigned int n)
 {
 	struct ng_raw_cpu *c = this_cpu_ptr(&ng_raw_cpus);
-	unsigned long head;
+	unsigned long pos;
 	unsigned int i;
 
-	BUILD_BUG_ON(NG_STACK_DEPTH > NG_RAW_DEPTH_MAX);
-	c->nest++;
-	barrier();
-	if (unlikely(!ng_raw_same_task(c)))
-		goto held;
-	do {
-		head = READ_ONCE(c->head);
-		if (unlikely(ng_raw_full(c, head, 1 + n)))
-			goto held;
-	} while (cmpxchg_local(&c->head, head, head + 1 + n) != head);
-	ng_raw_put(c, head, tsd, ip);
+	if (unlikely(!ng_raw_begin(c, 1 + n, &pos))) {
+		ng_raw_emit_held(c, tsd, ip, x, n);
+		return;
+	}
+	ng_raw_put(c, pos, tsd, ip);
 	for (i = 0; i < n; i++)
-		ng_raw_put(c, head + 1 + i, x[i].tsd, x[i].ip);
+		ng_raw_put(c, pos + 1 + i, x[i].tsd, x[i].ip);
 	ng_raw_commit(c);
-	return;
-held:
-	ng_raw_emit_held(c, tsd, ip, x, n);
+}
+
+void ng_raw_emit_held_retval(struct ng_raw_cpu *c, u64 tsd, unsigned long ip,
+			     u64 retval);
+
+/*
+ * An exit record, and with @value its call's return value record in the
+ * same reservation (options/retval).  Scalars, not a record in memory:
+ * the trampoline's C side inlines this, and keeps its frame small.
+ */
+static __always_inline void ng_raw_emit_exit(u64 tsd, unsigned long ip,
+					     bool value, u64 retval)
+{
+	struct ng_raw_cpu *c = this_cpu_ptr(&ng_raw_cpus);
+	unsigned long pos;
+
+	if (unlikely(!ng_raw_begin(c, 1 + value, &pos))) {
+		if (value)
+			ng_raw_emit_held_retval(c, tsd, ip, retval);
+		else
+			ng_raw_emit_held(c, tsd, ip, NULL, 0);
+		return;
+	}
+	ng_raw_put(c, pos, tsd, ip);
+	if (value)
+		ng_raw_put(c, pos + 1, NG_RAW_META | NG_RAW_RETVAL |
+			   (u64)NG_TSD_DEPTH(tsd & ~NG_RAW_EXIT) << NG_RAW_ARG_SHIFT,
+			   retval);
+	ng_raw_commit(c);
 }
 
 /* One entry or exit record alone, as most calls write. */

@@ -185,21 +185,82 @@ static __always_inline void ng_emit_entry(unsigned long ip, u64 tsd)
 	trace_func_entry(ip, tsd);
 }
 
+/* The record of argument register @i of the call at @depth. */
+#define NG_ARG_REC(depth, i) \
+	(NG_RAW_META | NG_RAW_ARG | ((depth) | (u64)(i) << 8) << NG_RAW_ARG_SHIFT)
+
+/*
+ * Argument register @i (a constant where inlined: its place in the
+ * saved registers is then one load) into the record at *@pos, if the
+ * call records that many.
+ */
+static __always_inline void ng_raw_put_arg(struct ng_raw_cpu *c,
+					   unsigned long *pos, u64 depth,
+					   struct ftrace_regs *fregs,
+					   unsigned int nr, unsigned int i)
+{
+	if (i < NG_ARCH_NARGS && i < nr)
+		ng_raw_put(c, (*pos)++, NG_ARG_REC(depth, i), ng_arch_arg(fregs, i));
+}
+
+/*
+ * The raw records of an entry with its values: the entry, @site's
+ * record if any, then @nr argument registers, read straight into the
+ * reserved records (each register's place a constant, unrolled) in the
+ * common case; through an array to ng_raw_emit_held() otherwise.
+ */
+static __always_inline void ng_raw_entry_values(unsigned long ip, u64 tsd,
+						unsigned long site,
+						struct ftrace_regs *fregs,
+						unsigned int nr)
+{
+	struct ng_raw_cpu *c = this_cpu_ptr(&ng_raw_cpus);
+	u64 depth = NG_TSD_DEPTH(tsd);
+	unsigned int n = !!site + nr, i;
+	struct ng_raw_record x[1 + NG_ARCH_NARGS];
+	unsigned long pos;
+
+	if (unlikely(!ng_raw_begin(c, 1 + n, &pos))) {
+		n = 0;
+		if (site) {
+			x[n].tsd = NG_RAW_META | NG_RAW_SITE | depth << NG_RAW_ARG_SHIFT;
+			x[n++].ip = site;
+		}
+		for (i = 0; i < nr; i++) {
+			x[n].tsd = NG_ARG_REC(depth, i);
+			x[n++].ip = ng_arch_arg(fregs, i);
+		}
+		ng_raw_emit_held(c, tsd, ip, x, n);
+		return;
+	}
+	ng_raw_put(c, pos++, tsd, ip);
+	if (site)
+		ng_raw_put(c, pos++, NG_RAW_META | NG_RAW_SITE |
+			   depth << NG_RAW_ARG_SHIFT, site);
+	ng_raw_put_arg(c, &pos, depth, fregs, nr, 0);
+	ng_raw_put_arg(c, &pos, depth, fregs, nr, 1);
+	ng_raw_put_arg(c, &pos, depth, fregs, nr, 2);
+	ng_raw_put_arg(c, &pos, depth, fregs, nr, 3);
+	ng_raw_put_arg(c, &pos, depth, fregs, nr, 4);
+	ng_raw_put_arg(c, &pos, depth, fregs, nr, 5);
+	ng_raw_commit(c);
+}
+
 /*
  * An entry with what options/args and options/retaddr ask for: the
  * call's argument registers, and @site, the address it returns to.  Out
- * of line, so that the hook without them keeps its registers.
+ * of line, so that the hook without them keeps its registers.  The
+ * event's array is filled only when someone enabled func_args.
  */
 static noinline void ng_emit_entry_values(unsigned long ip, u64 tsd,
 					  unsigned long site,
 					  struct ftrace_regs *fregs, int bit)
 {
-	struct ng_raw_record x[1 + NG_ARCH_NARGS];
-	unsigned long args[NG_ARGS_MAX] = { 0 };
-	unsigned int nr = READ_ONCE(ng_args_nr), i, n = 0;
-	u64 depth = NG_TSD_DEPTH(tsd);
+	unsigned int nr = READ_ONCE(ng_args_nr), i;
 
+	/* ng_raw_entry_values() puts six at most, the event holds as many. */
 	BUILD_BUG_ON(NG_ARCH_NARGS > NG_ARGS_MAX);
+	BUILD_BUG_ON(NG_ARGS_MAX != 6);
 	if (!READ_ONCE(ng_retaddr))
 		site = 0;
 	/* With a set_args_filter, only the calls ng_entry_args() named. */
@@ -212,31 +273,32 @@ static noinline void ng_emit_entry_values(unsigned long ip, u64 tsd,
 			nr = 0;
 	}
 	nr = min_t(unsigned int, nr, NG_ARCH_NARGS);
-	for (i = 0; i < nr; i++)
-		args[i] = ng_arch_arg(fregs, i);
-	if (static_branch_unlikely(&ng_raw_on)) {
-		if (site) {
-			x[n].tsd = NG_RAW_META | NG_RAW_SITE | depth << NG_RAW_ARG_SHIFT;
-			x[n++].ip = site;
-		}
-		for (i = 0; i < nr; i++) {
-			x[n].tsd = NG_RAW_META | NG_RAW_ARG |
-				   (depth | i << 8) << NG_RAW_ARG_SHIFT;
-			x[n++].ip = args[i];
-		}
-		ng_raw_emit_x(tsd, ip, x, n);
+	/* Nothing to add (not this function's, or the options going off). */
+	if (!nr && !site) {
+		ng_emit_entry(ip, tsd);
+		return;
 	}
+	if (static_branch_unlikely(&ng_raw_on))
+		ng_raw_entry_values(ip, tsd, site, fregs, nr);
 	if (ng_ft_on())
 		ng_ft_emit(false, ip, tsd);
 	trace_func_entry(ip, tsd);
-	trace_func_args(ip, tsd, site, nr, args);
+	if (trace_func_args_enabled()) {
+		unsigned long args[NG_ARGS_MAX] = { 0 };
+
+		for (i = 0; i < nr; i++)
+			args[i] = ng_arch_arg(fregs, i);
+		trace_func_args(ip, tsd, site, nr, args);
+	}
 }
 
 /*
  * The address a call returns to, for options/retaddr: the parent ip
  * ftrace handed the hook, unless that is our trampoline already (a tail
  * call hooked in a caller's slot), where the frame below that shares
- * the slot keeps the real one.
+ * the slot keeps the real one; 0 if none does.  Another tracer's return
+ * trampoline in the slot (function_graph or a kretprobe hooked the
+ * caller first) is recorded as it is: its name says what it is.
  */
 static unsigned long ng_call_site(const struct ng_stack *t, unsigned int depth,
 				  unsigned long key, unsigned long parent_ip)
@@ -244,7 +306,7 @@ static unsigned long ng_call_site(const struct ng_stack *t, unsigned int depth,
 	while (parent_ip == (unsigned long)ng_return_hooker && depth--)
 		if (t->frames[depth].key == key)
 			parent_ip = t->frames[depth].ret;
-	return parent_ip;
+	return parent_ip == (unsigned long)ng_return_hooker ? 0 : parent_ip;
 }
 
 /*
@@ -263,15 +325,8 @@ static __always_inline void ng_emit_exit(const struct ng_stack *t,
 	u64 tsd = ng_tsd(now, depth);
 	bool value = static_branch_unlikely(&ng_retval_on) && returned;
 
-	if (static_branch_unlikely(&ng_raw_on)) {
-		struct ng_raw_record x = {
-			.tsd = NG_RAW_META | NG_RAW_RETVAL |
-			       (u64)depth << NG_RAW_ARG_SHIFT,
-			.ip = retval,
-		};
-
-		ng_raw_emit_x(tsd | NG_RAW_EXIT, ip, &x, value);
-	}
+	if (static_branch_unlikely(&ng_raw_on))
+		ng_raw_emit_exit(tsd | NG_RAW_EXIT, ip, value, retval);
 	if (ng_ft_on())
 		ng_ft_emit(true, ip, tsd);
 	trace_func_exit(ip, tsd);

@@ -26,7 +26,8 @@
 
 /*
  * Argument registers an entry can record (options/args), and argument
- * register @n at the call site: %rdi, %rsi, %rdx, %rcx, %r8, %r9: ftrace_caller saves them all.
+ * register @n at the call site: %rdi, %rsi, %rdx, %rcx, %r8, %r9, all of
+ * which ftrace_caller saves.
  */
 #define NG_ARCH_NARGS		6
 
