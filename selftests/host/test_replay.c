@@ -452,7 +452,7 @@ static void test_replay_typed(void)
 	T_EQ_INT(t_write_file(t_path("ty/args.tsv"),
 			      "# nanograph args 1\n"
 			      "1000\t7\t0\tvfs_read\t-\t0xffff888100000000\t0x7ffd0000\t0x1000\t0xffffc90000000010\t0x0\t0x0\n"
-			      "1200\t7\t0\tget_file\t-\t0xffffffff00000009\n"
+			      "1200\t7\t0\tget_file\t-\t0xffffffffffffff9c\n"
 			      "1400\t7\t0\tput_file\t-\t0x0\n"
 			      "1800\t7\t0\tunknown_fn\t-\t0x5\n"), 0);
 	T_EQ_INT(t_write_file(t_path("ty/retval.tsv"),
@@ -477,7 +477,7 @@ static void test_replay_typed(void)
 	      "#    DURATION |  FUNCTION CALLS\n"
 	      "     0.100 us |  vfs_read(file=0xffff888100000000, buf=0x7ffd0000, "
 	      "count=4096, pos=0xffffc90000000010); /* ret=4096 */\n"
-	      "     0.100 us |  get_file(fd=9); /* ret=ERR_PTR(-ENOMEM) */\n"
+	      "     0.100 us |  get_file(fd=-100); /* ret=ERR_PTR(-ENOMEM) */\n"
 	      "     0.100 us |  put_file(file=0x0);\n"
 	      "     0.100 us |  is_ok(); /* ret=true */\n"
 	      "     0.100 us |  unknown_fn(0x5); /* ret=-2 (ENOENT) */\n", "");

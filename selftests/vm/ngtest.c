@@ -249,10 +249,11 @@ static int read_errors(const char *path, size_t chunk)
 /*
  * values-calls FILE: calls whose return values have types worth showing
  * (71-typed-values): lseek(2) of FILE to 0x100000002, a 64-bit offset
- * (vfs_llseek() returns loff_t: r1:r0 on 32-bit arm), after the open
- * that gave FILE its descriptor (fd_install() is void), and an open(2) of
- * a path that does not exist (do_filp_open() returns ERR_PTR(-ENOENT)).
- * Prints "caller TID" and each result.
+ * (its llseek method returns loff_t: r1:r0 on 32-bit arm), after the open
+ * that gave FILE its descriptor (fd_install() is void), and open(2)s of
+ * a path that does not exist (do_filp_open() returns ERR_PTR(-ENOENT))
+ * and of an empty one (getname_flags() does).  Prints "caller TID" and
+ * each result.
  */
 static int values_calls(const char *path)
 {
@@ -268,6 +269,9 @@ static int values_calls(const char *path)
 	close(fd);
 	fd = open("/nonexistent-ng-values", O_RDONLY);
 	printf("open %d %d\n", fd, fd < 0 ? errno : 0);
+	/* An empty path: getname() itself returns ERR_PTR(-ENOENT). */
+	fd = open("", O_RDONLY);
+	printf("open-empty %d %d\n", fd, fd < 0 ? errno : 0);
 	return off != 0x100000002LL;
 }
 
@@ -2267,7 +2271,7 @@ static int self_reads(const char *self, const char *file, int argc, char **argv)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-count FILE CHUNK SECONDS | read-size FILE N | reuse-write FILE GLOB | reuse-read FILE N DATA | read-fault FILE | read-split FILE N CMD | loop-read FILE N [CHUNKS] | steal-at-stop NG FIFO | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | raw-dump FILE | poll-pri FILE SECONDS | comm-reads FILE NAME:N... | self-reads TRACE_SELF FILE N... | nanosleep PIDFILE | pipe-wake MS [move] | ping-pong N | futex-wake MS | hog-read FILE MS | fresh-read FILE PAGES | perf-stack|bpf-stack ID PID CMD... | fuzz [-c] [-q] [-t] SEED COUNT FILE... | forkload SECONDS [exec] | fork-work N | readcheck FILE SIZE CHUNK | threads N CMD1 CMD2 | drain DIR | cpu-hold CPU FILE DATA | rmmod-within MS T0|now STATS\n");
+	fprintf(stderr, "usage: ngtest write|append FILE DATA | write-big FILE SIZE | write-file|append-file FILE SRC | read FILE CHUNK | read-count FILE CHUNK SECONDS | read-size FILE N | reuse-write FILE GLOB | reuse-read FILE N DATA | read-fault FILE | read-split FILE N CMD | loop-read FILE N [CHUNKS] | steal-at-stop NG FIFO | hold-tasks N CMD | splice FILE N | rmmod NAME | asuser UID CMD... | raw-dump FILE | poll-pri FILE SECONDS | comm-reads FILE NAME:N... | self-reads TRACE_SELF FILE N... | nanosleep PIDFILE | pipe-wake MS [move] | ping-pong N | futex-wake MS | hog-read FILE MS | fresh-read FILE PAGES | read-errors FILE CHUNK | values-calls FILE | perf-stack|bpf-stack ID PID CMD... | fuzz [-c] [-q] [-t] SEED COUNT FILE... | forkload SECONDS [exec] | fork-work N | readcheck FILE SIZE CHUNK | threads N CMD1 CMD2 | drain DIR | cpu-hold CPU FILE DATA | rmmod-within MS T0|now STATS\n");
 	return 2;
 }
 
@@ -2403,6 +2407,8 @@ int main(int argc, char **argv)
 		return forkload(strtoul(argv[2], NULL, 0), argc > 3 && !strcmp(argv[3], "exec"));
 	if (argc == 3 && !strcmp(argv[1], "drain"))
 		return drain(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "values-calls"))
+		return values_calls(argv[2]);
 	if (argc < 4)
 		return usage();
 	if (argc == 5 && !strcmp(argv[1], "readcheck"))
@@ -2449,8 +2455,6 @@ int main(int argc, char **argv)
 				 argc > 4 ? strtoul(argv[4], NULL, 0) : 0);
 	if (!strcmp(argv[1], "steal-at-stop"))
 		return steal_at_stop(argv[2], argv[3]);
-	if (argc == 3 && !strcmp(argv[1], "values-calls"))
-		return values_calls(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "read-errors"))
 		return read_errors(argv[2], strtoul(argv[3], NULL, 0));
 	if (argc == 5 && !strcmp(argv[1], "read-count"))

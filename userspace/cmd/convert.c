@@ -25,6 +25,10 @@ const char ng_convert_help[] =
 "                    converts the times instead of the trace.dat's first\n"
 "                    nanograph:clock_sync (for one without, or to match\n"
 "                    another recording's pair)\n"
+"  --btf FILE        the BTF of the recorded kernel (its\n"
+"                    /sys/kernel/btf/vmlinux, copied): types the arguments\n"
+"                    and return values of func_args and func_retval events\n"
+"                    (DIR/protos.tsv); without it they stay registers\n"
 "  -q, --quiet       no summary\n"
 "\n"
 "Functions are named from the kallsyms trace-cmd stored in TRACE.DAT; the\n"
@@ -99,15 +103,17 @@ static int write_info(const char *in, const struct ng_clock *clockp,
 
 int cmd_convert(const struct ng_cmd *self, int argc, char **argv)
 {
-	enum { OPT_KALLSYMS = 256, OPT_CLOCK };
+	enum { OPT_KALLSYMS = 256, OPT_CLOCK, OPT_BTF };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "clock", required_argument, NULL, OPT_CLOCK },
+		{ "btf", required_argument, NULL, OPT_BTF },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = "nanograph.data", *ksyms = NULL, *clock_file = NULL;
+	const char *btf = NULL;
 	struct ng_clock clock = { 0 }, *clockp = NULL;
 	struct ng_conv_summary sum;
 	struct ng_syms *syms = NULL;
@@ -137,6 +143,9 @@ int cmd_convert(const struct ng_cmd *self, int argc, char **argv)
 		case OPT_CLOCK:
 			clock_file = optarg;
 			break;
+		case OPT_BTF:
+			btf = optarg;
+			break;
 		default:
 			return ng_option_error(self, c, argv, longopts);
 		}
@@ -144,7 +153,8 @@ int cmd_convert(const struct ng_cmd *self, int argc, char **argv)
 			return ng_usage_error(self->name,
 					      "option '%s' needs a value",
 					      c == 'o' ? "-o" : c == OPT_CLOCK ?
-					      "--clock" : "--kallsyms");
+					      "--clock" : c == OPT_BTF ? "--btf" :
+					      "--kallsyms");
 	}
 	if (argc - optind != 1)
 		return ng_usage_error(self->name, argc == optind ?
@@ -175,6 +185,17 @@ int cmd_convert(const struct ng_cmd *self, int argc, char **argv)
 	ret = ng_tdat_convert(in, ng_outdir_path(out), syms, clockp, &cancel,
 			      &sum);
 	ng_syms_free(syms);
+	/* The types of the values, from the BTF given. */
+	if (!ret && btf && (sum.args || sum.retvals)) {
+		struct ng_protos_stats st;
+
+		ret = ng_protos_write(ng_outdir_path(out), btf, &st);
+		if (ret) {
+			ng_outdir_abort(out);
+			return fail(btf, ret == -ENOENT ? "not a BTF file libbpf can read" :
+				    strerror(-ret));
+		}
+	}
 	if (!ret && (ret = write_info(in, clockp, &sum, ng_outdir_path(out)))) {
 		ng_outdir_abort(out);
 		if (ret == -ENOSPC || ret == -EDQUOT)

@@ -405,11 +405,14 @@ int ng_retval_errno(const struct ng_values *vs, const char *label, uint64_t v)
 	return type_errno(vs, p ? &p->ret : NULL, v);
 }
 
-/* @v as a value of type @t, into @buf. */
+/*
+ * @v as a value of type @t, into @buf; a return value (@ret) in the
+ * error range as its error code: an argument (-100: AT_FDCWD) is a number.
+ */
 static int value_text(const struct ng_values *vs, const struct type *t,
-		      uint64_t v, char *buf, size_t size)
+		      uint64_t v, char *buf, size_t size, bool ret)
 {
-	int err = type_errno(vs, t, v);
+	int err = ret ? type_errno(vs, t, v) : 0;
 	const char *name = err ? ng_errno_name(err) : NULL;
 
 	if (err && t && t->cls == 'p')
@@ -447,7 +450,7 @@ size_t ng_retval_text(const struct ng_values *vs, const char *label,
 		buf[0] = '\0';
 	if (p && p->ret.cls == 'v')
 		return 0;
-	return clamp_len(value_text(vs, p ? &p->ret : NULL, v, buf, size), size);
+	return clamp_len(value_text(vs, p ? &p->ret : NULL, v, buf, size, true), size);
 }
 
 size_t ng_args_text(const struct ng_values *vs, const char *label,
@@ -488,7 +491,7 @@ size_t ng_args_text(const struct ng_values *vs, const char *label,
 		v = pair ? (uint32_t)cv->args[reg] | (uint64_t)cv->args[reg + 1] << 32 :
 		    ng_values_reg(vs, cv->args[reg]);
 		reg += 1 + pair;
-		value_text(vs, t, v, val, sizeof(val));
+		value_text(vs, t, v, val, sizeof(val), false);
 		n += clamp_len(snprintf(buf + n, size - n, "%s%s=%s", i ? ", " : "",
 					p->params[i].name, val), size - n);
 	}
