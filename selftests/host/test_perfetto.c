@@ -1233,6 +1233,51 @@ static void test_sched_flows(void)
 	reader_free(r);
 }
 
+/*
+ * With args.tsv, retval.tsv and protos.tsv, each call's arguments are
+ * debug annotations of its BEGIN, by name and typed, and its return value
+ * one named "ret" of its END; a call without values has none, and a
+ * void function's END none.  Read back by protoc with Perfetto's schema.
+ */
+static void test_values(void)
+{
+	char dir[600], out[700], *text;
+
+	snprintf(dir, sizeof(dir), "%s", t_path("v"));
+	snprintf(out, sizeof(out), "%s", t_path("v.perfetto-trace"));
+	T_EQ_INT(mkdir(dir, 0755), 0);
+	T_EQ_INT(t_write_file(t_path("v/7.txt"),
+			      "1000:+ksys_read\n1100:+vfs_read\n1200:POP\n1300:POP\n"
+			      "2000:+fput\n2100:POP\n"), 0);
+	T_EQ_INT(t_write_file(t_path("v/args.tsv"),
+			      "# nanograph args 1\n"
+			      "1000\t7\t0\tksys_read\tdo_syscall_64+0x87\t0x3\t0x7ffd0000\t0x1000\n"
+			      "2000\t7\t0\tfput\t-\t0xffff888100000000\n"), 0);
+	T_EQ_INT(t_write_file(t_path("v/retval.tsv"),
+			      "# nanograph retval 1\n"
+			      "1200\t7\t1\tvfs_read\t0x1000\n"
+			      "1300\t7\t0\tksys_read\t0xfffffffffffffff7\n"
+			      "2100\t7\t0\tfput\t0x5\n"), 0);
+	T_EQ_INT(t_write_file(t_path("v/protos.tsv"),
+			      "# nanograph protos 1\n"
+			      "ksys_read\ts:8:ssize_t\tu:4:fd:unsigned int\tp:8:buf:char *\tu:8:count:size_t\n"
+			      "fput\tv:0:void\tp:8:file:struct file *\n"), 0);
+	T_RUN(t_ng("export", "--perfetto", "-o", out, dir, NULL), 0, "", "");
+	text = protoc(out, false);
+	T_ASSERT(text);
+	/* protoc writes a message's fields by number: string_value (6) first. */
+	T_ASSERT(strstr(text, "debug_annotations {\n      string_value: \"3\"\n      name: \"fd\"\n"));
+	T_ASSERT(strstr(text, "string_value: \"4096\"\n      name: \"count\"\n"));
+	T_ASSERT(strstr(text, "string_value: \"do_syscall_64+0x87\"\n      name: \"site\"\n"));
+	T_ASSERT(strstr(text, "string_value: \"-9 (EBADF)\"\n      name: \"ret\"\n"));
+	/* vfs_read has no prototype: a register, as funcgraph-retval writes it. */
+	T_ASSERT(strstr(text, "string_value: \"0x1000\"\n      name: \"ret\"\n"));
+	T_ASSERT(strstr(text, "string_value: \"0xffff888100000000\"\n      name: \"file\"\n"));
+	/* fput is void: no "ret" annotation of 5. */
+	T_ASSERT(!strstr(text, "string_value: \"5\"") && !strstr(text, "string_value: \"0x5\""));
+	free(text);
+}
+
 static const struct t_case cases[] = {
 	{ "decode_example", test_decode_example },
 	{ "decode_raw", test_decode_raw },
@@ -1245,6 +1290,7 @@ static const struct t_case cases[] = {
 	{ "cmd_export_errors", test_cmd_export_errors },
 	{ "compensated", test_compensated },
 	{ "sched_flows", test_sched_flows },
+	{ "values", test_values },
 };
 
 T_SUITE(perfetto, cases);

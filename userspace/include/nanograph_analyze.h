@@ -510,6 +510,15 @@ size_t ng_retval_text(const struct ng_values *vs, const char *label,
  */
 size_t ng_args_text(const struct ng_values *vs, const char *label,
 		    const struct ng_call_values *cv, char *buf, size_t size);
+/*
+ * Each argument of @cv as ng_args_text() writes it: @fn gets its name
+ * (the parameter's with a prototype, @typed; "arg0"... without) and its
+ * value as text; a non-zero return stops the walk and is returned.
+ */
+typedef int (*ng_arg_fn)(void *priv, const char *name, const char *value,
+			 bool typed);
+int ng_args_each(const struct ng_values *vs, const char *label,
+		 const struct ng_call_values *cv, ng_arg_fn fn, void *priv);
 
 struct ng_sched;
 

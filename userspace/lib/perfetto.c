@@ -26,6 +26,11 @@
  *     previous one (clock 64 is incremental), the first delta 0 from t0;
  *     the BEGIN that first uses a name on the sequence also carries
  *     InternedData { EventName { iid, name } } and SEQ_NEEDS_INCREMENTAL_STATE.
+ *   with args.tsv and retval.tsv (record --args, --retval), a call's
+ *     arguments (and call site) as debug_annotations { name,
+ *     string_value } of its BEGIN, its return value as "ret" on its END
+ *     (Perfetto shows both among the slice's args), typed as replay
+ *     writes them.
  *
  * With a sched.tsv (record --sched), after every thread's sequence, one
  * more for each thread it names (pf_sched()): cleared as above with its
@@ -93,11 +98,15 @@
 #define TE_NAME_IID			10
 #define TE_TRACK_UUID			11
 #define TE_NAME				23
+#define TE_DEBUG_ANNOTATIONS		4
 #define TE_FLOW_IDS			47	/* repeated fixed64 */
 #define TE_TERMINATING_FLOW_IDS		48	/* repeated fixed64 */
 #define TYPE_SLICE_BEGIN		1
 #define TYPE_SLICE_END			2
 #define TYPE_INSTANT			3
+/* DebugAnnotation (track_event/debug_annotation.proto) */
+#define DA_STRING_VALUE			6
+#define DA_NAME				10
 /* InternedData (interned_data/interned_data.proto), EventName */
 #define ID_EVENT_NAMES			2
 #define EN_IID				1
@@ -353,9 +362,13 @@ static void ring_release(struct pf_ring *r, bool cancel)
  *   REC_THREAD  u32 index   the next thread of the recording starts
  *   REC_ENTER   u64 ns, u32 len, label   a push
  *   REC_LEAVE   u64 ns                 a pop
+ *   REC_VALUES  u32 len, annotations      the debug annotations of the
+ *               push or pop that comes next: (u16 len, name, u16 len,
+ *               value)...; before it, so that the two may lie in two
+ *               buffers
  *   REC_DONE                            the thread's file ended well
  */
-enum { REC_THREAD = 1, REC_ENTER, REC_LEAVE, REC_DONE };
+enum { REC_THREAD = 1, REC_ENTER, REC_LEAVE, REC_DONE, REC_VALUES };
 
 #define PF_REC_SIZE	(256U << 10)
 #define PF_OUT_SIZE	(1U << 20)
@@ -378,7 +391,9 @@ struct pf {
 	int werr;			/* the writer's first error */
 	struct ng_strmap *names;	/* label -> struct pf_name */
 	struct ng_strmap *pids;		/* pid -> nothing: processes described */
-	struct pb pkt, sub, sub2;	/* builders for the rare packets */
+	struct pb pkt, sub, sub2, ann;	/* builders for the rare packets */
+	uint8_t pend[4096];		/* REC_VALUES for the next push or pop */
+	size_t pend_len;
 	uint32_t seq;			/* this thread's sequence */
 	uint32_t next_iid;		/* the last iid given on it */
 	uint64_t last_ns;		/* incremental clock: the last timestamp */
@@ -603,12 +618,62 @@ static int pf_begin_interned(struct pf *w, uint64_t delta,
 	return pf_put_packet(w, &w->pkt);
 }
 
+/* The annotations of @blob (REC_VALUES) into @te, a TrackEvent. */
+static void pf_annotate(struct pf *w, struct pb *te, const uint8_t *blob,
+			size_t len)
+{
+	const uint8_t *p = blob, *end = blob + len;
+	uint16_t nl, vl;
+
+	while (end - p >= 4) {
+		memcpy(&nl, p, 2);
+		if ((size_t)(end - p) < 4U + nl)
+			break;
+		memcpy(&vl, p + 2 + nl, 2);
+		if ((size_t)(end - p) < 4U + nl + vl)
+			break;
+		pb_bytes(&w->ann, DA_NAME, p + 2, nl);
+		pb_bytes(&w->ann, DA_STRING_VALUE, p + 4 + nl, vl);
+		pb_msg(te, TE_DEBUG_ANNOTATIONS, &w->ann);
+		p += 4 + nl + vl;
+	}
+}
+
+/*
+ * A BEGIN or END with annotations (@type), the name interned first if
+ * this sequence has not (@n, for a BEGIN): the slow path, with builders.
+ */
+static int pf_event_annotated(struct pf *w, uint64_t delta, unsigned int type,
+			      struct pf_name *n, bool intern,
+			      const uint8_t *blob, size_t len)
+{
+	pb_varint(&w->pkt, PKT_TIMESTAMP, delta);
+	pb_varint(&w->sub, TE_TYPE, type);
+	if (n)
+		pb_varint(&w->sub, TE_NAME_IID, n->iid);
+	pf_annotate(w, &w->sub, blob, len);
+	pb_msg(&w->pkt, PKT_TRACK_EVENT, &w->sub);
+	pb_varint(&w->pkt, PKT_SEQUENCE_ID, w->seq);
+	if (intern) {
+		const char *name = n->clean ? n->clean : ng_strmap_key(n);
+
+		pb_varint(&w->sub, EN_IID, n->iid);
+		pb_bytes(&w->sub, EN_NAME, name, strlen(name));
+		pb_msg(&w->sub2, ID_EVENT_NAMES, &w->sub);
+		pb_msg(&w->pkt, PKT_INTERNED_DATA, &w->sub2);
+		pb_varint(&w->pkt, PKT_SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+		w->st.interned++;
+	}
+	return pf_put_packet(w, &w->pkt);
+}
+
 /*
  * A call starts. The common case, a name this sequence has interned
  * already, is written in place:
  *   0a LEN  40 <delta>  5a LEN 48 01 50 <iid>  50 <seq>
  */
-static int pf_enter(struct pf *w, const char *label, size_t len, uint64_t ns)
+static int pf_enter(struct pf *w, const char *label, size_t len, uint64_t ns,
+		    const uint8_t *ann, size_t ann_len)
 {
 	struct pf_name *n = ng_strmap_get(w->names, label, len, NULL);
 	uint8_t *p, *body;
@@ -634,8 +699,14 @@ static int pf_enter(struct pf *w, const char *label, size_t len, uint64_t ns)
 		}
 		n->seq = w->seq;
 		n->iid = ++w->next_iid;
+		if (ann_len)
+			return pf_event_annotated(w, delta, TYPE_SLICE_BEGIN, n,
+						  true, ann, ann_len);
 		return pf_begin_interned(w, delta, n);
 	}
+	if (ann_len)
+		return pf_event_annotated(w, delta, TYPE_SLICE_BEGIN, n, false,
+					  ann, ann_len);
 	if (w->len + PF_EVENT_MAX > w->cap)
 		pf_flush(w);
 	p = w->buf + w->len;
@@ -659,10 +730,18 @@ static int pf_enter(struct pf *w, const char *label, size_t len, uint64_t ns)
 }
 
 /* A call ends: 0a LEN  40 <delta>  5a 02 48 02  50 <seq> */
-static int pf_leave(struct pf *w, uint64_t ns)
+static int pf_leave(struct pf *w, uint64_t ns, const uint8_t *ann,
+		    size_t ann_len)
 {
 	uint8_t *p, *body;
 
+	if (ann_len) {
+		uint64_t delta = ns - w->last_ns;
+
+		w->last_ns = ns;
+		return pf_event_annotated(w, delta, TYPE_SLICE_END, NULL, false,
+					  ann, ann_len);
+	}
 	if (w->len + PF_EVENT_MAX > w->cap)
 		pf_flush(w);
 	p = w->buf + w->len;
@@ -821,6 +900,9 @@ static int pf_sched(struct pf *w)
 
 struct pf_parser {
 	const struct ng_recording *rec;
+	int tid;			/* the thread's key in the tables */
+	uint8_t ann[4096];		/* a call's annotations being made */
+	size_t ann_len;
 	struct pf_ring q;		/* parser -> encoder */
 	uint8_t *buf;			/* the record buffer being filled */
 	size_t len, cap;
@@ -868,14 +950,63 @@ static int rec_put(struct pf_parser *ps, uint8_t type, const void *num,
 	return 0;
 }
 
+/* One annotation into ps->ann; one that does not fit is left out. */
+static int ann_put(void *priv, const char *name, const char *value, bool typed)
+{
+	struct pf_parser *ps = priv;
+	uint16_t nl = (uint16_t)strlen(name), vl = (uint16_t)strlen(value);
+
+	(void)typed;
+	if (ps->ann_len + 4U + nl + vl > sizeof(ps->ann))
+		return 0;
+	memcpy(ps->ann + ps->ann_len, &nl, 2);
+	memcpy(ps->ann + ps->ann_len + 2, name, nl);
+	memcpy(ps->ann + ps->ann_len + 2 + nl, &vl, 2);
+	memcpy(ps->ann + ps->ann_len + 4 + nl, value, vl);
+	ps->ann_len += 4U + nl + vl;
+	return 0;
+}
+
+/* The annotations made, as a REC_VALUES record after the push or pop. */
+static int rec_values(struct pf_parser *ps)
+{
+	uint32_t len = (uint32_t)ps->ann_len;
+	int ret;
+
+	if (!len)
+		return 0;
+	ret = rec_room(ps, 5 + len);
+	if (ret)
+		return ret;
+	ps->buf[ps->len] = REC_VALUES;
+	memcpy(ps->buf + ps->len + 1, &len, 4);
+	memcpy(ps->buf + ps->len + 5, ps->ann, len);
+	ps->len += 5 + len;
+	return 0;
+}
+
 static int rec_enter(void *priv, const char *label, uint64_t ns, size_t depth)
 {
 	struct pf_parser *ps = priv;
 	uint32_t len = strlen(label);
 	uint8_t *p;
-	int ret = rec_room(ps, 13 + len);
+	int ret;
 
-	(void)depth;
+	if (ps->rec->values) {
+		const struct ng_call_values *v =
+			ng_values_args(ps->rec->values, ps->tid, ns, (unsigned int)depth);
+
+		ps->ann_len = 0;
+		if (v) {
+			ng_args_each(ps->rec->values, label, v, ann_put, ps);
+			if (v->site[0])
+				ann_put(ps, "site", v->site, true);
+		}
+		ret = rec_values(ps);
+		if (ret)
+			return ret;
+	}
+	ret = rec_room(ps, 13 + len);
 	if (ret)
 		return ret;
 	p = ps->buf + ps->len;
@@ -890,8 +1021,23 @@ static int rec_enter(void *priv, const char *label, uint64_t ns, size_t depth)
 static int rec_leave(void *priv, const struct ng_call *call)
 {
 	struct pf_parser *ps = priv;
-	int ret = rec_room(ps, 9);
+	int ret;
 
+	if (ps->rec->values) {
+		const struct ng_call_values *v =
+			ng_values_ret(ps->rec->values, ps->tid, call->end_ns,
+				      (unsigned int)call->depth);
+		char text[64];
+
+		ps->ann_len = 0;
+		if (v && ng_retval_text(ps->rec->values, call->label, text,
+					sizeof(text), v->retval))
+			ann_put(ps, "ret", text, true);
+		ret = rec_values(ps);
+		if (ret)
+			return ret;
+	}
+	ret = rec_room(ps, 9);
 	if (ret)
 		return ret;
 	ps->buf[ps->len] = REC_LEAVE;
@@ -910,6 +1056,8 @@ static void *pf_parser_main(void *arg)
 
 	ps->buf = ring_cur(&ps->q, &ps->cap);
 	for (i = 0; !ret && i < ps->rec->nr_threads; i++) {
+		ps->tid = ps->rec->threads[i].idle ? -(int)ps->rec->threads[i].id - 1 :
+			  (int)ps->rec->threads[i].id;
 		ret = rec_put(ps, REC_THREAD, &i, 4);
 		if (!ret)
 			ret = ng_recording_walk(ps->rec, &ps->rec->threads[i],
@@ -937,13 +1085,22 @@ static int pf_records(struct pf *w, const uint8_t *p, size_t len)
 		case REC_ENTER:
 			memcpy(&ns, p, 8);
 			memcpy(&n, p + 8, 4);
-			ret = pf_enter(w, (const char *)p + 12, n, ns);
+			ret = pf_enter(w, (const char *)p + 12, n, ns, w->pend,
+				       w->pend_len);
+			w->pend_len = 0;
 			p += 12 + n;
 			break;
 		case REC_LEAVE:
 			memcpy(&ns, p, 8);
-			ret = pf_leave(w, ns);
+			ret = pf_leave(w, ns, w->pend, w->pend_len);
+			w->pend_len = 0;
 			p += 8;
+			break;
+		case REC_VALUES:
+			memcpy(&n, p, 4);
+			w->pend_len = n <= sizeof(w->pend) ? n : 0;
+			memcpy(w->pend, p + 4, w->pend_len);
+			p += 4 + n;
 			break;
 		case REC_THREAD:
 			memcpy(&n, p, 4);
@@ -974,6 +1131,7 @@ static void pf_free(struct pf *w)
 	free(w->pkt.p);
 	free(w->sub.p);
 	free(w->sub2.p);
+	free(w->ann.p);
 }
 
 /*

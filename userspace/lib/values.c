@@ -453,38 +453,34 @@ size_t ng_retval_text(const struct ng_values *vs, const char *label,
 	return clamp_len(value_text(vs, p ? &p->ret : NULL, v, buf, size, true), size);
 }
 
-size_t ng_args_text(const struct ng_values *vs, const char *label,
-		    const struct ng_call_values *cv, char *buf, size_t size)
+int ng_args_each(const struct ng_values *vs, const char *label,
+		 const struct ng_call_values *cv, ng_arg_fn fn, void *priv)
 {
 	const struct proto *p = proto_of(vs, label);
 	unsigned int i, reg = 0;
-	size_t n = 0;
+	char name[16], val[64];
+	int ret = 0;
 
-	if (size)
-		buf[0] = '\0';
-	if (!cv || !cv->nargs)
+	if (!cv)
 		return 0;
 	if (!p) {
-		for (i = 0; i < cv->nargs && n < size; i++)
-			n += clamp_len(snprintf(buf + n, size - n, "%s0x%" PRIx64,
-						i ? ", " : "",
-						ng_values_reg(vs, cv->args[i])),
-				       size - n);
-		return n;
+		for (i = 0; i < cv->nargs && !ret; i++) {
+			snprintf(name, sizeof(name), "arg%u", i);
+			snprintf(val, sizeof(val), "0x%" PRIx64, ng_values_reg(vs, cv->args[i]));
+			ret = fn(priv, name, val, false);
+		}
+		return ret;
 	}
-	for (i = 0; i < p->nparams && n < size; i++) {
+	for (i = 0; i < p->nparams && !ret; i++) {
 		const struct type *t = &p->params[i].t;
-		uint64_t v;
-		char val[64];
 		bool pair = vs->regs32 && t->size == 8;
+		uint64_t v;
 
 		if (pair)
 			reg = (reg + 1) & ~1U;	/* an even pair: r0:r1, r2:r3 */
 		if (t->cls == 'x' || reg + pair >= cv->nargs) {
 			/* Not in the registers recorded (or not in one). */
-			n += clamp_len(snprintf(buf + n, size - n, "%s%s=?",
-						i ? ", " : "", p->params[i].name),
-				       size - n);
+			ret = fn(priv, p->params[i].name, "?", true);
 			reg = cv->nargs;
 			continue;
 		}
@@ -492,8 +488,35 @@ size_t ng_args_text(const struct ng_values *vs, const char *label,
 		    ng_values_reg(vs, cv->args[reg]);
 		reg += 1 + pair;
 		value_text(vs, t, v, val, sizeof(val), false);
-		n += clamp_len(snprintf(buf + n, size - n, "%s%s=%s", i ? ", " : "",
-					p->params[i].name, val), size - n);
+		ret = fn(priv, p->params[i].name, val, true);
 	}
-	return n;
+	return ret;
+}
+
+/* ng_args_text()'s writer: "name=value" (or the bare register) after a comma. */
+struct args_buf {
+	char *buf;
+	size_t size, n;
+};
+
+static int args_put(void *priv, const char *name, const char *value, bool typed)
+{
+	struct args_buf *a = priv;
+
+	if (a->n < a->size)
+		a->n += clamp_len(snprintf(a->buf + a->n, a->size - a->n, "%s%s%s%s",
+					   a->n ? ", " : "", typed ? name : "",
+					   typed ? "=" : "", value), a->size - a->n);
+	return 0;
+}
+
+size_t ng_args_text(const struct ng_values *vs, const char *label,
+		    const struct ng_call_values *cv, char *buf, size_t size)
+{
+	struct args_buf a = { buf, size, 0 };
+
+	if (size)
+		buf[0] = '\0';
+	ng_args_each(vs, label, cv, args_put, &a);
+	return a.n;
 }
