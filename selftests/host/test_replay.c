@@ -277,7 +277,7 @@ static void test_replay_values(void)
 			      "1000:+ksys_read\n1100:+vfs_read\n1200:POP\n1300:POP\n"
 			      "2000:+ksys_read\n2100:POP\n"
 			      "3000:+do_sys_open\n3100:+path_openat\n3150:+lookup\n"
-			      "3160:POP\n3200:POP\n3300:POP\n"), 0);
+			      "3160:POP\n3170:+walk\n3180:POP\n3200:POP\n3300:POP\n"), 0);
 	T_EQ_INT(t_write_file(t_path("v/args.tsv"),
 			      "# nanograph args 1\n"
 			      "1000\t7\t0\tksys_read\tdo_syscall_64+0x87\t0x3\t0x7ffd0000\t0x64\n"
@@ -289,6 +289,7 @@ static void test_replay_values(void)
 			      "1300\t7\t0\tksys_read\t0x64\n"
 			      "2100\t7\t0\tksys_read\t0xfffffffffffffff7\n"
 			      "3160\t7\t2\tlookup\t0xfffffffffffffffe\n"
+			      "3180\t7\t2\twalk\t0xfffffffffffffffe\n"
 			      "3200\t7\t1\tpath_openat\t0xfffffffffffffffe\n"
 			      "3300\t7\t0\tdo_sys_open\t0x3\n"
 			      "3300\t7\t0\ttorn"), 0);
@@ -302,16 +303,17 @@ static void test_replay_values(void)
 	      "              |  do_sys_open() {\n"
 	      "              |    path_openat() {\n"
 	      "     0.010 us |      lookup(); /* ret=-2 (ENOENT) */\n"
+	      "     0.010 us |      walk(); /* ret=-2 (ENOENT) */\n"
 	      "     0.100 us |    } /* path_openat ret=-2 (ENOENT) */\n"
 	      "     0.300 us |  } /* do_sys_open ret=0x3 */\n", "");
 	T_RUN(t_ng("replay", "--errors", dir, NULL), 0,
-	      "# 3 calls returned an error code; 2 paths\n"
+	      "# 4 calls returned an error code; 2 paths\n"
 	      "#   COUNT  ERROR                    PATH (outermost > ... > origin; * returned it)\n"
 	      "        1  -2 (ENOENT)              do_sys_open > path_openat* > lookup*\n"
 	      "        1  -9 (EBADF)               ksys_read*\n", "");
 	/* report ends with the errors by function and code. */
 	T_RUN(t_ng("report", "-n", "1", dir, NULL), 0,
-	      "# 1 thread, 6 calls, 2.300 us recorded\n"
+	      "# 1 thread, 7 calls, 2.300 us recorded\n"
 	      "       Total         Self      Calls          Avg          Max  Function\n"
 	      "      400 ns       300 ns          2       200 ns       300 ns  ksys_read\n"
 	      "\n"
@@ -319,6 +321,7 @@ static void test_replay_values(void)
 	      "     Calls  Error                    Function\n"
 	      "         1  -2 (ENOENT)              lookup\n"
 	      "         1  -2 (ENOENT)              path_openat\n"
+	      "         1  -2 (ENOENT)              walk\n"
 	      "         1  -9 (EBADF)               ksys_read\n", "");
 	/* --retval: the calls that pass, with the calls they are in. */
 	T_RUN(t_ng("replay", "--retval", "<0", dir, NULL), 0,
@@ -328,6 +331,7 @@ static void test_replay_values(void)
 	      "              |  do_sys_open() {\n"
 	      "              |    path_openat() {\n"
 	      "     0.010 us |      lookup(); /* ret=-2 (ENOENT) */\n"
+	      "     0.010 us |      walk(); /* ret=-2 (ENOENT) */\n"
 	      "     0.100 us |    } /* path_openat ret=-2 (ENOENT) */\n"
 	      "     0.300 us |  } /* do_sys_open ret=0x3 */\n", "");
 	T_RUN(t_ng("replay", "--retval", "-EBADF", dir, NULL), 0,
@@ -358,6 +362,7 @@ static void test_replay_values(void)
 	      "              |  do_sys_open() {\n"
 	      "              |    path_openat() {\n"
 	      "     0.010 us |      lookup();\n"
+	      "     0.010 us |      walk();\n"
 	      "     0.100 us |    } /* path_openat */\n"
 	      "     0.300 us |  } /* do_sys_open */\n", "");
 	/* Without retval.tsv, --errors says what it needs. */

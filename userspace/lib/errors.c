@@ -13,11 +13,14 @@
  * retsnoop shows such stacks as they happen, one at a time; here they
  * come from a complete recording, counted.
  *
- * The walk keeps, per open call, the chain of its latest callee that
- * returned an error ("ksys_read* > fdget*"); a call that returns the
- * same code takes the chain over, prefixed with itself, and a call that
- * does not (or a chain that no call takes over before another callee
- * fails) ends it: the path is then the open calls above plus the chain.
+ * The walk keeps, per open call, the chain of its first callee that
+ * returned an error ("ksys_read* > fdget*"); a later callee that returns
+ * the same code carries the same error on (an ERR_PTR() handed from one
+ * callee to the next) and adds no path; one that returns another code
+ * ends the chain kept and keeps its own.  A call that returns the code
+ * of its chain takes the chain over, prefixed with itself; a call that
+ * does not ends it: the path is then the open calls above plus the
+ * chain.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -166,7 +169,12 @@ static int ew_leave(void *priv, const struct ng_call *c)
 		return ret;
 	}
 	up = &w->stack[w->n - 1];
-	/* The caller's earlier failed callee was not carried on: it ends. */
+	/* The same code from an earlier callee: that one is the origin. */
+	if (up->err == err) {
+		free(chain);
+		return 0;
+	}
+	/* Another code: the caller's earlier failed callee's chain ends. */
 	if (up->err)
 		ret = chain_end(w, w->n - 1);
 	up->err = err;
