@@ -1237,7 +1237,8 @@ static void test_sched_flows(void)
  * With args.tsv, retval.tsv and protos.tsv, each call's arguments are
  * debug annotations of its BEGIN, by name and typed, and its return value
  * one named "ret" of its END; a call without values has none, and a
- * void function's END none.  Read back by protoc with Perfetto's schema.
+ * void function's END none.  Read back by protoc with Perfetto's schema;
+ * --chrome writes them as each event's args.
  */
 static void test_values(void)
 {
@@ -1276,6 +1277,19 @@ static void test_values(void)
 	/* fput is void: no "ret" annotation of 5. */
 	T_ASSERT(!strstr(text, "string_value: \"5\"") && !strstr(text, "string_value: \"0x5\""));
 	free(text);
+	/* --chrome: the same as the events' args. */
+	T_RUN(t_ng("export", "--chrome", "-o", "-", dir, NULL), 0,
+	      "{\"traceEvents\":[\n"
+	      "{\"ph\":\"M\",\"pid\":7,\"name\":\"process_name\",\"args\":{\"name\":\"7\"}},\n"
+	      "{\"ph\":\"M\",\"pid\":7,\"tid\":7,\"name\":\"thread_name\",\"args\":{\"name\":\"7\"}},\n"
+	      "{\"ph\":\"X\",\"pid\":7,\"tid\":7,\"ts\":1.000,\"dur\":0.300,\"name\":\"ksys_read\","
+	      "\"args\":{\"fd\":\"3\",\"buf\":\"0x7ffd0000\",\"count\":\"4096\","
+	      "\"site\":\"do_syscall_64+0x87\",\"ret\":\"-9 (EBADF)\"}},\n"
+	      "{\"ph\":\"X\",\"pid\":7,\"tid\":7,\"ts\":1.100,\"dur\":0.100,\"name\":\"vfs_read\","
+	      "\"args\":{\"ret\":\"0x1000\"}},\n"
+	      "{\"ph\":\"X\",\"pid\":7,\"tid\":7,\"ts\":2.000,\"dur\":0.100,\"name\":\"fput\","
+	      "\"args\":{\"file\":\"0xffff888100000000\"}}\n"
+	      "],\"displayTimeUnit\":\"ns\"}\n", "");
 }
 
 static const struct t_case cases[] = {

@@ -168,6 +168,7 @@ struct slot {
 	const char *name;	/* JSON-escaped label */
 	uint64_t start;
 	uint64_t dur;		/* SLOT_OPEN until the call ends */
+	char *args;		/* its "args" members (args.tsv, retval.tsv), or NULL */
 };
 
 #define SLOT_OPEN		UINT64_MAX
@@ -187,6 +188,8 @@ struct chrome {
 	size_t nr, cap;
 	size_t *open;			/* slot of each open frame, by depth */
 	size_t open_cap;
+	const struct ng_recording *rec;	/* its values (args.tsv, retval.tsv) */
+	int tid;			/* this thread's key in them */
 };
 
 /* Whether @s needs ng_json_escape(); most kernel function names do not. */
@@ -227,7 +230,39 @@ static void chrome_event(struct chrome *c, const struct slot *s)
 	memcpy(p, ",\"name\":\"", 9);
 	out_put(&c->out, num, p + 9 - num);
 	out_str(&c->out, s->name);
-	out_put(&c->out, "\"}", 2);
+	if (s->args) {
+		out_put(&c->out, "\",\"args\":{", 10);
+		out_str(&c->out, s->args);
+		out_put(&c->out, "}}", 2);
+	} else {
+		out_put(&c->out, "\"}", 2);
+	}
+}
+
+/* Append "NAME":"VALUE" to *@args (malloc'd); false without memory. */
+static bool args_add(char **args, const char *name, const char *value)
+{
+	size_t old = *args ? strlen(*args) : 0;
+	char *n, *ev = ng_json_escape(value), *en = ng_json_escape(name);
+	bool ok = false;
+
+	if (ev && en) {
+		n = realloc(*args, old + strlen(en) + strlen(ev) + 7);
+		if (n) {
+			sprintf(n + old, "%s\"%s\":\"%s\"", old ? "," : "", en, ev);
+			*args = n;
+			ok = true;
+		}
+	}
+	free(ev);
+	free(en);
+	return ok;
+}
+
+static int chrome_arg(void *priv, const char *name, const char *value, bool typed)
+{
+	(void)typed;
+	return args_add(priv, name, value) ? 0 : -ENOMEM;
 }
 
 /*
@@ -239,8 +274,11 @@ static void chrome_flush(struct chrome *c, size_t nr_open)
 	size_t i, k;
 
 	for (i = 0; i < c->nr; i++)
-		if (c->slots[i].dur != SLOT_OPEN)
+		if (c->slots[i].dur != SLOT_OPEN) {
 			chrome_event(c, &c->slots[i]);
+			free(c->slots[i].args);
+			c->slots[i].args = NULL;
+		}
 	for (k = 0; k < nr_open; k++) {
 		c->slots[k] = c->slots[c->open[k]];
 		c->open[k] = k;
@@ -277,7 +315,18 @@ static int chrome_enter(void *priv, const char *label, uint64_t ns,
 		c->open = o;
 		c->open_cap = cap;
 	}
-	c->slots[c->nr] = (struct slot){ name, ns, SLOT_OPEN };
+	c->slots[c->nr] = (struct slot){ name, ns, SLOT_OPEN, NULL };
+	if (c->rec->values) {
+		const struct ng_call_values *v =
+			ng_values_args(c->rec->values, c->tid, ns, (unsigned int)depth);
+		char **args = &c->slots[c->nr].args;
+
+		if (v && (ng_args_each(c->rec->values, label, v, chrome_arg, args) ||
+			  (v->site[0] && !args_add(args, "site", v->site)))) {
+			free(*args);
+			return -ENOMEM;
+		}
+	}
 	c->open[depth] = c->nr++;
 	return c->out.err;
 }
@@ -287,7 +336,20 @@ static int chrome_leave(void *priv, const struct ng_call *call)
 {
 	struct chrome *c = priv;
 
-	c->slots[c->open[call->depth]].dur = call->end_ns - call->start_ns;
+	struct slot *s = &c->slots[c->open[call->depth]];
+
+	s->dur = call->end_ns - call->start_ns;
+	if (c->rec->values) {
+		const struct ng_call_values *v =
+			ng_values_ret(c->rec->values, c->tid, call->end_ns,
+				      (unsigned int)call->depth);
+		char text[64];
+
+		if (v && ng_retval_text(c->rec->values, call->label, text,
+					sizeof(text), v->retval) &&
+		    !args_add(&s->args, "ret", text))
+			return -ENOMEM;
+	}
 	if (!call->depth)
 		chrome_flush(c, 0);
 	return c->out.err;
@@ -347,6 +409,8 @@ static void chrome_free(struct chrome *c)
 		free(names);
 	}
 	ng_strmap_free(c->names);
+	for (i = 0; c->slots && i < c->nr; i++)
+		free(c->slots[i].args);
 	free(c->slots);
 	free(c->open);
 }
@@ -430,7 +494,7 @@ static int chrome_sched(struct chrome *c, const struct ng_recording *rec)
 static int export_chrome(const struct ng_recording *rec, const char *path,
 			 FILE *fp, struct ng_pp_bad *bad)
 {
-	struct chrome c = { 0 };
+	struct chrome c = { .rec = rec };
 	struct ng_pp_visitor v = { chrome_enter, chrome_leave, &c };
 	const struct ng_rec_thread *t;
 	struct ng_pp_bad ignored;
@@ -458,7 +522,9 @@ static int export_chrome(const struct ng_recording *rec, const char *path,
 		c.prefix_len = snprintf(c.prefix, sizeof(c.prefix),
 					",\n{\"ph\":\"X\",\"pid\":%lld,\"tid\":%lld,\"ts\":",
 					ng_chrome_pid(t), ng_chrome_tid(t));
-		c.nr = 0;
+		while (c.nr)
+			free(c.slots[--c.nr].args);
+		c.tid = t->idle ? -(int)t->id - 1 : (int)t->id;
 		ret = ng_recording_walk(rec, t, &v, bad);
 		if (ret && ret != -ENOMEM && !c.out.err)
 			bad->file = t->file;
