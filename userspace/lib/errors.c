@@ -192,6 +192,30 @@ static int count_cmp(const void *a, const void *b)
 	return strcmp(ng_strmap_key(x), ng_strmap_key(y));
 }
 
+/*
+ * The @nr counts of @vals (sorted), one a line: the count in @width
+ * columns, the error ("-9 (EBADF)"), and what the key has after its
+ * code (a path, a function), escaped as every label printed is.
+ */
+static void print_counts(FILE *fp, void **vals, size_t nr, int width)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		const struct path_count *pc = vals[i];
+		const char *name = ng_errno_name(pc->err);
+		char err[48];
+
+		if (name)
+			snprintf(err, sizeof(err), "-%d (%s)", pc->err, name);
+		else
+			snprintf(err, sizeof(err), "-%d", pc->err);
+		fprintf(fp, "%*" PRIu64 "  %-23s  ", width, pc->count, err);
+		ng_fputs_escaped(strchr(ng_strmap_key(pc), '\t') + 1, fp);
+		fputc('\n', fp);
+	}
+}
+
 int ng_replay_errors(const struct ng_recording *rec, FILE *fp,
 		     struct ng_pp_bad *bad)
 {
@@ -235,18 +259,8 @@ int ng_replay_errors(const struct ng_recording *rec, FILE *fp,
 		if (nr)
 			fprintf(fp, "#   COUNT  ERROR                    PATH (outermost > ... > origin; * returned it)\n");
 	}
-	for (i = 0; !ret && i < nr; i++) {
-		const struct path_count *pc = vals[i];
-		const char *key = strchr(ng_strmap_key(pc), '\t') + 1;
-		const char *name = ng_errno_name(pc->err);
-		char err[48];
-
-		if (name)
-			snprintf(err, sizeof(err), "-%d (%s)", pc->err, name);
-		else
-			snprintf(err, sizeof(err), "-%d", pc->err);
-		fprintf(fp, "%9" PRIu64 "  %-23s  %s\n", pc->count, err, key);
-	}
+	if (!ret)
+		print_counts(fp, vals, nr, 9);
 	if (!ret && ferror(fp))
 		ret = -EIO;
 	free(vals);
@@ -311,19 +325,8 @@ int ng_report_errors(const struct ng_recording *rec, FILE *fp,
 		fprintf(fp, "\n# errors: calls that returned an error code, by function and code\n");
 		fprintf(fp, "%10s  %-23s  Function\n", "Calls", "Error");
 	}
-	for (i = 0; !ret && i < nr; i++) {
-		const struct path_count *pc = vals[i];
-		const char *name = ng_errno_name(pc->err);
-		char err[48];
-
-		if (name)
-			snprintf(err, sizeof(err), "-%d (%s)", pc->err, name);
-		else
-			snprintf(err, sizeof(err), "-%d", pc->err);
-		fprintf(fp, "%10" PRIu64 "  %-23s  ", pc->count, err);
-		ng_fputs_escaped(strchr(ng_strmap_key(pc), '\t') + 1, fp);
-		fputc('\n', fp);
-	}
+	if (!ret)
+		print_counts(fp, vals, nr, 10);
 	free(vals);
 	ng_strmap_free(e.counts);
 	return ret;
