@@ -1237,11 +1237,17 @@ static int set_options(struct run *r, const struct opts *o)
 				return NG_EXIT_FAIL;
 			continue;
 		}
-		if (!strcmp(files[i], "options/args") &&
-		    ng_ctl_write(&r->ctl, files[i], "6") == -EINVAL &&
-		    !set(r, files[i], "4"))
-			continue;
-		if (set(r, files[i], strcmp(files[i], "options/args") ? "1" : "6"))
+		if (!strcmp(files[i], "options/args")) {
+			/* Six registers; four where there are four (EINVAL). */
+			ret = ng_ctl_write(&r->ctl, files[i], "6");
+			if (ret == -EINVAL)
+				ret = set(r, files[i], "4");
+			else if (ret)
+				ret = set(r, files[i], "6");
+		} else {
+			ret = set(r, files[i], "1");
+		}
+		if (ret)
 			return NG_EXIT_FAIL;
 	}
 	return 0;

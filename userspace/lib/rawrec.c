@@ -358,7 +358,7 @@ static bool retval_event(struct cursor *c, const uint64_t w[2], uint64_t arg)
 }
 
 /*
- * A scheduling or counters record (include/nanograph_event.h) into
+ * A scheduling, counters or retval record (include/nanograph_event.h) into
  * c->ev; false for another meta kind, or one that names no task yet
  * (counted).
  */
