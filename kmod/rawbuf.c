@@ -187,8 +187,9 @@ static void ng_raw_put_task(struct ng_raw_cpu *c, unsigned long pos,
 }
 
 /*
- * The rest of ng_raw_emit_x(), out of line: a task record and the task's
- * name before the record when the task or its name changed, or in
+ * The rest of ng_raw_emit() and its kin (ng_raw_begin()'s callers), out
+ * of line, the @n records of @x after the record: a task record and the
+ * task's name before the record when the task or its name changed, or in
  * flight mode the task record is due again (ng_raw_restate_due()); and a
  * buffer that is full (overwritten in flight mode, else the record is
  * dropped).  The name is read unlocked, as ftrace's saved_cmdlines does.
@@ -228,11 +229,7 @@ noinline void ng_raw_emit_held(struct ng_raw_cpu *c, u64 tsd, unsigned long ip,
 noinline void ng_raw_emit_held_retval(struct ng_raw_cpu *c, u64 tsd,
 				      unsigned long ip, u64 retval)
 {
-	struct ng_raw_record x = {
-		.tsd = NG_RAW_META | NG_RAW_RETVAL |
-		       (u64)NG_TSD_DEPTH(tsd & ~NG_RAW_EXIT) << NG_RAW_ARG_SHIFT,
-		.ip = retval,
-	};
+	struct ng_raw_record x = { NG_RAW_RETVAL_REC(tsd), retval };
 
 	ng_raw_emit_held(c, tsd, ip, &x, 1);
 }

@@ -184,30 +184,17 @@ static __always_inline bool ng_raw_begin(struct ng_raw_cpu *c, unsigned long n,
 }
 
 /*
- * One entry or exit record for current, and the @n records of @x after
- * it in the same reservation (options/retval: nothing comes between).
- * The common case is inline; a task record first (ng_raw_same_task()),
- * or a full buffer, goes out of line to ng_raw_emit_held(), which takes
- * over this writer's nest count: so the hot path keeps nothing live
- * across a call, and spills nothing.
+ * The tsd words of the value records (include/nanograph_event.h): the
+ * call site and argument register @i of the call at @depth, the return
+ * value of the call whose exit record's tsd is @exit_tsd.
  */
-static __always_inline void ng_raw_emit_x(u64 tsd, unsigned long ip,
-					  const struct ng_raw_record *x,
-					  unsigned int n)
-{
-	struct ng_raw_cpu *c = this_cpu_ptr(&ng_raw_cpus);
-	unsigned long pos;
-	unsigned int i;
-
-	if (unlikely(!ng_raw_begin(c, 1 + n, &pos))) {
-		ng_raw_emit_held(c, tsd, ip, x, n);
-		return;
-	}
-	ng_raw_put(c, pos, tsd, ip);
-	for (i = 0; i < n; i++)
-		ng_raw_put(c, pos + 1 + i, x[i].tsd, x[i].ip);
-	ng_raw_commit(c);
-}
+#define NG_RAW_SITE_REC(depth) \
+	(NG_RAW_META | NG_RAW_SITE | (u64)(depth) << NG_RAW_ARG_SHIFT)
+#define NG_RAW_ARG_REC(depth, i) \
+	(NG_RAW_META | NG_RAW_ARG | ((u64)(depth) | (u64)(i) << 8) << NG_RAW_ARG_SHIFT)
+#define NG_RAW_RETVAL_REC(exit_tsd) \
+	(NG_RAW_META | NG_RAW_RETVAL | \
+	 (u64)NG_TSD_DEPTH((exit_tsd) & ~NG_RAW_EXIT) << NG_RAW_ARG_SHIFT)
 
 void ng_raw_emit_held_retval(struct ng_raw_cpu *c, u64 tsd, unsigned long ip,
 			     u64 retval);
@@ -232,16 +219,28 @@ static __always_inline void ng_raw_emit_exit(u64 tsd, unsigned long ip,
 	}
 	ng_raw_put(c, pos, tsd, ip);
 	if (value)
-		ng_raw_put(c, pos + 1, NG_RAW_META | NG_RAW_RETVAL |
-			   (u64)NG_TSD_DEPTH(tsd & ~NG_RAW_EXIT) << NG_RAW_ARG_SHIFT,
-			   retval);
+		ng_raw_put(c, pos + 1, NG_RAW_RETVAL_REC(tsd), retval);
 	ng_raw_commit(c);
 }
 
-/* One entry or exit record alone, as most calls write. */
+/*
+ * One entry or exit record for current, as most calls write.  The
+ * common case is inline; a task record first (ng_raw_same_task()), or a
+ * full buffer, goes out of line to ng_raw_emit_held(), which takes over
+ * this writer's nest count: so the hot path keeps nothing live across a
+ * call, and spills nothing.
+ */
 static __always_inline void ng_raw_emit(u64 tsd, unsigned long ip)
 {
-	ng_raw_emit_x(tsd, ip, NULL, 0);
+	struct ng_raw_cpu *c = this_cpu_ptr(&ng_raw_cpus);
+	unsigned long pos;
+
+	if (unlikely(!ng_raw_begin(c, 1, &pos))) {
+		ng_raw_emit_held(c, tsd, ip, NULL, 0);
+		return;
+	}
+	ng_raw_put(c, pos, tsd, ip);
+	ng_raw_commit(c);
 }
 
 void ng_raw_emit_clock(u64 counter, u64 mono_ns, u64 freq);

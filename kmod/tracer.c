@@ -185,10 +185,6 @@ static __always_inline void ng_emit_entry(unsigned long ip, u64 tsd)
 	trace_func_entry(ip, tsd);
 }
 
-/* The record of argument register @i of the call at @depth. */
-#define NG_ARG_REC(depth, i) \
-	(NG_RAW_META | NG_RAW_ARG | ((depth) | (u64)(i) << 8) << NG_RAW_ARG_SHIFT)
-
 /*
  * Argument register @i (a constant where inlined: its place in the
  * saved registers is then one load) into the record at *@pos, if the
@@ -200,14 +196,40 @@ static __always_inline void ng_raw_put_arg(struct ng_raw_cpu *c,
 					   unsigned int nr, unsigned int i)
 {
 	if (i < NG_ARCH_NARGS && i < nr)
-		ng_raw_put(c, (*pos)++, NG_ARG_REC(depth, i), ng_arch_arg(fregs, i));
+		ng_raw_put(c, (*pos)++, NG_RAW_ARG_REC(depth, i), ng_arch_arg(fregs, i));
+}
+
+/*
+ * ng_raw_entry_values()'s held path, out of line: its array stays out of
+ * the common path's frame (which the kernels that zero stack arrays
+ * would clear on every call).  Takes over @c's nest count.
+ */
+static noinline void ng_raw_entry_values_held(struct ng_raw_cpu *c,
+					      unsigned long ip, u64 tsd,
+					      unsigned long site,
+					      struct ftrace_regs *fregs,
+					      unsigned int nr)
+{
+	struct ng_raw_record x[1 + NG_ARCH_NARGS];
+	u64 depth = NG_TSD_DEPTH(tsd);
+	unsigned int n = 0, i;
+
+	if (site) {
+		x[n].tsd = NG_RAW_SITE_REC(depth);
+		x[n++].ip = site;
+	}
+	for (i = 0; i < nr; i++) {
+		x[n].tsd = NG_RAW_ARG_REC(depth, i);
+		x[n++].ip = ng_arch_arg(fregs, i);
+	}
+	ng_raw_emit_held(c, tsd, ip, x, n);
 }
 
 /*
  * The raw records of an entry with its values: the entry, @site's
  * record if any, then @nr argument registers, read straight into the
  * reserved records (each register's place a constant, unrolled) in the
- * common case; through an array to ng_raw_emit_held() otherwise.
+ * common case.
  */
 static __always_inline void ng_raw_entry_values(unsigned long ip, u64 tsd,
 						unsigned long site,
@@ -216,27 +238,15 @@ static __always_inline void ng_raw_entry_values(unsigned long ip, u64 tsd,
 {
 	struct ng_raw_cpu *c = this_cpu_ptr(&ng_raw_cpus);
 	u64 depth = NG_TSD_DEPTH(tsd);
-	unsigned int n = !!site + nr, i;
-	struct ng_raw_record x[1 + NG_ARCH_NARGS];
 	unsigned long pos;
 
-	if (unlikely(!ng_raw_begin(c, 1 + n, &pos))) {
-		n = 0;
-		if (site) {
-			x[n].tsd = NG_RAW_META | NG_RAW_SITE | depth << NG_RAW_ARG_SHIFT;
-			x[n++].ip = site;
-		}
-		for (i = 0; i < nr; i++) {
-			x[n].tsd = NG_ARG_REC(depth, i);
-			x[n++].ip = ng_arch_arg(fregs, i);
-		}
-		ng_raw_emit_held(c, tsd, ip, x, n);
+	if (unlikely(!ng_raw_begin(c, 1 + !!site + nr, &pos))) {
+		ng_raw_entry_values_held(c, ip, tsd, site, fregs, nr);
 		return;
 	}
 	ng_raw_put(c, pos++, tsd, ip);
 	if (site)
-		ng_raw_put(c, pos++, NG_RAW_META | NG_RAW_SITE |
-			   depth << NG_RAW_ARG_SHIFT, site);
+		ng_raw_put(c, pos++, NG_RAW_SITE_REC(depth), site);
 	ng_raw_put_arg(c, &pos, depth, fregs, nr, 0);
 	ng_raw_put_arg(c, &pos, depth, fregs, nr, 1);
 	ng_raw_put_arg(c, &pos, depth, fregs, nr, 2);
