@@ -38,6 +38,12 @@ struct ng_rec_thread {
 	char process[64];	/* comm of the row whose tid is pid, else comm */
 };
 
+/*
+ * @t's key in a recording's tables (sched.tsv, counters.tsv, args.tsv,
+ * retval.tsv): its tid, or -(cpu + 1) for a CPU's idle task.
+ */
+int ng_rec_thread_key(const struct ng_rec_thread *t);
+
 struct ng_filter;
 struct ng_comp;
 

@@ -300,6 +300,11 @@ int ng_recording_open(struct ng_recording *rec, const char *dir)
 	return 0;
 }
 
+int ng_rec_thread_key(const struct ng_rec_thread *t)
+{
+	return t->idle ? -(int)t->id - 1 : (int)t->id;
+}
+
 bool ng_recording_draws_sched(const struct ng_recording *rec)
 {
 	return rec->sched && !rec->comp && !ng_filter_hides_calls(rec->filter);

@@ -52,11 +52,6 @@ struct ew {
 	uint64_t errors;	/* calls that returned an error code */
 };
 
-static int thread_key(const struct ng_rec_thread *t)
-{
-	return t->idle ? -(int)t->id - 1 : (int)t->id;
-}
-
 /* A call entered: one more open call, with no failed callee yet. */
 static int ew_enter(void *priv, const char *label, uint64_t ns, size_t depth)
 {
@@ -141,7 +136,7 @@ static int ew_leave(void *priv, const struct ng_call *c)
 	if (!w->n)
 		return 0;
 	f = &w->stack[w->n - 1];
-	v = ng_values_ret(w->rec->values, thread_key(w->t), c->end_ns,
+	v = ng_values_ret(w->rec->values, ng_rec_thread_key(w->t), c->end_ns,
 			  (unsigned int)c->depth);
 	if (v)
 		err = ng_retval_errno(w->rec->values, c->label, v->retval);
@@ -313,7 +308,7 @@ int ng_report_errors(const struct ng_recording *rec, FILE *fp,
 	if (!e.counts)
 		return -ENOMEM;
 	for (i = 0; !ret && i < rec->nr_threads; i++) {
-		e.tid = thread_key(&rec->threads[i]);
+		e.tid = ng_rec_thread_key(&rec->threads[i]);
 		ret = ng_recording_walk(rec, &rec->threads[i], &v, bad);
 		if (ret && ret != -ENOMEM)
 			bad->file = rec->threads[i].file;

@@ -524,7 +524,7 @@ static int export_chrome(const struct ng_recording *rec, const char *path,
 					ng_chrome_pid(t), ng_chrome_tid(t));
 		while (c.nr)
 			free(c.slots[--c.nr].args);
-		c.tid = t->idle ? -(int)t->id - 1 : (int)t->id;
+		c.tid = ng_rec_thread_key(t);
 		ret = ng_recording_walk(rec, t, &v, bad);
 		if (ret && ret != -ENOMEM && !c.out.err)
 			bad->file = t->file;

@@ -756,5 +756,5 @@ int ng_recording_walk(const struct ng_recording *rec,
 		      const struct ng_pp_visitor *v, struct ng_pp_bad *bad)
 {
 	return filter_walk(rec->filter, rec->comp, rec->values,
-			   t->idle ? -(int)t->id - 1 : (int)t->id, t->path, v, bad);
+			   ng_rec_thread_key(t), t->path, v, bad);
 }

@@ -598,26 +598,6 @@ static int pf_start(struct pf *w, uint64_t t0)
 	return ret ? ret : pf_describe(w, true);
 }
 
-/* A BEGIN that interns its name on this sequence: the rare, slow path. */
-static int pf_begin_interned(struct pf *w, uint64_t delta,
-			     const struct pf_name *n)
-{
-	const char *name = n->clean ? n->clean : ng_strmap_key(n);
-
-	pb_varint(&w->pkt, PKT_TIMESTAMP, delta);
-	pb_varint(&w->sub, TE_TYPE, TYPE_SLICE_BEGIN);
-	pb_varint(&w->sub, TE_NAME_IID, n->iid);
-	pb_msg(&w->pkt, PKT_TRACK_EVENT, &w->sub);
-	pb_varint(&w->pkt, PKT_SEQUENCE_ID, w->seq);
-	pb_varint(&w->sub, EN_IID, n->iid);
-	pb_bytes(&w->sub, EN_NAME, name, strlen(name));
-	pb_msg(&w->sub2, ID_EVENT_NAMES, &w->sub);
-	pb_msg(&w->pkt, PKT_INTERNED_DATA, &w->sub2);
-	pb_varint(&w->pkt, PKT_SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
-	w->st.interned++;
-	return pf_put_packet(w, &w->pkt);
-}
-
 /* The annotations of @blob (REC_VALUES) into @te, a TrackEvent. */
 static void pf_annotate(struct pf *w, struct pb *te, const uint8_t *blob,
 			size_t len)
@@ -640,10 +620,11 @@ static void pf_annotate(struct pf *w, struct pb *te, const uint8_t *blob,
 }
 
 /*
- * A BEGIN or END with annotations (@type), the name interned first if
- * this sequence has not (@n, for a BEGIN): the slow path, with builders.
+ * The rare, slow path, with builders: a BEGIN that interns its name
+ * (@n) on this sequence (@intern), or a BEGIN or END (@type) with
+ * annotations (@blob, REC_VALUES's).
  */
-static int pf_event_annotated(struct pf *w, uint64_t delta, unsigned int type,
+static int pf_event_built(struct pf *w, uint64_t delta, unsigned int type,
 			      struct pf_name *n, bool intern,
 			      const uint8_t *blob, size_t len)
 {
@@ -699,13 +680,11 @@ static int pf_enter(struct pf *w, const char *label, size_t len, uint64_t ns,
 		}
 		n->seq = w->seq;
 		n->iid = ++w->next_iid;
-		if (ann_len)
-			return pf_event_annotated(w, delta, TYPE_SLICE_BEGIN, n,
-						  true, ann, ann_len);
-		return pf_begin_interned(w, delta, n);
+		return pf_event_built(w, delta, TYPE_SLICE_BEGIN, n, true,
+				      ann, ann_len);
 	}
 	if (ann_len)
-		return pf_event_annotated(w, delta, TYPE_SLICE_BEGIN, n, false,
+		return pf_event_built(w, delta, TYPE_SLICE_BEGIN, n, false,
 					  ann, ann_len);
 	if (w->len + PF_EVENT_MAX > w->cap)
 		pf_flush(w);
@@ -739,7 +718,7 @@ static int pf_leave(struct pf *w, uint64_t ns, const uint8_t *ann,
 		uint64_t delta = ns - w->last_ns;
 
 		w->last_ns = ns;
-		return pf_event_annotated(w, delta, TYPE_SLICE_END, NULL, false,
+		return pf_event_built(w, delta, TYPE_SLICE_END, NULL, false,
 					  ann, ann_len);
 	}
 	if (w->len + PF_EVENT_MAX > w->cap)
@@ -1056,8 +1035,7 @@ static void *pf_parser_main(void *arg)
 
 	ps->buf = ring_cur(&ps->q, &ps->cap);
 	for (i = 0; !ret && i < ps->rec->nr_threads; i++) {
-		ps->tid = ps->rec->threads[i].idle ? -(int)ps->rec->threads[i].id - 1 :
-			  (int)ps->rec->threads[i].id;
+		ps->tid = ng_rec_thread_key(&ps->rec->threads[i]);
 		ret = rec_put(ps, REC_THREAD, &i, 4);
 		if (!ret)
 			ret = ng_recording_walk(ps->rec, &ps->rec->threads[i],

@@ -270,6 +270,26 @@ static int next_record(struct cursor *c, uint64_t w[2], bool *got)
 }
 
 /*
+ * An event of @type into c->ev about the call whose exit at @depth came
+ * last on this CPU, this task's: what a counters or retval record after
+ * an exit is of; false if there is none (its exit was lost).
+ */
+static bool exit_event(struct cursor *c, unsigned int depth,
+		       enum ng_event_type type)
+{
+	if (depth > NG_RAW_DEPTH_MAX || c->exits[depth].tid != c->tid ||
+	    !c->exits[depth].ip)
+		return false;
+	c->ev.type = type;
+	c->ev.tid = c->tid;
+	c->ev.depth = depth;
+	c->ev.ip = c->exits[depth].ip;
+	c->ev.counter = c->exits[depth].counter;
+	c->ev.ts = c->ev.counter;
+	return true;
+}
+
+/*
  * A counters record into c->ev: of the call whose exit at its depth came
  * last on this CPU, which was this task's (include/nanograph_event.h);
  * false if there was none (its exit was lost).
@@ -278,15 +298,8 @@ static bool counters_event(struct cursor *c, const uint64_t w[2], uint64_t arg)
 {
 	unsigned int depth = (unsigned int)(arg & 0xff), i;
 
-	if (depth > NG_RAW_DEPTH_MAX || c->exits[depth].tid != c->tid ||
-	    !c->exits[depth].ip)
+	if (!exit_event(c, depth, NG_EV_COUNTERS))
 		return false;
-	c->ev.type = NG_EV_COUNTERS;
-	c->ev.tid = c->tid;
-	c->ev.depth = depth;
-	c->ev.ip = c->exits[depth].ip;
-	c->ev.counter = c->exits[depth].counter;
-	c->ev.ts = c->ev.counter;
 	for (i = 0; i < NG_COUNTS; i++)
 		c->ev.counts[i] = (unsigned int)NG_COUNT_LANE(w[1], i);
 	c->exits[depth].ip = 0;		/* one counters record per exit */
@@ -342,17 +355,8 @@ static void args_gather(struct cursor *c, const uint64_t w[2])
  */
 static bool retval_event(struct cursor *c, const uint64_t w[2], uint64_t arg)
 {
-	unsigned int depth = (unsigned int)(arg & 0xff);
-
-	if (depth > NG_RAW_DEPTH_MAX || c->exits[depth].tid != c->tid ||
-	    !c->exits[depth].ip)
+	if (!exit_event(c, (unsigned int)(arg & 0xff), NG_EV_RETVAL))
 		return false;
-	c->ev.type = NG_EV_RETVAL;
-	c->ev.tid = c->tid;
-	c->ev.depth = depth;
-	c->ev.ip = c->exits[depth].ip;
-	c->ev.counter = c->exits[depth].counter;
-	c->ev.ts = c->ev.counter;
 	c->ev.retval = w[1];
 	return true;
 }

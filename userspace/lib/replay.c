@@ -84,12 +84,6 @@ static void rp_header(struct rp *r)
 	r->blocks = r->header = true;
 }
 
-/* The thread's key in the recording's tables: an idle task's is -cpu - 1. */
-static int rp_tid(const struct rp *r)
-{
-	return r->t->idle ? -(int)r->t->id - 1 : (int)r->t->id;
-}
-
 /*
  * What a call's wall time was made of, if it was off the CPU: ": on-cpu
  * X, runnable Y, blocked Z, woken by TID COMM in FUNC" (the parts that
@@ -139,7 +133,8 @@ static void counts_note(const struct rp *r, const struct ng_call *c,
 
 	if (!r->counts)
 		return;
-	e = ng_counts_find(r->counts, rp_tid(r), c->end_ns, (unsigned int)c->depth);
+	e = ng_counts_find(r->counts, ng_rec_thread_key(r->t), c->end_ns,
+			   (unsigned int)c->depth);
 	if (ng_counts_note(what, sizeof(what), e) && n < size)
 		snprintf(buf + n, size - n, "%s%s", n ? ", " : ": ", what);
 }
@@ -156,7 +151,7 @@ static void retval_note(const struct rp *r, const struct ng_call *c,
 	size_t n = strlen(buf);
 	char text[64];
 
-	v = ng_values_ret(r->values, rp_tid(r), c->end_ns, (unsigned int)c->depth);
+	v = ng_values_ret(r->values, ng_rec_thread_key(r->t), c->end_ns, (unsigned int)c->depth);
 	if (!v || n >= size ||
 	    !ng_retval_text(r->values, c->label, text, sizeof(text), v->retval))
 		return;
@@ -223,7 +218,7 @@ static void args_text(struct rp *r, const char *label, uint64_t ns, size_t depth
 	const struct ng_call_values *v;
 
 	r->p_args[0] = r->p_site[0] = '\0';
-	v = ng_values_args(r->values, rp_tid(r), ns, (unsigned int)depth);
+	v = ng_values_args(r->values, ng_rec_thread_key(r->t), ns, (unsigned int)depth);
 	if (!v)
 		return;
 	ng_args_text(r->values, label, v, r->p_args, sizeof(r->p_args));
