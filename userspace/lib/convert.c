@@ -646,25 +646,41 @@ static int on_sched(struct ng_conv *c, const struct ng_event *ev)
 }
 
 /*
+ * The start of a line of table @name (opened at its first line) about
+ * the call of thread @ev->tid at @ev->depth whose counter is
+ * @ev->counter: "NS TID DEPTH FUNCTION", tab-separated, no newline.
+ * counters.tsv, args.tsv and retval.tsv start so (trace-format.md).
+ */
+static int call_line(struct ng_conv *c, struct ng_outfile *f, bool *open,
+		     const char *name, const struct ng_event *ev)
+{
+	const struct sym *s;
+	int ret;
+
+	ret = table_open(c, f, open, name);
+	if (ret)
+		return ret;
+	s = sym_get(c, ev->ip);
+	if (!s)
+		return c->err;
+	return ng_outfile_printf(f, "%" PRIu64 "\t%d\t%u\t%s",
+				 ng_clock_ns(&c->clock, ev->counter),
+				 event_thread(ev), ev->depth, s->name);
+}
+
+/*
  * A call's fault and context-switch counts, as a line of counters.tsv
  * (Documentation/trace-format.md): the call of thread @ev->tid at
  * @ev->depth that returned at @ev->counter, by its exit's nanoseconds.
  */
 static int on_counters(struct ng_conv *c, const struct ng_event *ev)
 {
-	const struct sym *s;
-	int ret;
+	int ret = call_line(c, &c->counters, &c->counters_open, "counters", ev);
 
-	ret = table_open(c, &c->counters, &c->counters_open, "counters");
 	if (ret)
 		return ret;
-	s = sym_get(c, ev->ip);
-	if (!s)
-		return c->err;
 	c->sum.counters++;
-	return ng_outfile_printf(&c->counters, "%" PRIu64 "\t%d\t%u\t%s\t%u\t%u\t%u\t%u\n",
-				 ng_clock_ns(&c->clock, ev->counter),
-				 event_thread(ev), ev->depth, s->name,
+	return ng_outfile_printf(&c->counters, "\t%u\t%u\t%u\t%u\n",
 				 ev->counts[NG_COUNT_MINFLT],
 				 ev->counts[NG_COUNT_MAJFLT],
 				 ev->counts[NG_COUNT_NVCSW],
@@ -695,22 +711,15 @@ static void site_text(const struct ng_conv *c, uint64_t addr, char *buf,
  */
 static int on_args(struct ng_conv *c, const struct ng_event *ev)
 {
-	const struct sym *s;
+	int ret = call_line(c, &c->args, &c->args_open, "args", ev);
 	char site[160];
 	unsigned int i;
-	int ret;
 
-	ret = table_open(c, &c->args, &c->args_open, "args");
 	if (ret)
 		return ret;
-	s = sym_get(c, ev->ip);
-	if (!s)
-		return c->err;
 	site_text(c, ev->site, site, sizeof(site));
 	c->sum.args++;
-	ret = ng_outfile_printf(&c->args, "%" PRIu64 "\t%d\t%u\t%s\t%s",
-				ng_clock_ns(&c->clock, ev->counter),
-				event_thread(ev), ev->depth, s->name, site);
+	ret = ng_outfile_printf(&c->args, "\t%s", site);
 	for (i = 0; i < ev->nargs && i < NG_ARGS_MAX && !ret; i++)
 		ret = ng_outfile_printf(&c->args, "\t0x%" PRIx64, ev->args[i]);
 	return ret ?: ng_outfile_printf(&c->args, "\n");
@@ -723,19 +732,12 @@ static int on_args(struct ng_conv *c, const struct ng_event *ev)
  */
 static int on_retval(struct ng_conv *c, const struct ng_event *ev)
 {
-	const struct sym *s;
-	int ret;
+	int ret = call_line(c, &c->retvals, &c->retvals_open, "retval", ev);
 
-	ret = table_open(c, &c->retvals, &c->retvals_open, "retval");
 	if (ret)
 		return ret;
-	s = sym_get(c, ev->ip);
-	if (!s)
-		return c->err;
 	c->sum.retvals++;
-	return ng_outfile_printf(&c->retvals, "%" PRIu64 "\t%d\t%u\t%s\t0x%" PRIx64 "\n",
-				 ng_clock_ns(&c->clock, ev->counter),
-				 event_thread(ev), ev->depth, s->name, ev->retval);
+	return ng_outfile_printf(&c->retvals, "\t0x%" PRIx64 "\n", ev->retval);
 }
 
 /* Whether @ev came before the window: left out, and counted. */
