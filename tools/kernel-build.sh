@@ -69,23 +69,33 @@ if [ -e "$OUT/.complete" ]; then
 	echo "$OUT"
 	exit 0
 fi
-rm -rf "$OUT"
 SRC=$OUT/src
 OBJ=$OUT/build
 start=$(date +%s)
+mk() { make -C "$SRC" O="$OBJ" ARCH="$KARCH" CROSS_COMPILE="$CROSS" "$@"; }
+# A build that was cut short (the machine stopped) after its tree was
+# patched and configured goes on where it stopped: make is incremental.
+# Anything less than that is started again.
+if [ -e "$OUT/.configured" ]; then
+	log "resuming $OUT"
+	RESUMED=1
+else
+	rm -rf "$OUT"
+fi
 # The same source and config as an earlier build with other patches: that
 # tree is taken over, its series reversed and this one applied, so that
 # make rebuilds only what the patches touch (minutes, not the hour a
 # whole build takes on 2 cores).
 BASE=$( { basename "$SRCDEB"; cat "$CONFIG"; echo "$RECIPE"; } | sha256sum | cut -c1-16)
 for old in "$CACHE"/patched/"$ARCH"-*; do
+	[ "${RESUMED:-0}" = 1 ] && break
 	if [ ! -e "$old/.complete" ] || [ "$(cat "$old/base" 2>/dev/null)" != "$BASE" ]; then
 		continue
 	fi
 	log "reusing $old"
 	REUSED=1
 	mv "$old" "$OUT"
-	rm -f "$OUT/.complete"
+	rm -f "$OUT/.complete" "$OUT/.configured"
 	for p in $(find "$OUT/patches" -name '*.patch' | sort -r); do
 		patch -d "$SRC" -p1 -R --quiet <"$p"
 	done
@@ -98,8 +108,8 @@ if [ ! -d "$SRC" ]; then
 	dpkg-deb --fsys-tarfile "$SRCDEB" | tar -xO --wildcards './usr/src/linux-source-6.12.tar.*' |
 		tar -xJ -C "$SRC" --strip-components=1
 fi
-mkdir -p "$OUT/patches"
-for p in "${PATCHES[@]}"; do
+[ "${RESUMED:-0}" = 1 ] || mkdir -p "$OUT/patches"
+[ "${RESUMED:-0}" = 1 ] || for p in "${PATCHES[@]}"; do
 	log "applying $(basename "$p")"
 	patch -d "$SRC" -p1 --forward --quiet <"$p"
 	cp "$p" "$OUT/patches/"
@@ -110,8 +120,7 @@ echo "$BASE" >"$OUT/base"
 # info (BTF needs it; the rig reads neither), every module off.  Not
 # again in a tree taken over: the config is the same (BASE), and writing
 # it again would date autoconf.h anew and rebuild everything.
-mk() { make -C "$SRC" O="$OBJ" ARCH="$KARCH" CROSS_COMPILE="$CROSS" "$@"; }
-if [ "${REUSED:-0}" != 1 ]; then
+if [ "${REUSED:-0}" != 1 ] && [ "${RESUMED:-0}" != 1 ]; then
 	cp "$CONFIG" "$OBJ/.config"
 	"$SRC/scripts/config" --file "$OBJ/.config" \
 		--set-str LOCALVERSION "-nanograph" \
@@ -124,6 +133,7 @@ if [ "${REUSED:-0}" != 1 ]; then
 	mk -s LSMOD="$OUT/lsmod" localmodconfig </dev/null
 	mk -s olddefconfig
 fi
+touch "$OUT/.configured"
 log "building $(make -s -C "$SRC" kernelversion)-nanograph for $ARCH, -j$JOBS"
 mk -s -j"$JOBS" all >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log" >&2; exit 1; }
 cp "$OBJ/$IMAGE" "$OUT/vmlinuz"
