@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build the kernel that carries kernel-patches/ (issue 12: nanograph as an
-# ftrace tracer): Debian's linux-source of the 6.12 line, the same version
-# the rig boots stock, with the series applied, Debian's config of that
-# build minus every module (the rig's guests load none but nanograph's) and
-# minus debug info, so that one build takes minutes, not hours.
+# ftrace tracer): Debian's linux-source of the 6.12 line as trixie has it
+# (the version the rig's "trixie" cells boot stock), with the series
+# applied, Debian's config of the rig's "6.12" line minus every module
+# (the rig's guests load none but nanograph's) and minus debug info, so
+# that one build takes minutes, not hours.
 #
 #   tools/kernel-build.sh [-a ARCH] [-j JOBS] [-p]
 #
@@ -39,10 +40,14 @@ arm64) KARCH=arm64 CROSS=aarch64-linux-gnu- IMAGE=arch/arm64/boot/Image.gz ;;
 esac
 log() { echo "kernel-build: $*" >&2; }
 
-# The stock 6.12 line's source package and Debian's config for ARCH,
-# through the rig (downloaded once, cached).
-"$ROOT/tools/vmtest.sh" -a "$ARCH" -k 6.12 source >/dev/null
-SRCDEB=$(printf '%s\n' "$CACHE"/debs/linux-source-6.12_*_all.deb | sort -V | tail -n 1)
+# Debian's 6.12 source as trixie has it (newer than bookworm-backports'
+# 6.12, which the rig's "6.12" line boots; kernel-patches/ follow it),
+# and Debian's config for ARCH of the 6.12 line, through the rig
+# (downloaded once, cached).  Named, not the newest deb in the cache:
+# which debs a cache holds depends on which cells ran before.
+SRCDIR=$("$ROOT/tools/vmtest.sh" -a "$ARCH" -k trixie source)
+SRCDEB=$CACHE/debs/linux-source-6.12_${SRCDIR##*/6.12-}_all.deb
+[ -f "$SRCDEB" ] || { log "no $SRCDEB (the source of $SRCDIR)"; exit 1; }
 HDRS=$("$ROOT/tools/vmtest.sh" -a "$ARCH" -k 6.12 headers)
 CONFIG=$HDRS/.config
 [ -s "$CONFIG" ] || { log "no Debian config at $CONFIG"; exit 1; }

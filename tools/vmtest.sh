@@ -449,8 +449,13 @@ kernel_resolve() {
 # build's key (the ftracetest baseline is cached by both), and KDIR_ROOT
 # gets the layout of an unpacked Debian kernel (patched_fetch).
 patched_resolve() {
+	local rel=$PATCHED_DIR/build/include/config/kernel.release
+
+	# The source's version, not the 6.12 line's image (kernel-build.sh
+	# takes the newer trixie source); the line's own until it is built.
 	KREL=${KVER%%-*}-nanograph
-	KVER=$KVER+nanograph.${PATCHED_DIR##*-}
+	[ ! -f "$rel" ] || KREL=$(cat "$rel")
+	KVER=${KREL%-nanograph}+nanograph.${PATCHED_DIR##*-}
 	KDIR_ROOT=$PATCHED_DIR/root
 }
 
