@@ -22,11 +22,22 @@ static_assert(offsetof(struct ng_ft_clock, counter) ==
 static_assert(offsetof(struct ng_ft_clock, uncertainty) ==
 	      offsetof(struct trace_event_raw_clock_sync, uncertainty));
 
+static_assert(sizeof(struct ng_ft_args) == sizeof(struct trace_event_raw_func_args));
+static_assert(offsetof(struct ng_ft_args, site) ==
+	      offsetof(struct trace_event_raw_func_args, site));
+static_assert(offsetof(struct ng_ft_args, args) ==
+	      offsetof(struct trace_event_raw_func_args, args));
+static_assert(sizeof(struct ng_ft_retval) == sizeof(struct trace_event_raw_func_retval));
+static_assert(offsetof(struct ng_ft_retval, retval) ==
+	      offsetof(struct trace_event_raw_func_retval, retval));
+
 /* Assigned when the module's events were registered, at load. */
 void ng_ft_event_types(struct ng_ft_types *types)
 {
 	types->entry = event_func_entry.event.type;
 	types->exit = event_func_exit.event.type;
 	types->clock = event_clock_sync.event.type;
+	types->args = event_func_args.event.type;
+	types->retval = event_func_retval.event.type;
 }
 #endif

@@ -74,18 +74,20 @@ static __always_inline bool ng_ft_pid_wanted(struct trace_array *tr)
 
 /*
  * From the hook (tracer.c), preemption off, under ftrace's recursion
- * lock: one record into each trace array that has nanograph current.
- * The context word is taken as the function tracer takes it, one
- * preemption level (the recursion lock's) subtracted.
+ * lock: record @rec (@size bytes, of event type @type; its leading
+ * trace_entry is the ring buffer's to fill) into each trace array that
+ * has nanograph current.  The context word is taken as the function
+ * tracer takes it, one preemption level (the recursion lock's)
+ * subtracted.
  */
-void notrace ng_ft_emit(bool exit, unsigned long ip, u64 tsd)
+static __always_inline void ng_ft_write(unsigned short type, const void *rec,
+					size_t size)
 {
 	struct ng_ft_arrays *arrays = rcu_dereference_sched(ng_ft_arrays);
-	unsigned short type = exit ? ng_ft_types.exit : ng_ft_types.entry;
 	struct ring_buffer_event *event;
 	struct trace_buffer *buffer;
+	struct trace_entry *dst, ent;
 	unsigned int trace_ctx, i;
-	struct ng_ft_func *rec;
 
 	if (unlikely(!arrays))
 		return;
@@ -94,15 +96,44 @@ void notrace ng_ft_emit(bool exit, unsigned long ip, u64 tsd)
 		if (!ng_ft_pid_wanted(arrays->tr[i]))
 			continue;
 		buffer = arrays->tr[i]->array_buffer.buffer;
-		event = trace_buffer_lock_reserve(buffer, type, sizeof(*rec),
-						  trace_ctx);
+		event = trace_buffer_lock_reserve(buffer, type, size, trace_ctx);
 		if (!event)
 			continue;
-		rec = ring_buffer_event_data(event);
-		rec->tsd = tsd;
-		rec->ip = ip;
+		dst = ring_buffer_event_data(event);
+		ent = *dst;
+		memcpy(dst, rec, size);
+		*dst = ent;
 		trace_buffer_unlock_commit_nostack(buffer, event);
 	}
+}
+
+/* A func_entry or func_exit record. */
+void notrace ng_ft_emit(bool exit, unsigned long ip, u64 tsd)
+{
+	struct ng_ft_func rec = { .tsd = tsd, .ip = ip };
+
+	ng_ft_write(exit ? ng_ft_types.exit : ng_ft_types.entry, &rec, sizeof(rec));
+}
+
+/*
+ * The func_args record of the entry just written (options/args,
+ * options/retaddr): the printer shows it on the entry's line.
+ */
+void notrace ng_ft_emit_args(unsigned long ip, u64 tsd, unsigned long site,
+			     unsigned int nargs, const unsigned long *args)
+{
+	struct ng_ft_args rec = { .tsd = tsd, .ip = ip, .site = site, .nargs = nargs };
+
+	memcpy(rec.args, args, sizeof(rec.args));
+	ng_ft_write(ng_ft_types.args, &rec, sizeof(rec));
+}
+
+/* The func_retval record of the exit just written (options/retval). */
+void notrace ng_ft_emit_retval(unsigned long ip, u64 tsd, u64 retval)
+{
+	struct ng_ft_retval rec = { .tsd = tsd, .ip = ip, .retval = retval };
+
+	ng_ft_write(ng_ft_types.retval, &rec, sizeof(rec));
 }
 
 /* A clock_sync record into @tr: what converts its counter values. */
@@ -274,15 +305,28 @@ struct ng_ft_cpu {
 };
 
 /*
+ * One line's records: an entry with what follows it on its CPU (its
+ * func_args, and a leaf's exit with its func_retval), or an exit with
+ * its func_retval.  On a consuming read the printer has taken them from
+ * the buffer, all but the last one taken when @pending.
+ */
+struct ng_ft_line {
+	struct ng_ft_func rec;
+	struct ng_ft_args args;
+	struct ng_ft_func exit;
+	u64 retval;
+	bool is_exit, has_args, leaf, has_retval, pending;
+};
+
+/*
  * A reader's state (iter->private), as function_graph keeps: the task
- * last printed per CPU (for the context-switch lines), the entry last
- * printed and what followed it, kept when its line did not fit (a
- * consuming read has already taken the entry from the buffer), the CPUs
- * whose next record, a leaf's exit, was printed with its entry already,
- * and the entries of calls still open.
+ * last printed per CPU (for the context-switch lines), the line last
+ * gathered, kept when it did not fit (a consuming read has already
+ * taken its records from the buffer), the CPUs whose next record was
+ * printed already, and the entries of calls still open.
  */
 struct ng_ft_iter {
-	struct ng_ft_func ent, next;
+	struct ng_ft_line line;
 	u64 ts;
 	int cpu;
 	bool failed;
@@ -407,50 +451,103 @@ static void ng_ft_indent(struct trace_seq *s, unsigned int depth)
 }
 
 /*
- * Is @cur followed on its CPU by its own exit (a leaf)?  On a consuming
- * read (trace_pipe) the entry is taken from the buffer to see the next
- * one, as function_graph does; the exit is then iter->ent's successor,
- * consumed by the reader after this line.  Both are kept, in case the
- * line does not fit and is printed again.
+ * Looking past the record being printed, on its CPU, as function_graph
+ * does for a leaf: a trace file's iterator is advanced over each record
+ * taken; a consuming read (trace_pipe) consumes the record before
+ * peeking at the next one, and the last one taken stays in the buffer
+ * for the reader to consume after the line (@pending).
  */
-static struct ng_ft_func *ng_ft_leaf(struct trace_iterator *iter,
-				     struct ng_ft_func *cur)
-{
-	struct ng_ft_iter *data = iter->private;
-	struct ring_buffer_iter *ring_iter = NULL;
-	struct ring_buffer_event *event;
-	struct ng_ft_func *next;
+struct ng_ft_look {
+	struct trace_iterator *iter;
+	struct ring_buffer_iter *ring;
+	bool pending;
+};
 
-	if (data && data->failed) {
-		*cur = data->ent;
-		next = &data->next;
+static const struct trace_entry *ng_ft_peek(struct ng_ft_look *l)
+{
+	struct trace_buffer *buffer = l->iter->array_buffer->buffer;
+	struct ring_buffer_event *event;
+
+	if (l->ring) {
+		event = ring_buffer_iter_peek(l->ring, NULL);
 	} else {
-		ring_iter = trace_buffer_iter(iter, iter->cpu);
-		if (ring_iter) {
-			event = ring_buffer_iter_peek(ring_iter, NULL);
-		} else {
-			ring_buffer_consume(iter->array_buffer->buffer, iter->cpu,
-					    NULL, NULL);
-			event = ring_buffer_peek(iter->array_buffer->buffer, iter->cpu,
-						 NULL, NULL);
-		}
-		next = event ? ring_buffer_event_data(event) : NULL;
-		if (data) {
-			data->ent = *cur;
-			if (next && next->ent.type == ng_ft_types.exit)
-				data->next = *next;
-			else
-				data->next.ent.type = next ? next->ent.type : 0;
-		}
-		if (!next)
-			return NULL;
+		if (l->pending)
+			ring_buffer_consume(buffer, l->iter->cpu, NULL, NULL);
+		l->pending = false;
+		event = ring_buffer_peek(buffer, l->iter->cpu, NULL, NULL);
 	}
-	if (next->ent.type != ng_ft_types.exit || next->ent.pid != cur->ent.pid ||
-	    next->ip != cur->ip || NG_TSD_DEPTH(next->tsd) != NG_TSD_DEPTH(cur->tsd))
-		return NULL;
-	if (ring_iter)
-		ring_buffer_iter_advance(ring_iter);
-	return next;
+	return event ? ring_buffer_event_data(event) : NULL;
+}
+
+/* The record ng_ft_peek() returned belongs to this line. */
+static void ng_ft_take(struct ng_ft_look *l)
+{
+	if (l->ring)
+		ring_buffer_iter_advance(l->ring);
+	else
+		l->pending = true;
+}
+
+/* Is @next nanograph's @type record about the call of @rec, at its @tsd? */
+static bool ng_ft_about(const struct trace_entry *next, unsigned short type,
+			const struct ng_ft_func *rec)
+{
+	const struct ng_ft_func *f = (const struct ng_ft_func *)next;
+
+	/* func_args and func_retval begin as func_entry does. */
+	BUILD_BUG_ON(offsetof(struct ng_ft_args, tsd) != offsetof(struct ng_ft_func, tsd) ||
+		     offsetof(struct ng_ft_args, ip) != offsetof(struct ng_ft_func, ip) ||
+		     offsetof(struct ng_ft_retval, tsd) != offsetof(struct ng_ft_func, tsd) ||
+		     offsetof(struct ng_ft_retval, ip) != offsetof(struct ng_ft_func, ip));
+	return next && next->type == type && next->pid == rec->ent.pid &&
+	       f->ip == rec->ip && f->tsd == rec->tsd;
+}
+
+/*
+ * Gather the line of @rec, the record being printed on iter->cpu: an
+ * entry's func_args, its exit if it is a leaf (the next record is its
+ * own exit: same task, function and depth), and an exit's func_retval.
+ * The hook writes each value record right after its entry or exit; an
+ * interrupt's records in between leave it to a line of its own.
+ */
+static void ng_ft_gather(struct trace_iterator *iter, const struct ng_ft_func *rec,
+			 bool exit, struct ng_ft_line *line)
+{
+	struct ng_ft_look l = { .iter = iter, .ring = trace_buffer_iter(iter, iter->cpu) };
+	const struct ng_ft_func *last = rec;
+	const struct trace_entry *next;
+
+	l.pending = !l.ring;	/* the reader has not consumed @rec itself */
+	line->rec = *rec;
+	line->is_exit = exit;
+	line->has_args = false;
+	line->leaf = false;
+	line->has_retval = false;
+	next = ng_ft_peek(&l);
+	if (!exit) {
+		if (ng_ft_about(next, ng_ft_types.args, rec)) {
+			line->args = *(const struct ng_ft_args *)next;
+			line->has_args = true;
+			ng_ft_take(&l);
+			next = ng_ft_peek(&l);
+		}
+		if (next && next->type == ng_ft_types.exit && next->pid == rec->ent.pid &&
+		    ((const struct ng_ft_func *)next)->ip == rec->ip &&
+		    NG_TSD_DEPTH(((const struct ng_ft_func *)next)->tsd) ==
+		    NG_TSD_DEPTH(rec->tsd)) {
+			line->exit = *(const struct ng_ft_func *)next;
+			line->leaf = true;
+			last = &line->exit;
+			ng_ft_take(&l);
+			next = ng_ft_peek(&l);
+		}
+	}
+	if ((exit || line->leaf) && ng_ft_about(next, ng_ft_types.retval, last)) {
+		line->retval = ((const struct ng_ft_retval *)next)->retval;
+		line->has_retval = true;
+		ng_ft_take(&l);
+	}
+	line->pending = l.pending;
 }
 
 /*
@@ -497,73 +594,192 @@ static bool ng_ft_hidden(struct trace_iterator *iter,
 	return true;
 }
 
-/* "func();" with its duration, or "func() {", remembered until its "}". */
-static enum print_line_t ng_ft_print_entry(struct trace_iterator *iter,
-					   const struct ng_ft_func *field, u64 ts,
-					   u32 flags)
+/*
+ * The argument registers as hex, untyped (the patched kernels have no
+ * BTF; the collector types them): "(0x1, 0xffff888003c0e000)".
+ */
+static void ng_ft_print_args(struct trace_seq *s, const struct ng_ft_line *line)
 {
-	struct ng_ft_iter *data = iter->private;
-	struct trace_seq *s = &iter->seq;
-	struct ng_ft_func cur = *field, *leaf;
-	unsigned int depth;
-	struct ng_ft_open *o;
+	unsigned int i, n = line->has_args ? min_t(unsigned int, line->args.nargs,
+						   NG_ARGS_MAX) : 0;
 
-	leaf = ng_ft_leaf(iter, &cur);
-	depth = NG_TSD_DEPTH(cur.tsd);
-	ng_ft_print_prologue(iter, cur.ent.pid, ts, iter->cpu, flags);
-	if (leaf) {
-		ng_ft_print_duration(iter, true,
-				     ng_ft_ns((NG_TSD_COUNTER(leaf->tsd) -
-					       NG_TSD_COUNTER(cur.tsd)) & NG_TSD_COUNTER_MASK),
-				     flags);
-		ng_ft_indent(s, depth);
-		trace_seq_printf(s, "%ps();\n", (void *)cur.ip);
-	} else {
-		ng_ft_print_duration(iter, false, 0, flags);
-		ng_ft_indent(s, depth);
-		trace_seq_printf(s, "%ps() {\n", (void *)cur.ip);
-		o = data && cur.ent.pid ?
-			ng_ft_open_find(data, cur.ent.pid, depth, true) : NULL;
-		if (o) {
-			o->pid = cur.ent.pid;
-			o->depth = depth;
-			o->counter = NG_TSD_COUNTER(cur.tsd);
-		}
-	}
-	if (data) {
-		data->failed = trace_seq_has_overflowed(s);
-		data->cpu = iter->cpu;
-		data->ts = ts;
-	}
-	if (trace_seq_has_overflowed(s))
-		return TRACE_TYPE_PARTIAL_LINE;
-	/* A consuming read has taken the entry already: not again. */
-	return leaf ? TRACE_TYPE_HANDLED : TRACE_TYPE_NO_CONSUME;
+	trace_seq_putc(s, '(');
+	for (i = 0; i < n; i++)
+		trace_seq_printf(s, "%s%#lx", i ? ", " : "", line->args.args[i]);
+	trace_seq_putc(s, ')');
 }
 
-/* "}", with the call's duration if its entry was seen. */
-static enum print_line_t ng_ft_print_exit(struct trace_iterator *iter,
-					  const struct ng_ft_func *rec, u32 flags)
+/*
+ * " ret=0x1000", or " ret=-9" for an error code, as funcgraph-retval
+ * prints the return register (a 32-bit error in a 64-bit register
+ * counts too; on 32-bit arm r0 alone, as there).
+ */
+static void ng_ft_print_retval(struct trace_seq *s, u64 retval)
+{
+	unsigned long v = (unsigned long)retval;
+	long err = (long)v;
+
+	if (IS_ENABLED(CONFIG_64BIT) && (v & BIT(31)) && !upper_32_bits(v))
+		err = (long)sign_extend64(v, 31);
+	if (v && IS_ERR_VALUE((unsigned long)err))
+		trace_seq_printf(s, " ret=%ld", err);
+	else
+		trace_seq_printf(s, " ret=%#lx", v);
+}
+
+/*
+ * A value record on its own is hidden with the calls around it: while
+ * its task's calls from an interrupt are hidden on this CPU, at or
+ * below the depth the hiding started.
+ */
+static bool ng_ft_hidden_value(struct trace_iterator *iter,
+			       const struct trace_entry *ent, u32 flags)
+{
+	const struct ng_ft_func *rec = (const struct ng_ft_func *)ent;
+	struct ng_ft_iter *data = iter->private;
+	struct ng_ft_cpu *c;
+
+	if (flags & NG_FT_OPT_IRQS)
+		return false;
+	if (!data)
+		return ent->flags & (TRACE_FLAG_HARDIRQ | TRACE_FLAG_NMI);
+	c = &data->cpus[iter->cpu];
+	return c->hidden_depth >= 0 && ent->pid == c->hidden_pid &&
+	       NG_TSD_DEPTH(rec->tsd) >= c->hidden_depth;
+}
+
+/*
+ * An entry's line: "func();" with its duration, or "func() {",
+ * remembered until its "}"; with options/args its registers between
+ * the parentheses, and options/retaddr's call site and a leaf's return
+ * value in a comment, where funcgraph-args, -retaddr and -retval put
+ * them.
+ */
+static void ng_ft_print_entry(struct trace_iterator *iter, const struct ng_ft_line *line,
+			      u64 ts, u32 flags)
 {
 	struct ng_ft_iter *data = iter->private;
+	unsigned int depth = NG_TSD_DEPTH(line->rec.tsd);
+	bool site = line->has_args && line->args.site;
+	struct trace_seq *s = &iter->seq;
+	struct ng_ft_open *o;
+
+	ng_ft_print_prologue(iter, line->rec.ent.pid, ts, iter->cpu, flags);
+	ng_ft_print_duration(iter, line->leaf, !line->leaf ? 0 :
+			     ng_ft_ns((NG_TSD_COUNTER(line->exit.tsd) -
+				       NG_TSD_COUNTER(line->rec.tsd)) & NG_TSD_COUNTER_MASK),
+			     flags);
+	ng_ft_indent(s, depth);
+	trace_seq_printf(s, "%ps", (void *)line->rec.ip);
+	ng_ft_print_args(s, line);
+	trace_seq_puts(s, line->leaf ? ";" : " {");
+	if (site || line->has_retval) {
+		trace_seq_puts(s, " /*");
+		if (site)
+			trace_seq_printf(s, " <-%pS", (void *)line->args.site);
+		if (line->has_retval)
+			ng_ft_print_retval(s, line->retval);
+		trace_seq_puts(s, " */");
+	}
+	trace_seq_putc(s, '\n');
+	if (line->leaf || !data || !line->rec.ent.pid)
+		return;
+	o = ng_ft_open_find(data, line->rec.ent.pid, depth, true);
+	if (o) {
+		o->pid = line->rec.ent.pid;
+		o->depth = depth;
+		o->counter = NG_TSD_COUNTER(line->rec.tsd);
+	}
+}
+
+/*
+ * An exit's line: "}", with the call's duration if its entry was seen,
+ * and its return value as funcgraph-retval prints it.
+ */
+static void ng_ft_print_exit(struct trace_iterator *iter, const struct ng_ft_line *line,
+			     u64 ts, u32 flags)
+{
+	struct ng_ft_iter *data = iter->private;
+	const struct ng_ft_func *rec = &line->rec;
 	unsigned int depth = NG_TSD_DEPTH(rec->tsd);
 	struct trace_seq *s = &iter->seq;
 	struct ng_ft_open *o = NULL;
 
 	if (data && rec->ent.pid)
 		o = ng_ft_open_find(data, rec->ent.pid, depth, false);
-	ng_ft_print_prologue(iter, rec->ent.pid, iter->ts, iter->cpu, flags);
+	ng_ft_print_prologue(iter, rec->ent.pid, ts, iter->cpu, flags);
 	ng_ft_print_duration(iter, o,
 			     o ? ng_ft_ns((NG_TSD_COUNTER(rec->tsd) - o->counter) &
 					  NG_TSD_COUNTER_MASK) : 0,
 			     flags);
 	ng_ft_indent(s, depth);
-	if (!o || (flags & NG_FT_OPT_TAIL))
-		trace_seq_printf(s, "} /* %ps */\n", (void *)rec->ip);
-	else
+	if (o && !line->has_retval && !(flags & NG_FT_OPT_TAIL)) {
 		trace_seq_puts(s, "}\n");
+	} else {
+		trace_seq_printf(s, "} /* %ps", (void *)rec->ip);
+		if (line->has_retval)
+			ng_ft_print_retval(s, line->retval);
+		trace_seq_puts(s, " */\n");
+	}
 	if (o && !trace_seq_has_overflowed(s))
 		o->pid = 0;
+}
+
+/*
+ * Print @line; one that does not fit is kept to be printed again (its
+ * records may be consumed already).  A consuming read has taken all of
+ * the line's records but the last one, when @line->pending: the reader
+ * consumes that one if told HANDLED.
+ */
+static enum print_line_t ng_ft_print_gathered(struct trace_iterator *iter,
+					      const struct ng_ft_line *line,
+					      u64 ts, u32 flags)
+{
+	struct ng_ft_iter *data = iter->private;
+	struct trace_seq *s = &iter->seq;
+
+	if (line->is_exit)
+		ng_ft_print_exit(iter, line, ts, flags);
+	else
+		ng_ft_print_entry(iter, line, ts, flags);
+	if (data) {
+		data->failed = trace_seq_has_overflowed(s);
+		if (data->failed && &data->line != line)
+			data->line = *line;
+		data->cpu = iter->cpu;
+		data->ts = ts;
+	}
+	if (trace_seq_has_overflowed(s))
+		return TRACE_TYPE_PARTIAL_LINE;
+	return line->pending ? TRACE_TYPE_HANDLED : TRACE_TYPE_NO_CONSUME;
+}
+
+/*
+ * A func_args or func_retval record no line took (an interrupt's
+ * records came between it and its call's): a comment of its own.
+ */
+static enum print_line_t ng_ft_print_value(struct trace_iterator *iter, bool retval,
+					   u32 flags)
+{
+	const struct ng_ft_args *a = (const struct ng_ft_args *)iter->ent;
+	const struct ng_ft_retval *r = (const struct ng_ft_retval *)iter->ent;
+	struct trace_seq *s = &iter->seq;
+	struct ng_ft_line line = { .has_args = true };
+
+	ng_ft_print_prologue(iter, iter->ent->pid, iter->ts, iter->cpu, flags);
+	ng_ft_print_duration(iter, false, 0, flags);
+	ng_ft_indent(s, NG_TSD_DEPTH(a->tsd));
+	if (retval) {
+		trace_seq_printf(s, "/* %ps", (void *)r->ip);
+		ng_ft_print_retval(s, r->retval);
+	} else {
+		line.args = *a;
+		trace_seq_printf(s, "/* %ps", (void *)a->ip);
+		ng_ft_print_args(s, &line);
+		if (a->site)
+			trace_seq_printf(s, " <-%pS", (void *)a->site);
+	}
+	trace_seq_puts(s, " */\n");
 	return trace_handle_return(s);
 }
 
@@ -590,15 +806,17 @@ static enum print_line_t ng_ft_print_line(struct trace_iterator *iter)
 	struct ng_ft_iter *data = iter->private;
 	struct trace_entry *ent = iter->ent;
 	u32 flags = ng_ft_flags.val;
+	struct ng_ft_line line;
 	enum print_line_t ret;
 	int cpu = iter->cpu;
+	bool exit;
 
-	/* An entry whose line did not fit last time: its line first. */
+	/* A line that did not fit last time: that line first. */
 	if (data && data->failed) {
 		iter->cpu = data->cpu;
-		ret = ng_ft_print_entry(iter, &data->ent, data->ts, flags);
+		ret = ng_ft_print_gathered(iter, &data->line, data->ts, flags);
 		if (ret == TRACE_TYPE_HANDLED && iter->cpu != cpu) {
-			/* Its exit, printed with it, is still in the buffer. */
+			/* Its last record is still in that CPU's buffer. */
 			data->cpus[iter->cpu].ignore = true;
 			ret = TRACE_TYPE_NO_CONSUME;
 		}
@@ -609,15 +827,21 @@ static enum print_line_t ng_ft_print_line(struct trace_iterator *iter)
 		data->cpus[cpu].ignore = false;
 		return TRACE_TYPE_HANDLED;
 	}
-	if (ent->type == ng_ft_types.entry) {
-		if (ng_ft_hidden(iter, (struct ng_ft_func *)ent, false, flags))
-			return TRACE_TYPE_HANDLED;
-		return ng_ft_print_entry(iter, (struct ng_ft_func *)ent, iter->ts, flags);
+	if (ent->type == ng_ft_types.entry || ent->type == ng_ft_types.exit) {
+		exit = ent->type == ng_ft_types.exit;
+		ng_ft_gather(iter, (struct ng_ft_func *)ent, exit, &line);
+		if (ng_ft_hidden(iter, &line.rec, exit, flags)) {
+			/* A hidden leaf's exit, taken with it, ends the hiding. */
+			if (line.leaf)
+				ng_ft_hidden(iter, &line.exit, true, flags);
+			return line.pending ? TRACE_TYPE_HANDLED : TRACE_TYPE_NO_CONSUME;
+		}
+		return ng_ft_print_gathered(iter, &line, iter->ts, flags);
 	}
-	if (ent->type == ng_ft_types.exit) {
-		if (ng_ft_hidden(iter, (struct ng_ft_func *)ent, true, flags))
+	if (ent->type == ng_ft_types.args || ent->type == ng_ft_types.retval) {
+		if (ng_ft_hidden_value(iter, ent, flags))
 			return TRACE_TYPE_HANDLED;
-		return ng_ft_print_exit(iter, (struct ng_ft_func *)ent, flags);
+		return ng_ft_print_value(iter, ent->type == ng_ft_types.retval, flags);
 	}
 	if (ent->type == ng_ft_types.clock)
 		return ng_ft_print_clock(iter, (struct ng_ft_clock *)ent, flags);

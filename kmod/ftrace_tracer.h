@@ -11,11 +11,31 @@
 
 #include <linux/trace_events.h>
 
+#include "nanograph_event.h"
+
 /* nanograph:func_entry and nanograph:func_exit (event class ng_func). */
 struct ng_ft_func {
 	struct trace_entry ent;
 	u64 tsd;
 	unsigned long ip;
+};
+
+/* nanograph:func_args (options/args, options/retaddr), after its entry. */
+struct ng_ft_args {
+	struct trace_entry ent;
+	u64 tsd;
+	unsigned long ip;
+	unsigned long site;
+	unsigned int nargs;
+	unsigned long args[NG_ARGS_MAX];
+};
+
+/* nanograph:func_retval (options/retval), after its exit. */
+struct ng_ft_retval {
+	struct trace_entry ent;
+	u64 tsd;
+	unsigned long ip;
+	u64 retval;
 };
 
 /* nanograph:clock_sync. */
@@ -29,7 +49,7 @@ struct ng_ft_clock {
 
 /* The type numbers the events got when the module was loaded. */
 struct ng_ft_types {
-	unsigned short entry, exit, clock;
+	unsigned short entry, exit, clock, args, retval;
 };
 
 void ng_ft_event_types(struct ng_ft_types *types);

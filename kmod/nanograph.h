@@ -528,6 +528,9 @@ static __always_inline bool ng_ft_on(void)
 }
 
 void ng_ft_emit(bool exit, unsigned long ip, u64 tsd);
+void ng_ft_emit_args(unsigned long ip, u64 tsd, unsigned long site,
+		     unsigned int nargs, const unsigned long *args);
+void ng_ft_emit_retval(unsigned long ip, u64 tsd, u64 retval);
 int ng_ft_register(void);
 void ng_ft_unregister(void);
 #else
@@ -537,6 +540,9 @@ static __always_inline bool ng_ft_on(void)
 }
 
 static inline void ng_ft_emit(bool exit, unsigned long ip, u64 tsd) { }
+static inline void ng_ft_emit_args(unsigned long ip, u64 tsd, unsigned long site,
+				   unsigned int nargs, const unsigned long *args) { }
+static inline void ng_ft_emit_retval(unsigned long ip, u64 tsd, u64 retval) { }
 static inline int ng_ft_register(void)
 {
 	return 0;

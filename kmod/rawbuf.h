@@ -85,6 +85,20 @@ static __always_inline void ng_raw_put(struct ng_raw_cpu *c, unsigned long pos,
 }
 
 /*
+ * The @n records reserved from @pos as one array, for a writer that
+ * fills several (each store then needs no index of its own); NULL when
+ * they wrap round the end of the buffer, where ng_raw_put() is used.
+ */
+static __always_inline struct ng_raw_record *ng_raw_span(struct ng_raw_cpu *c,
+							 unsigned long pos,
+							 unsigned long n)
+{
+	unsigned long at = pos & c->mask;
+
+	return likely(at + n <= c->mask + 1) ? &c->data[at] : NULL;
+}
+
+/*
  * Publish what is complete: only the outermost writer may, and it must
  * look again if a nested one reserved more after it read head.
  */

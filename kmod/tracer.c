@@ -185,51 +185,78 @@ static __always_inline void ng_emit_entry(unsigned long ip, u64 tsd)
 	trace_func_entry(ip, tsd);
 }
 
-/*
- * Argument register @i (a constant where inlined: its place in the
- * saved registers is then one load) into the record at *@pos, if the
- * call records that many.
- */
-static __always_inline void ng_raw_put_arg(struct ng_raw_cpu *c,
-					   unsigned long *pos, u64 depth,
-					   struct ftrace_regs *fregs,
-					   unsigned int nr, unsigned int i)
+/* Argument register @i into @x[@i], if the call records that many. */
+static __always_inline void ng_arg_rec(struct ng_raw_record *x, u64 depth,
+				       struct ftrace_regs *fregs,
+				       unsigned int nr, unsigned int i)
 {
-	if (i < NG_ARCH_NARGS && i < nr)
-		ng_raw_put(c, (*pos)++, NG_RAW_ARG_REC(depth, i), ng_arch_arg(fregs, i));
+	if (i < NG_ARCH_NARGS && i < nr) {
+		x[i].tsd = NG_RAW_ARG_REC(depth, i);
+		x[i].ip = ng_arch_arg(fregs, i);
+	}
 }
 
 /*
- * ng_raw_entry_values()'s held path, out of line: its array stays out of
- * the common path's frame (which the kernels that zero stack arrays
- * would clear on every call).  Takes over @c's nest count.
+ * The value records of an entry (@site's if any, then @nr argument
+ * registers, @nr at most NG_ARCH_NARGS) of the call at @depth, into
+ * @x.  Returns how many.
  */
-static noinline void ng_raw_entry_values_held(struct ng_raw_cpu *c,
+static __always_inline unsigned int ng_entry_value_recs(struct ng_raw_record *x,
+							u64 depth, unsigned long site,
+							struct ftrace_regs *fregs,
+							unsigned int nr)
+{
+	if (site) {
+		x->tsd = NG_RAW_SITE_REC(depth);
+		x->ip = site;
+		x++;
+	}
+	/*
+	 * Unrolled, at constant places: each register's place in @fregs and
+	 * its record's in @x are then one operand.
+	 */
+	ng_arg_rec(x, depth, fregs, nr, 0);
+	ng_arg_rec(x, depth, fregs, nr, 1);
+	ng_arg_rec(x, depth, fregs, nr, 2);
+	ng_arg_rec(x, depth, fregs, nr, 3);
+	ng_arg_rec(x, depth, fregs, nr, 4);
+	ng_arg_rec(x, depth, fregs, nr, 5);
+	return !!site + nr;
+}
+
+/*
+ * ng_raw_entry_values()'s uncommon paths, out of line, so that their
+ * array stays out of the common path's frame (which the kernels that
+ * zero stack arrays would clear on every call): a task record due or a
+ * full buffer (not @reserved: ng_raw_emit_held() takes over @c's nest
+ * count), or records that wrap round the end of the buffer (reserved
+ * from @pos).
+ */
+static noinline void ng_raw_entry_values_slow(struct ng_raw_cpu *c,
+					      bool reserved, unsigned long pos,
 					      unsigned long ip, u64 tsd,
 					      unsigned long site,
 					      struct ftrace_regs *fregs,
 					      unsigned int nr)
 {
 	struct ng_raw_record x[1 + NG_ARCH_NARGS];
-	u64 depth = NG_TSD_DEPTH(tsd);
-	unsigned int n = 0, i;
+	unsigned int n, i;
 
-	if (site) {
-		x[n].tsd = NG_RAW_SITE_REC(depth);
-		x[n++].ip = site;
+	n = ng_entry_value_recs(x, NG_TSD_DEPTH(tsd), site, fregs, nr);
+	if (!reserved) {
+		ng_raw_emit_held(c, tsd, ip, x, n);
+		return;
 	}
-	for (i = 0; i < nr; i++) {
-		x[n].tsd = NG_RAW_ARG_REC(depth, i);
-		x[n++].ip = ng_arch_arg(fregs, i);
-	}
-	ng_raw_emit_held(c, tsd, ip, x, n);
+	ng_raw_put(c, pos, tsd, ip);
+	for (i = 0; i < n; i++)
+		ng_raw_put(c, pos + 1 + i, x[i].tsd, x[i].ip);
+	ng_raw_commit(c);
 }
 
 /*
  * The raw records of an entry with its values: the entry, @site's
  * record if any, then @nr argument registers, read straight into the
- * reserved records (each register's place a constant, unrolled) in the
- * common case.
+ * reserved records in the common case (one span, no wrap).
  */
 static __always_inline void ng_raw_entry_values(unsigned long ip, u64 tsd,
 						unsigned long site,
@@ -237,38 +264,59 @@ static __always_inline void ng_raw_entry_values(unsigned long ip, u64 tsd,
 						unsigned int nr)
 {
 	struct ng_raw_cpu *c = this_cpu_ptr(&ng_raw_cpus);
-	u64 depth = NG_TSD_DEPTH(tsd);
-	unsigned long pos;
+	unsigned long n = 1 + !!site + nr, pos;
+	struct ng_raw_record *r;
 
-	if (unlikely(!ng_raw_begin(c, 1 + !!site + nr, &pos))) {
-		ng_raw_entry_values_held(c, ip, tsd, site, fregs, nr);
+	if (unlikely(!ng_raw_begin(c, n, &pos))) {
+		ng_raw_entry_values_slow(c, false, 0, ip, tsd, site, fregs, nr);
 		return;
 	}
-	ng_raw_put(c, pos++, tsd, ip);
-	if (site)
-		ng_raw_put(c, pos++, NG_RAW_SITE_REC(depth), site);
-	ng_raw_put_arg(c, &pos, depth, fregs, nr, 0);
-	ng_raw_put_arg(c, &pos, depth, fregs, nr, 1);
-	ng_raw_put_arg(c, &pos, depth, fregs, nr, 2);
-	ng_raw_put_arg(c, &pos, depth, fregs, nr, 3);
-	ng_raw_put_arg(c, &pos, depth, fregs, nr, 4);
-	ng_raw_put_arg(c, &pos, depth, fregs, nr, 5);
+	r = ng_raw_span(c, pos, n);
+	if (unlikely(!r)) {
+		ng_raw_entry_values_slow(c, true, pos, ip, tsd, site, fregs, nr);
+		return;
+	}
+	r->tsd = tsd;
+	r->ip = ip;
+	ng_entry_value_recs(r + 1, NG_TSD_DEPTH(tsd), site, fregs, nr);
 	ng_raw_commit(c);
+}
+
+/*
+ * The entry's func_entry and func_args events and the tracer's records
+ * (whichever are on), out of line: the array of registers the events
+ * take stays out of the raw path's frame.
+ */
+static noinline void ng_emit_entry_values_events(unsigned long ip, u64 tsd,
+						 unsigned long site,
+						 struct ftrace_regs *fregs,
+						 unsigned int nr)
+{
+	unsigned long args[NG_ARGS_MAX] = { 0 };
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		args[i] = ng_arch_arg(fregs, i);
+	if (ng_ft_on()) {
+		ng_ft_emit(false, ip, tsd);
+		ng_ft_emit_args(ip, tsd, site, nr, args);
+	}
+	trace_func_entry(ip, tsd);
+	trace_func_args(ip, tsd, site, nr, args);
 }
 
 /*
  * An entry with what options/args and options/retaddr ask for: the
  * call's argument registers, and @site, the address it returns to.  Out
- * of line, so that the hook without them keeps its registers.  The
- * event's array is filled only when someone enabled func_args.
+ * of line, so that the hook without them keeps its registers.
  */
 static noinline void ng_emit_entry_values(unsigned long ip, u64 tsd,
 					  unsigned long site,
 					  struct ftrace_regs *fregs, int bit)
 {
-	unsigned int nr = READ_ONCE(ng_args_nr), i;
+	unsigned int nr = READ_ONCE(ng_args_nr);
 
-	/* ng_raw_entry_values() puts six at most, the event holds as many. */
+	/* ng_entry_value_recs() puts six at most, the event holds as many. */
 	BUILD_BUG_ON(NG_ARCH_NARGS > NG_ARGS_MAX);
 	BUILD_BUG_ON(NG_ARGS_MAX != 6);
 	if (!READ_ONCE(ng_retaddr))
@@ -290,16 +338,8 @@ static noinline void ng_emit_entry_values(unsigned long ip, u64 tsd,
 	}
 	if (static_branch_unlikely(&ng_raw_on))
 		ng_raw_entry_values(ip, tsd, site, fregs, nr);
-	if (ng_ft_on())
-		ng_ft_emit(false, ip, tsd);
-	trace_func_entry(ip, tsd);
-	if (trace_func_args_enabled()) {
-		unsigned long args[NG_ARGS_MAX] = { 0 };
-
-		for (i = 0; i < nr; i++)
-			args[i] = ng_arch_arg(fregs, i);
-		trace_func_args(ip, tsd, site, nr, args);
-	}
+	if (ng_ft_on() || trace_func_entry_enabled() || trace_func_args_enabled())
+		ng_emit_entry_values_events(ip, tsd, site, fregs, nr);
 }
 
 /*
@@ -337,8 +377,11 @@ static __always_inline void ng_emit_exit(const struct ng_stack *t,
 
 	if (static_branch_unlikely(&ng_raw_on))
 		ng_raw_emit_exit(tsd | NG_RAW_EXIT, ip, value, retval);
-	if (ng_ft_on())
+	if (ng_ft_on()) {
 		ng_ft_emit(true, ip, tsd);
+		if (value)
+			ng_ft_emit_retval(ip, tsd, retval);
+	}
 	trace_func_exit(ip, tsd);
 	trace_func_call(ip, ng_tsd(entry, depth), now & NG_TSD_COUNTER_MASK);
 	if (value)

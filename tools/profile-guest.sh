@@ -57,15 +57,26 @@ done
 echo >$T/set_ftrace_filter
 echo >$T/trace
 
-for m in ng_hook_only ng_raw; do
+# The raw mode with each of the values' options (bench-guest.sh's
+# ng_raw_retval, ng_raw_args: as many registers as the arch has,
+# ng_raw_retaddr), where the module has them.
+MODES="ng_hook_only ng_raw"
+[ ! -e $NG/options/retval ] || MODES="$MODES ng_raw_retval ng_raw_args ng_raw_retaddr"
+for m in $MODES; do
 	c0=$(ng_entries)
 	b=events
-	[ $m != ng_raw ] || b=raw
+	[ $m = ng_hook_only ] || b=raw
 	echo $b >$NG/buffer_mode || { echo "NG-PROFILE-CALLS $m 0"; continue; }
+	case $m in
+	ng_raw_retval) echo 1 >$NG/options/retval ;;
+	ng_raw_args) echo 6 >$NG/options/args 2>/dev/null || echo 4 >$NG/options/args ;;
+	ng_raw_retaddr) echo 1 >$NG/options/retaddr ;;
+	esac
 	echo 1 >$NG/tracing_on
 	[ $m != ng_hook_only ] || echo 0 >$T/events/nanograph/enable
 	phase $m
 	ng_stop_and_drain	# buffer_mode is refused until then
 	echo "NG-PROFILE-CALLS $m $(($(ng_entries) - c0))"
+	for o in retval args retaddr; do echo 0 >$NG/options/$o 2>/dev/null || :; done
 	echo >$T/trace
 done

@@ -5,8 +5,9 @@
 # kernel in QEMU with tools/tbcount.c (a TCG plugin counting the guest
 # instructions each translation block runs), run the benchmark's read
 # loop untraced, under function and function_graph and under nanograph
-# (hook only, raw), and print per mode the instructions each kernel
-# function added per traced call, against the untraced run.
+# (hook only, raw, raw with each of the values' options), and print per
+# mode the instructions each kernel function added per traced call,
+# against the untraced run.
 #
 #   tools/profile.sh [-a ARCH] [-k LINE] [-n READS] [-t ROWS]
 #
@@ -87,7 +88,7 @@ per_function none >"$P/none.fn"
 calls() { sed -n "s/^NG-PROFILE-CALLS $1 //p" "$P/console.log"; }
 echo "== $ARCH $LINE: guest instructions added per traced call, $N reads"
 echo "   ($(sed -n 's/^NG-PROFILE-FUNCS //p' "$P/console.log"))"
-for m in function function_graph ng_hook_only ng_raw; do
+for m in function function_graph ng_hook_only ng_raw ng_raw_retval ng_raw_args ng_raw_retaddr; do
 	[ -e "$P/$m.tb" ] || continue
 	c=$(calls $m)
 	per_function $m | awk -v c="${c:-0}" -v m=$m -v rows="$ROWS" '
