@@ -86,7 +86,6 @@ static __always_inline void ng_ft_write(unsigned short type, const void *rec,
 	struct ng_ft_arrays *arrays = rcu_dereference_sched(ng_ft_arrays);
 	struct ring_buffer_event *event;
 	struct trace_buffer *buffer;
-	struct trace_entry *dst, ent;
 	unsigned int trace_ctx, i;
 
 	if (unlikely(!arrays))
@@ -99,10 +98,9 @@ static __always_inline void ng_ft_write(unsigned short type, const void *rec,
 		event = trace_buffer_lock_reserve(buffer, type, size, trace_ctx);
 		if (!event)
 			continue;
-		dst = ring_buffer_event_data(event);
-		ent = *dst;
-		memcpy(dst, rec, size);
-		*dst = ent;
+		memcpy((char *)ring_buffer_event_data(event) + sizeof(struct trace_entry),
+		       (const char *)rec + sizeof(struct trace_entry),
+		       size - sizeof(struct trace_entry));
 		trace_buffer_unlock_commit_nostack(buffer, event);
 	}
 }
@@ -122,8 +120,14 @@ void notrace ng_ft_emit(bool exit, unsigned long ip, u64 tsd)
 void notrace ng_ft_emit_args(unsigned long ip, u64 tsd, unsigned long site,
 			     unsigned int nargs, const unsigned long *args)
 {
-	struct ng_ft_args rec = { .tsd = tsd, .ip = ip, .site = site, .nargs = nargs };
+	struct ng_ft_args rec;
 
+	/* Its padding too: the whole record goes into the buffer. */
+	memset(&rec, 0, sizeof(rec));
+	rec.tsd = tsd;
+	rec.ip = ip;
+	rec.site = site;
+	rec.nargs = nargs;
 	memcpy(rec.args, args, sizeof(rec.args));
 	ng_ft_write(ng_ft_types.args, &rec, sizeof(rec));
 }
@@ -468,15 +472,21 @@ static const struct trace_entry *ng_ft_peek(struct ng_ft_look *l)
 	struct trace_buffer *buffer = l->iter->array_buffer->buffer;
 	struct ring_buffer_event *event;
 
+	unsigned long lost = 0;
+
 	if (l->ring) {
 		event = ring_buffer_iter_peek(l->ring, NULL);
 	} else {
 		if (l->pending)
 			ring_buffer_consume(buffer, l->iter->cpu, NULL, NULL);
 		l->pending = false;
-		event = ring_buffer_peek(buffer, l->iter->cpu, NULL, NULL);
+		event = ring_buffer_peek(buffer, l->iter->cpu, NULL, &lost);
 	}
-	return event ? ring_buffer_event_data(event) : NULL;
+	/*
+	 * A record after lost ones is not this line's: left to the reader,
+	 * which reports the loss before it.
+	 */
+	return event && !lost ? ring_buffer_event_data(event) : NULL;
 }
 
 /* The record ng_ft_peek() returned belongs to this line. */
@@ -506,7 +516,9 @@ static bool ng_ft_about(const struct trace_entry *next, unsigned short type,
 /*
  * Gather the line of @rec, the record being printed on iter->cpu: an
  * entry's func_args, its exit if it is a leaf (the next record is its
- * own exit: same task, function and depth), and an exit's func_retval.
+ * own exit: same task, function and depth), and an exit's func_retval
+ * (looked for while options/retval is on: a consuming read's exit is
+ * otherwise left for the reader to consume, as before the values).
  * The hook writes each value record right after its entry or exit; an
  * interrupt's records in between leave it to a line of its own.
  */
@@ -514,27 +526,37 @@ static void ng_ft_gather(struct trace_iterator *iter, const struct ng_ft_func *r
 			 bool exit, struct ng_ft_line *line)
 {
 	struct ng_ft_look l = { .iter = iter, .ring = trace_buffer_iter(iter, iter->cpu) };
-	const struct ng_ft_func *last = rec;
+	const struct ng_ft_func *last = &line->rec;
 	const struct trace_entry *next;
 
-	l.pending = !l.ring;	/* the reader has not consumed @rec itself */
+	/*
+	 * @rec is gone from here on: a trace file's iterator copies each
+	 * record it peeks into the same place, a consuming read gives its
+	 * page back.  Its copy is what the records after it are compared to.
+	 */
 	line->rec = *rec;
+	l.pending = !l.ring;	/* the reader has not consumed @rec itself */
 	line->is_exit = exit;
 	line->has_args = false;
 	line->leaf = false;
 	line->has_retval = false;
+	/* An exit's return value only while they are recorded. */
+	if (exit && !static_branch_unlikely(&ng_retval_on)) {
+		line->pending = l.pending;
+		return;
+	}
 	next = ng_ft_peek(&l);
 	if (!exit) {
-		if (ng_ft_about(next, ng_ft_types.args, rec)) {
+		if (ng_ft_about(next, ng_ft_types.args, &line->rec)) {
 			line->args = *(const struct ng_ft_args *)next;
 			line->has_args = true;
 			ng_ft_take(&l);
 			next = ng_ft_peek(&l);
 		}
-		if (next && next->type == ng_ft_types.exit && next->pid == rec->ent.pid &&
-		    ((const struct ng_ft_func *)next)->ip == rec->ip &&
+		if (next && next->type == ng_ft_types.exit && next->pid == line->rec.ent.pid &&
+		    ((const struct ng_ft_func *)next)->ip == line->rec.ip &&
 		    NG_TSD_DEPTH(((const struct ng_ft_func *)next)->tsd) ==
-		    NG_TSD_DEPTH(rec->tsd)) {
+		    NG_TSD_DEPTH(line->rec.tsd)) {
 			line->exit = *(const struct ng_ft_func *)next;
 			line->leaf = true;
 			last = &line->exit;
@@ -737,6 +759,7 @@ static enum print_line_t ng_ft_print_gathered(struct trace_iterator *iter,
 {
 	struct ng_ft_iter *data = iter->private;
 	struct trace_seq *s = &iter->seq;
+	pid_t last = data ? data->cpus[iter->cpu].last_pid : 0;
 
 	if (line->is_exit)
 		ng_ft_print_exit(iter, line, ts, flags);
@@ -744,6 +767,9 @@ static enum print_line_t ng_ft_print_gathered(struct trace_iterator *iter,
 		ng_ft_print_entry(iter, line, ts, flags);
 	if (data) {
 		data->failed = trace_seq_has_overflowed(s);
+		/* The context-switch lines again with the line. */
+		if (data->failed)
+			data->cpus[iter->cpu].last_pid = last;
 		if (data->failed && &data->line != line)
 			data->line = *line;
 		data->cpu = iter->cpu;
@@ -797,6 +823,28 @@ static enum print_line_t ng_ft_print_clock(struct trace_iterator *iter,
 }
 
 /*
+ * The longest line of a gathered call: the columns, the indent, the
+ * function, six registers, the call site and a return value.
+ */
+#define NG_FT_LINE_MAX	(128 + NG_STACK_DEPTH * NG_FT_INDENT + KSYM_NAME_LEN + \
+			 NG_ARGS_MAX * 20 + KSYM_SYMBOL_LEN)
+
+/*
+ * A consuming read (trace_pipe's read and splice, each filling a page
+ * at most) stops before a call whose records it would take when the
+ * longest line no longer fits that page: the records stay in the
+ * buffer for the next read.  A line kept because it did not fit
+ * (data->failed) would not be printed by a reader that then finds the
+ * buffer empty, and splice drops a line that does not fit its page.
+ */
+static bool ng_ft_page_full(struct trace_iterator *iter)
+{
+	BUILD_BUG_ON(NG_FT_LINE_MAX >= PAGE_SIZE || PAGE_SIZE > TRACE_SEQ_BUFFER_SIZE + 1024);
+	return !trace_buffer_iter(iter, iter->cpu) &&
+	       trace_seq_used(&iter->seq) > PAGE_SIZE - NG_FT_LINE_MAX;
+}
+
+/*
  * ftrace asks this first for every entry of the buffer: nanograph's
  * records are ours to print, anything else (other events enabled in the
  * same array, trace_marker) is printed the default way.
@@ -828,6 +876,8 @@ static enum print_line_t ng_ft_print_line(struct trace_iterator *iter)
 		return TRACE_TYPE_HANDLED;
 	}
 	if (ent->type == ng_ft_types.entry || ent->type == ng_ft_types.exit) {
+		if (ng_ft_page_full(iter))
+			return TRACE_TYPE_PARTIAL_LINE;
 		exit = ent->type == ng_ft_types.exit;
 		ng_ft_gather(iter, (struct ng_ft_func *)ent, exit, &line);
 		if (ng_ft_hidden(iter, &line.rec, exit, flags)) {

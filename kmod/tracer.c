@@ -227,13 +227,25 @@ static __always_inline unsigned int ng_entry_value_recs(struct ng_raw_record *x,
 /*
  * ng_raw_entry_values()'s uncommon paths, out of line, so that their
  * array stays out of the common path's frame (which the kernels that
- * zero stack arrays would clear on every call): a task record due or a
- * full buffer (not @reserved: ng_raw_emit_held() takes over @c's nest
- * count), or records that wrap round the end of the buffer (reserved
- * from @pos).
+ * zero stack arrays would clear on every call).  A task record due or a
+ * full buffer: ng_raw_emit_held() takes over @c's nest count.
  */
-static noinline void ng_raw_entry_values_slow(struct ng_raw_cpu *c,
-					      bool reserved, unsigned long pos,
+static noinline void ng_raw_entry_values_held(struct ng_raw_cpu *c,
+					      unsigned long ip, u64 tsd,
+					      unsigned long site,
+					      struct ftrace_regs *fregs,
+					      unsigned int nr)
+{
+	struct ng_raw_record x[1 + NG_ARCH_NARGS];
+	unsigned int n;
+
+	n = ng_entry_value_recs(x, NG_TSD_DEPTH(tsd), site, fregs, nr);
+	ng_raw_emit_held(c, tsd, ip, x, n);
+}
+
+/* Records reserved from @pos that wrap round the end of the buffer. */
+static noinline void ng_raw_entry_values_wrap(struct ng_raw_cpu *c,
+					      unsigned long pos,
 					      unsigned long ip, u64 tsd,
 					      unsigned long site,
 					      struct ftrace_regs *fregs,
@@ -243,10 +255,6 @@ static noinline void ng_raw_entry_values_slow(struct ng_raw_cpu *c,
 	unsigned int n, i;
 
 	n = ng_entry_value_recs(x, NG_TSD_DEPTH(tsd), site, fregs, nr);
-	if (!reserved) {
-		ng_raw_emit_held(c, tsd, ip, x, n);
-		return;
-	}
 	ng_raw_put(c, pos, tsd, ip);
 	for (i = 0; i < n; i++)
 		ng_raw_put(c, pos + 1 + i, x[i].tsd, x[i].ip);
@@ -268,12 +276,12 @@ static __always_inline void ng_raw_entry_values(unsigned long ip, u64 tsd,
 	struct ng_raw_record *r;
 
 	if (unlikely(!ng_raw_begin(c, n, &pos))) {
-		ng_raw_entry_values_slow(c, false, 0, ip, tsd, site, fregs, nr);
+		ng_raw_entry_values_held(c, ip, tsd, site, fregs, nr);
 		return;
 	}
 	r = ng_raw_span(c, pos, n);
 	if (unlikely(!r)) {
-		ng_raw_entry_values_slow(c, true, pos, ip, tsd, site, fregs, nr);
+		ng_raw_entry_values_wrap(c, pos, ip, tsd, site, fregs, nr);
 		return;
 	}
 	r->tsd = tsd;
