@@ -517,8 +517,8 @@ static bool ng_ft_about(const struct trace_entry *next, unsigned short type,
  * Gather the line of @rec, the record being printed on iter->cpu: an
  * entry's func_args, its exit if it is a leaf (the next record is its
  * own exit: same task, function and depth), and an exit's func_retval
- * (looked for while options/retval is on: a consuming read's exit is
- * otherwise left for the reader to consume, as before the values).
+ * (looked for while options/retval is on: a consuming read's exit, a
+ * leaf's too, is otherwise left for the reader to consume).
  * The hook writes each value record right after its entry or exit; an
  * interrupt's records in between leave it to a line of its own.
  */
@@ -526,6 +526,7 @@ static void ng_ft_gather(struct trace_iterator *iter, const struct ng_ft_func *r
 			 bool exit, struct ng_ft_line *line)
 {
 	struct ng_ft_look l = { .iter = iter, .ring = trace_buffer_iter(iter, iter->cpu) };
+	bool retval = static_branch_unlikely(&ng_retval_on);
 	const struct ng_ft_func *last = &line->rec;
 	const struct trace_entry *next;
 
@@ -540,8 +541,8 @@ static void ng_ft_gather(struct trace_iterator *iter, const struct ng_ft_func *r
 	line->has_args = false;
 	line->leaf = false;
 	line->has_retval = false;
-	/* An exit's return value only while they are recorded. */
-	if (exit && !static_branch_unlikely(&ng_retval_on)) {
+	/* A return value only while they are recorded. */
+	if (exit && !retval) {
 		line->pending = l.pending;
 		return;
 	}
@@ -561,7 +562,7 @@ static void ng_ft_gather(struct trace_iterator *iter, const struct ng_ft_func *r
 			line->leaf = true;
 			last = &line->exit;
 			ng_ft_take(&l);
-			next = ng_ft_peek(&l);
+			next = retval ? ng_ft_peek(&l) : NULL;
 		}
 	}
 	if ((exit || line->leaf) && ng_ft_about(next, ng_ft_types.retval, last)) {
