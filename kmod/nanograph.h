@@ -4,11 +4,17 @@
  *
  * Each .c file has one job: main.c brings the parts up and down in order,
  * control.c is the sysfs control directory, filter.c keeps the function
- * lists, tracer.c hooks entries and returns, retstack.c keeps the shadow
- * stacks, events.c defines the trace events, clock.c publishes the
- * counter, stats.c keeps the per-CPU counts, rawbuf.c keeps the raw
- * buffer mode's per-CPU buffers, values.c says which arguments and
- * return values are recorded.
+ * lists, ops_steps.c hooks every function in steps, pids.c keeps
+ * set_event_pid, tracer.c hooks entries and returns, foreign_ret.c
+ * recognises another tracer's return trampoline, retstack.c keeps the
+ * shadow stacks, events.c defines the trace events, clock.c publishes
+ * the counter, stats.c keeps the per-CPU counts, rawbuf.c keeps the raw
+ * buffer mode's per-CPU buffers, comm.c records what the traced tasks
+ * decide themselves, flight.c is the flight recorder, sched.c writes the
+ * scheduling records, counters.c the per-call counters, values.c says
+ * which arguments and return values are recorded, ftrace_tracer.c is
+ * nanograph as an ftrace tracer (patched kernels), calib_target.c the
+ * calibration's traced function.
  */
 #ifndef NANOGRAPH_H
 #define NANOGRAPH_H

@@ -571,6 +571,7 @@ int ng_raw_set_mode(bool raw)
 {
 	int ret = 0;
 
+	lockdep_assert_held(&ng_control_lock);
 	if (raw == static_key_enabled(&ng_raw_on))
 		return 0;
 	cpus_read_lock();
@@ -616,12 +617,14 @@ void ng_raw_restate_tasks(void)
 /*
  * raw_buffer_size_kb: rounded up to a power of two (the buffer index is
  * masked); in raw mode the buffers are replaced, and what they held is
- * gone, as with ftrace's buffer_size_kb.  Tracer idle, lock held.
+ * gone, as with ftrace's buffer_size_kb.  Tracer idle, ng_control_lock
+ * held.
  */
 int ng_raw_resize(unsigned long *kb)
 {
 	int ret = 0;
 
+	lockdep_assert_held(&ng_control_lock);
 	if (*kb < 4)
 		return -EINVAL;
 	*kb = roundup_pow_of_two(*kb);

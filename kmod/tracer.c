@@ -3,10 +3,12 @@
  * The tracer: an ftrace_ops whose callback hooks the return of every
  * selected function, and the C side of the return trampoline.
  *
- * Entry (ng_entry, at the function's ftrace call site):
- *   read the counter; push { real return address, ip, slot, counter } on
- *   current's shadow stack; overwrite the slot with ng_return_hooker;
- *   emit func_entry.
+ * Entry (ng_entry_trace() and the other ops' callbacks, at the
+ * function's ftrace call site; ng_hook() does the work): the recursion
+ * lock, the pid, subtree and depth checks, where the return address is;
+ * then read the counter; push { real return address, ip, slot, counter }
+ * on current's shadow stack; overwrite the slot with ng_return_hooker;
+ * emit func_entry.
  * Exit (ng_return_handler, called by arch/<arch>/return_hooker.S):
  *   read the counter; pop the frame whose slot the trampoline was entered
  *   through; emit func_exit and func_call (the call with its entry's

@@ -2,10 +2,10 @@
 /*
  * 32-bit arm (ARM mode) return trampoline.
  *
- * ng_entry() replaced a traced function's return address (in its stack
- * frame, or in lr for functions that keep it there) with
- * ng_return_hooker; the function's return lands here.  Register contract
- * at that point:
+ * The entry hook (ng_hook(), kmod/tracer.c) replaced a traced
+ * function's return address (in its stack frame, or in lr for functions
+ * that keep it there) with ng_return_hooker; the function's return lands
+ * here.  Register contract at that point:
  *
  *   r0-r3   the function's return value (r0, or r0:r1): preserved, and
  *           r1:r0 handed to the C side too as a u64 (options/retval,

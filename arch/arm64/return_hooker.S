@@ -2,9 +2,10 @@
 /*
  * arm64 return trampoline.
  *
- * ng_entry() replaced a traced function's return address (its LR, still
- * unsigned at the patch site) with ng_return_hooker; the function's ret
- * lands here.  Register contract at that point:
+ * The entry hook (ng_hook(), kmod/tracer.c) replaced a traced
+ * function's return address (its LR, still unsigned at the patch site)
+ * with ng_return_hooker; the function's ret lands here.  Register
+ * contract at that point:
  *
  *   x0-x7   the function's return value (x0, or x0:x1, or an HFA): preserved,
  *           and x0 handed to the C side too (options/retval, flight

@@ -2,9 +2,9 @@
 /*
  * x86_64 return trampoline.
  *
- * ng_entry() replaced a traced function's return address with
- * ng_return_hooker; the function's ret lands here instead of in its
- * caller.  Register contract at that point:
+ * The entry hook (ng_hook(), kmod/tracer.c) replaced a traced
+ * function's return address with ng_return_hooker; the function's ret
+ * lands here instead of in its caller.  Register contract at that point:
  *
  *   %rax, %rdx   the function's return value: preserved, and %rax handed to
  *                the C side too (options/retval, flight triggers)
