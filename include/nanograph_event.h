@@ -90,6 +90,15 @@
 /* The most argument registers a call records (x86_64, arm64; arm: 4). */
 #define NG_ARGS_MAX		6
 
+/*
+ * The module <-> collector interface as a number: the control files and
+ * what their values mean, the raw records and the events' fields of
+ * this header.  Bumped with any change an older collector or module
+ * would misread; the module publishes it in /sys/kernel/nanograph/abi
+ * and the collector refuses a module with another (ng_ctl_check_abi()).
+ */
+#define NG_ABI			1
+
 #define NG_TSD_DEPTH_SHIFT	56
 #define NG_TSD_COUNTER_MASK	((1ULL << NG_TSD_DEPTH_SHIFT) - 1)
 #define NG_TSD_DEPTH_MAX	255

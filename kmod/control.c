@@ -534,10 +534,20 @@ static ssize_t clock_show(struct kobject *kobj, struct kobj_attribute *attr,
 
 static struct kobj_attribute ng_attr_clock = __ATTR_RO_MODE(clock, 0400);
 
+/* The interface's number (NG_ABI): a collector checks it before anything. */
+static ssize_t abi_show(struct kobject *kobj, struct kobj_attribute *attr,
+			char *buf)
+{
+	return sysfs_emit(buf, "%d\n", NG_ABI);
+}
+
+static struct kobj_attribute ng_attr_abi = __ATTR_RO_MODE(abi, 0400);
+
 static struct attribute *ng_attrs[] = {
 	&ng_attr_tracing_on.kattr.attr,
 	&ng_attr_max_depth.kattr.attr,
 	&ng_attr_clock.attr,
+	&ng_attr_abi.attr,
 	&ng_attr_raw_size_kb.kattr.attr,
 	&ng_attr_buffer_mode.attr,
 	&ng_attr_calibrate.kattr.attr,

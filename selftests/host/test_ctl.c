@@ -481,7 +481,31 @@ static void test_select_tasks_process(void)
 	T_EQ_STR(file, "set_event_notrace_pid");
 }
 
+/* The module's interface number against NG_ABI, and what each failure returns. */
+static void test_check_abi(void)
+{
+	char same[16], other[16], path[600];
+	const char *files[] = { "abi", same, NULL };
+	unsigned int abi = 0;
+	struct ng_ctl ctl;
+
+	snprintf(same, sizeof(same), "%d\n", NG_ABI);
+	snprintf(other, sizeof(other), "%d\n", NG_ABI + 1);
+	T_EQ_INT(fake_ctl(&ctl, files), 0);
+	T_EQ_INT(ng_ctl_check_abi(&ctl, &abi), 0);
+	T_EQ_INT(abi, NG_ABI);
+	snprintf(path, sizeof(path), "%s/abi", t_path("nanograph"));
+	T_EQ_INT(t_write_file(path, other), 0);
+	T_EQ_INT(ng_ctl_check_abi(&ctl, &abi), -EPROTO);
+	T_EQ_INT(abi, NG_ABI + 1);
+	T_EQ_INT(t_write_file(path, "one\n"), 0);
+	T_EQ_INT(ng_ctl_check_abi(&ctl, &abi), -EBADMSG);
+	T_EQ_INT(unlink(path), 0);
+	T_EQ_INT(ng_ctl_check_abi(&ctl, &abi), -ENOENT);
+}
+
 static const struct t_case cases[] = {
+	{ "check_abi", test_check_abi },
 	{ "root_default", test_root_default },
 	{ "root_env_and_argument", test_root_env_and_argument },
 	{ "root_too_long", test_root_too_long },

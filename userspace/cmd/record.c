@@ -623,6 +623,27 @@ static int flight_preflight(struct run *r, const struct opts *o)
 	return -1;
 }
 
+/*
+ * The module and this collector must speak the same interface (NG_ABI):
+ * built from different trees they would misread each other in odd ways.
+ * -1 when they do, else the exit status of one clear line.
+ */
+static int abi_check(const struct ng_ctl *ctl)
+{
+	unsigned int abi = 0;
+	int ret = ng_ctl_check_abi(ctl, &abi);
+
+	if (!ret)
+		return -1;
+	if (ret == -EPROTO)
+		return fail("the nanograph module speaks interface %u, this collector %d: build both from the same tree (make)",
+			    abi, NG_ABI);
+	if (ret == -ENOENT)
+		return fail("the nanograph module has no %s/abi: it is older than this collector; build both from the same tree (make)",
+			    ng_ctl_root(ctl));
+	return fail("cannot read %s/abi: %s", ng_ctl_root(ctl), strerror(-ret));
+}
+
 /* The conditions record needs, each with the line that says how to get it. */
 static int preflight(struct run *r, const struct opts *o)
 {
@@ -639,6 +660,9 @@ static int preflight(struct run *r, const struct opts *o)
 	if (ng_ctl_init(&r->ctl, NULL) || !ng_ctl_available(&r->ctl))
 		return fail("the nanograph module is not loaded (%s is missing): load it with 'insmod kmod/nanograph.ko' from the build tree",
 			    ng_ctl_root(&r->ctl));
+	ret = abi_check(&r->ctl);
+	if (ret >= 0)
+		return ret;
 	ret = ng_ctl_read(&r->ctl, "tracing_on", &val, NULL);
 	if (ret)
 		return fail("cannot read %s/tracing_on: %s", ng_ctl_root(&r->ctl),

@@ -47,6 +47,23 @@ static void print_value(const char *name, char *val, size_t len)
 	}
 }
 
+/* The module's interface against this collector's (NG_ABI). */
+static void print_abi(const struct ng_ctl *ctl)
+{
+	unsigned int abi = 0;
+	int ret = ng_ctl_check_abi(ctl, &abi);
+
+	if (!ret)
+		printf("interface: %d, this collector's\n", NG_ABI);
+	else if (ret == -EPROTO)
+		printf("interface: the module's %u, this collector's %d: build both from the same tree\n",
+		       abi, NG_ABI);
+	else if (ret == -ENOENT)
+		printf("interface: the module has no abi file (older than this collector): build both from the same tree\n");
+	else
+		printf("interface: cannot read %s/abi: %s\n", ng_ctl_root(ctl), strerror(-ret));
+}
+
 /* Every control file, one block each; returns the number of failures. */
 static int print_control_files(const struct ng_ctl *ctl)
 {
@@ -99,9 +116,10 @@ int cmd_status(const struct ng_cmd *self, int argc, char **argv)
 		return NG_EXIT_FAIL;
 	}
 	loaded = ng_ctl_available(&ctl);
-	if (loaded)
+	if (loaded) {
 		printf("module: loaded (%s)\n", ng_ctl_root(&ctl));
-	else
+		print_abi(&ctl);
+	} else
 		printf("module: not loaded (no %s); load it with: insmod nanograph.ko\n",
 		       ng_ctl_root(&ctl));
 

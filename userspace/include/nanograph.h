@@ -75,6 +75,13 @@ const char *ng_ctl_root(const struct ng_ctl *ctl);
 /* True when the control directory exists, i.e. the module is loaded. */
 bool ng_ctl_available(const struct ng_ctl *ctl);
 /*
+ * Is the module's interface this collector's (its abi file holds
+ * NG_ABI)?  0 if so; -EPROTO if it holds another number, which goes to
+ * *@abi; -ENOENT when there is no abi file (a module older than the
+ * file); another -errno when it cannot be read or holds no number.
+ */
+int ng_ctl_check_abi(const struct ng_ctl *ctl, unsigned int *abi);
+/*
  * Read control file @name whole into a malloc'd, NUL-terminated buffer.
  * *@bufp is the caller's to free(); *@lenp (may be NULL) gets its length.
  */

@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,24 @@ bool ng_ctl_available(const struct ng_ctl *ctl)
 	struct stat st;
 
 	return ctl->root[0] && stat(ctl->root, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int ng_ctl_check_abi(const struct ng_ctl *ctl, unsigned int *abi)
+{
+	uint64_t v;
+	char *val;
+	int ret;
+
+	ret = ng_ctl_read(ctl, "abi", &val, NULL);
+	if (ret)
+		return ret;
+	val[strcspn(val, "\n")] = '\0';
+	ret = ng_parse_num(val, 0, 0, UINT32_MAX, &v) ? -EBADMSG : 0;
+	free(val);
+	if (ret)
+		return ret;
+	*abi = (unsigned int)v;
+	return v == NG_ABI ? 0 : -EPROTO;
 }
 
 /*
