@@ -25,7 +25,7 @@
 
 #include "compat.h"
 #include "nanograph.h"
-#include "arch_hooks.h"
+#include "ng_arch_api.h"
 
 /* Largest text a listing file renders: a whole kallsyms worth of globs. */
 #define NG_LISTING_MAX	(8U << 20)

@@ -12,7 +12,7 @@
 #include <linux/moduleparam.h>
 
 #include "nanograph.h"
-#include "arch_hooks.h"
+#include "ng_arch_api.h"
 
 /*
  * Test-only checks of what the hot path promises, off in any real use

@@ -158,18 +158,8 @@ struct ng_slot_group {
 	unsigned long *slot;	/* where the trampoline's address is now */
 };
 
-/*
- * Find the slots of @tsk's @n groups: 0 when every one holds the
- * trampoline, -EBUSY when one is held by another tracer's return
- * trampoline (ng_foreign_return(): wait for the task), -ENOENT when one
- * is not there (a frame left without returning, or a task in the middle
- * of a return).
- */
-int ng_arch_find_slots(struct task_struct *tsk, struct ng_slot_group *g,
-		       unsigned int n);
+/* Is @addr another tracer's return trampoline (foreign_ret.c)? */
 bool ng_foreign_return(unsigned long addr);
-void ng_arch_put_ret(struct task_struct *tsk, unsigned long *slot,
-		     unsigned long ret, unsigned long key);
 int ng_retstack_init(void);
 void ng_retstack_exit(void);
 
@@ -557,12 +547,6 @@ static inline int ng_ft_register(void)
 static inline void ng_ft_unregister(void) { }
 #endif
 
-/*
- * The return trampoline, arch/<arch>/return_hooker.S, and the one C
- * function it calls.
- */
-void ng_return_hooker(void);
-unsigned long ng_return_handler(unsigned long sp, u64 retval);
 void ng_tracer_exit(void);
 
 /*

@@ -48,7 +48,7 @@
 #include <linux/string.h>
 
 #include "nanograph.h"
-#include "arch_hooks.h"
+#include "ng_arch_api.h"
 
 /*
  * The slices, in order, each about a tenth of the functions or less

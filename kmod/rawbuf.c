@@ -63,7 +63,7 @@
 #include <linux/sysfs.h>
 #include <linux/vmalloc.h>
 
-#include "arch_hooks.h"
+#include "ng_arch_api.h"
 #include "compat.h"
 #include "nanograph.h"
 #include "rawbuf.h"

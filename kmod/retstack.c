@@ -71,6 +71,7 @@
 #include "nanograph.h"
 #include "nanograph_event.h"
 #include "nanograph_trace.h"
+#include "ng_arch_api.h"
 
 struct hlist_head *ng_buckets;
 /* Insertions and removals; never taken by the hook or the trampoline. */

@@ -10,7 +10,7 @@
  */
 #include <linux/cpumask.h>
 
-#include "arch_hooks.h"
+#include "ng_arch_api.h"
 #include "nanograph.h"
 
 DEFINE_PER_CPU(struct ng_cpu_stats, ng_cpu_stats);

@@ -48,7 +48,7 @@
 #include "nanograph.h"
 #include "nanograph_event.h"
 #include "nanograph_trace.h"
-#include "arch_hooks.h"
+#include "ng_arch_api.h"
 #include "rawbuf.h"
 
 static void ng_entry_trace(unsigned long ip, unsigned long parent_ip,

@@ -24,7 +24,7 @@
 #include <linux/mutex.h>
 
 #include "nanograph.h"
-#include "arch_hooks.h"
+#include "ng_arch_api.h"
 
 DEFINE_STATIC_KEY_FALSE(ng_entry_values_on);
 DEFINE_STATIC_KEY_FALSE(ng_retval_on);

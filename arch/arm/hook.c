@@ -23,7 +23,7 @@
 
 #include "compat.h"
 #include "nanograph.h"
-#include "ng_arch.h"
+#include "ng_arch_api.h"
 
 struct ng_unwind {
 	struct stackframe frame;

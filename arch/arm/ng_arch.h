@@ -108,7 +108,7 @@ void ng_site_cache_render(struct seq_buf *s);
 unsigned long ng_arm_hook_unwind(struct pt_regs *regs, unsigned long ip,
 				 unsigned long cached);
 
-/* The hooks of kmod/arch_hooks.h arm has. */
+/* The optional hooks of kmod/ng_arch_api.h arm has. */
 #define ng_arch_init		ng_site_cache_init
 #define ng_arch_exit		ng_site_cache_exit
 #define ng_arch_tracing_start	ng_site_cache_reset

@@ -24,6 +24,7 @@
 
 #include "compat.h"
 #include "nanograph.h"
+#include "ng_arch_api.h"
 
 /*
  * The frame record at @fp ({ caller's FP, LR }), or NULL off @tsk's
