@@ -279,7 +279,29 @@ static inline bool ng_inject(unsigned int what)
 	return unlikely(READ_ONCE(ng_inject_mask) & what);
 }
 
-/* Serialises every change of tracer state (control files, drain work). */
+/*
+ * Serialises every change of tracer state (control files, drain work).
+ *
+ * The module's lock order, outermost first; each arrow is a place that
+ * takes the second while holding the first (and nothing takes them the
+ * other way round):
+ *
+ *   ng_events_lock -> ng_control_lock	ng_events_sync() (tracer.c); it
+ *	takes event_mutex (trace_set_clr_event()) only after dropping the
+ *	control lock: ftrace takes event_mutex before trace_types_lock
+ *   trace_types_lock -> ng_control_lock	the ftrace tracer's init and
+ *	reset (ftrace_tracer.c), called by ftrace with trace_types_lock
+ *   ng_snap_lock -> ng_control_lock	a listing's snapshot (control.c)
+ *   ng_control_lock -> cpus_read_lock -> ng_raw_lock
+ *	buffer_mode and raw_buffer_size_kb (rawbuf.c); CPU hotplug's
+ *	callbacks take ng_raw_lock with the hotplug lock held too
+ *   ng_control_lock -> ng_verdicts_lock	flight.c
+ *   ng_table_lock (a raw spinlock, interrupts off): innermost, taken
+ *	alone by the fork and exit probes and under the control lock;
+ *	never by the hook or the trampoline (retstack.c)
+ *
+ * Functions that need a lock held say so with lockdep_assert_held().
+ */
 extern struct mutex ng_control_lock;
 
 int ng_parse_number(const char *buf, size_t count, unsigned long max,
