@@ -8,7 +8,7 @@
  * untraced and traced to learn the tracer's own cost per call
  * (userspace/lib/calibrate.c).
  */
-#include "nanograph.h"
+#include "ng_module.h"
 
 /*
  * Nearly empty: a traced call of it costs the tracer's part and little

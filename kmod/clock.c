@@ -11,7 +11,7 @@
 #include <linux/trace_recursion.h>
 
 #include "counter.h"
-#include "nanograph.h"
+#include "ng_module.h"
 #include "nanograph_trace.h"
 #include "rawbuf.h"
 #include "ng_arch.h"

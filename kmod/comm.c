@@ -26,7 +26,7 @@
 #include <linux/sysfs.h>
 #include <linux/tracepoint.h>
 
-#include "nanograph.h"
+#include "ng_module.h"
 #include "rawbuf.h"
 
 /* A glob longer than this cannot be meant for a 15-character name. */
@@ -104,7 +104,7 @@ static struct ng_pid_map *ng_comm_map(const struct ng_comm_set *set)
 }
 
 /*
- * set_event_comm's tokens (filter.c keeps them for reading back): with
+ * set_event_comm's tokens (lists.c keeps them for reading back): with
  * @reset they replace the globs, else they are added.  No globs left:
  * names no longer decide, and set_event_pid stays as it is.  Otherwise
  * set_event_pid becomes the threads that match, none perhaps (it then

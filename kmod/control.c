@@ -24,7 +24,7 @@
 #include <linux/sysfs.h>
 
 #include "compat.h"
-#include "nanograph.h"
+#include "ng_module.h"
 #include "ng_arch_api.h"
 
 /* Largest text a listing file renders: a whole kallsyms worth of globs. */
@@ -37,7 +37,7 @@ DEFINE_MUTEX(ng_control_lock);
 static unsigned int ng_tracing_on;
 
 /*
- * A listing file: one of the lists of filter.c, or the stats text.  A
+ * A listing file: one of the lists of lists.c, or the stats text.  A
  * struct rather than a bare value, so that it can travel in
  * bin_attribute.private.
  */
@@ -173,7 +173,7 @@ static ssize_t ng_listing_read(struct file *filp, struct kobject *kobj,
 	return ret;
 }
 
-/* A write to one of the lists (filter.c). */
+/* A write to one of the lists (lists.c). */
 static ssize_t ng_listing_write(struct file *filp, struct kobject *kobj,
 				ng_bin_attr_t *attr, char *buf,
 				loff_t off, size_t count)

@@ -24,7 +24,7 @@
 #include <linux/jump_label.h>
 #include <linux/sched.h>
 
-#include "nanograph.h"
+#include "ng_module.h"
 #include "nanograph_event.h"
 #include "nanograph_trace.h"
 #include "rawbuf.h"

@@ -46,7 +46,7 @@
 #include <linux/vmalloc.h>
 
 #include "compat.h"
-#include "nanograph.h"
+#include "ng_module.h"
 #include "nanograph_event.h"
 #include "nanograph_flight.h"
 #include "ng_arch.h"

@@ -25,7 +25,7 @@
 #include <linux/kallsyms.h>
 #include <linux/string.h>
 
-#include "nanograph.h"
+#include "ng_module.h"
 
 /* The kernel's return trampolines, 6.1 to 7.3, on x86_64, arm64, arm. */
 static const char *const ng_foreign_trampolines[] = {

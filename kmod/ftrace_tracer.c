@@ -39,7 +39,7 @@
 #include "compat.h"
 #include "counter.h"
 #include "ftrace_tracer.h"
-#include "nanograph.h"
+#include "ng_module.h"
 #include "nanograph_event.h"
 #include "ng_arch.h"
 

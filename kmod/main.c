@@ -11,7 +11,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 
-#include "nanograph.h"
+#include "ng_module.h"
 #include "ng_arch_api.h"
 
 /*

@@ -70,7 +70,7 @@ unsigned long ng_return_handler(unsigned long sp, u64 retval);
 
 /*
  * Find the slots of @tsk's @n frame groups (struct ng_slot_group,
- * nanograph.h): 0 when every one holds the trampoline, -EBUSY when one
+ * ng_module.h): 0 when every one holds the trampoline, -EBUSY when one
  * is held by another tracer's return trampoline (ng_foreign_return():
  * wait for the task), -ENOENT when one is not there (a frame left
  * without returning, or a task in the middle of a return).

@@ -47,7 +47,7 @@
 #include <linux/sched.h>
 #include <linux/string.h>
 
-#include "nanograph.h"
+#include "ng_module.h"
 #include "ng_arch_api.h"
 
 /*

@@ -27,7 +27,7 @@
 #include <linux/tracepoint.h>
 #include <linux/vmalloc.h>
 
-#include "nanograph.h"
+#include "ng_module.h"
 
 struct ng_pid_map {
 	unsigned long bits[BITS_TO_LONGS(PID_MAX_LIMIT)];

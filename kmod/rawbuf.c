@@ -65,7 +65,7 @@
 
 #include "ng_arch_api.h"
 #include "compat.h"
-#include "nanograph.h"
+#include "ng_module.h"
 #include "rawbuf.h"
 
 DEFINE_PER_CPU_ALIGNED(struct ng_raw_cpu, ng_raw_cpus);

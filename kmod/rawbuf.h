@@ -39,7 +39,7 @@
 #include <linux/sched.h>
 #include <linux/string.h>
 
-#include "nanograph.h"
+#include "ng_module.h"
 #include "nanograph_event.h"
 
 struct ng_raw_record {

@@ -68,7 +68,7 @@
 #include <linux/vmalloc.h>
 
 #include "compat.h"
-#include "nanograph.h"
+#include "ng_module.h"
 #include "nanograph_event.h"
 #include "nanograph_trace.h"
 #include "ng_arch_api.h"

@@ -69,7 +69,7 @@
 #include <linux/sched.h>
 #include <linux/tracepoint.h>
 
-#include "nanograph.h"
+#include "ng_module.h"
 #include "nanograph_event.h"
 #include "nanograph_trace.h"
 #include "ng_arch.h"

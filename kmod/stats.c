@@ -11,7 +11,7 @@
 #include <linux/cpumask.h>
 
 #include "ng_arch_api.h"
-#include "nanograph.h"
+#include "ng_module.h"
 
 DEFINE_PER_CPU(struct ng_cpu_stats, ng_cpu_stats);
 

@@ -45,7 +45,7 @@
 #include <linux/workqueue.h>
 
 #include "compat.h"
-#include "nanograph.h"
+#include "ng_module.h"
 #include "nanograph_event.h"
 #include "nanograph_trace.h"
 #include "ng_arch_api.h"
@@ -1224,7 +1224,7 @@ static int ng_notrace_globs(char **tokens, unsigned int n, bool reset)
 
 /*
  * A list changed: make it take effect.  The caller has checked the globs
- * (filter.c); only the kernel failing (ENOMEM) makes this fail half-way.
+ * (lists.c); only the kernel failing (ENOMEM) makes this fail half-way.
  */
 int ng_tracer_apply_list(enum ng_list list, char **tokens, unsigned int n,
 			 bool reset)

@@ -23,7 +23,7 @@
 #include <linux/jump_label.h>
 #include <linux/mutex.h>
 
-#include "nanograph.h"
+#include "ng_module.h"
 #include "ng_arch_api.h"
 
 DEFINE_STATIC_KEY_FALSE(ng_entry_values_on);

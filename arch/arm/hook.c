@@ -22,7 +22,7 @@
 #include <asm/stacktrace.h>
 
 #include "compat.h"
-#include "nanograph.h"
+#include "ng_module.h"
 #include "ng_arch_api.h"
 
 struct ng_unwind {

@@ -34,7 +34,7 @@
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
 
-#include "nanograph.h"
+#include "ng_module.h"
 #include "ng_arch.h"
 
 struct ng_site ng_sites[NG_SITES];

@@ -23,7 +23,7 @@
 #include <asm/pointer_auth.h>
 
 #include "compat.h"
-#include "nanograph.h"
+#include "ng_module.h"
 #include "ng_arch_api.h"
 
 /*

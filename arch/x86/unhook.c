@@ -14,7 +14,7 @@
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 
-#include "nanograph.h"
+#include "ng_module.h"
 #include "ng_arch_api.h"
 
 int ng_arch_find_slots(struct task_struct *tsk, struct ng_slot_group *g,

@@ -100,7 +100,7 @@ extern char **ng_argv;
 void ng_cmd_bad_input(const struct ng_cmd *self, const struct ng_recording *rec,
 		      const struct ng_pp_bad *bad, int err, const char *tail);
 
-/* ---- the filter options of replay, report and export (cmd/filter.c) ---- */
+/* ---- the filter options of replay, report and export (cmd/filter_opts.c) ---- */
 
 /* Values of the filter options that have no short form. */
 enum {
@@ -179,7 +179,7 @@ struct ng_filter;
 int ng_filter_option(const struct ng_cmd *self, struct ng_filter *f, int c,
 		     char **argv, const struct option *longopts);
 
-/* ---- the steps replay, report and export share (cmd/filter.c) ---- */
+/* ---- the steps replay, report and export share (cmd/filter_opts.c) ---- */
 
 /*
  * Run @view with a new filter for its options, freed after it returns:

@@ -3,7 +3,7 @@
  * replay.c - "nanograph replay": each thread's calls as a call tree, the
  * way function_graph, "trace-cmd report" and "uftrace replay" show them.
  * The tree is written by libnanograph (lib/replay.c) through the filters
- * (lib/filter.c); this file parses options and says what went wrong.
+ * (lib/view_filter.c); this file parses options and says what went wrong.
  */
 #include <errno.h>
 #include <getopt.h>

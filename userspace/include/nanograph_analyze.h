@@ -163,7 +163,7 @@ int ng_pp_walk(const char *path, const struct ng_pp_visitor *v,
  */
 int ng_recording_check(const struct ng_recording *rec, struct ng_pp_bad *bad);
 
-/* ---- filters: which calls a view shows (filter.c) --------------------- */
+/* ---- filters: which calls a view shows (view_filter.c) ---------------- */
 
 /*
  * What "replay", "report" and "export" take as -t, -D, --tid, --comm, -F,
@@ -285,7 +285,7 @@ int ng_filter_walk(const struct ng_filter *f, const char *path,
 int ng_recording_filter(struct ng_recording *rec, const struct ng_filter *f,
 			const char **unmatched, bool *comm);
 
-/* ---- overhead compensation: --compensate (filter.c) ------------------ */
+/* ---- overhead compensation: --compensate (view_filter.c) ------------- */
 
 /*
  * The tracer's own cost taken off the times every reader of a recording

@@ -37,7 +37,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "nanograph.h"
+#include "ng_module.h"
 
 /* Longest glob accepted: a kernel symbol name is at most 512 bytes. */
 #define NG_TOKEN_MAX	512

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * filter.c - what the views of a recording (replay, report, export) show:
- * which threads (--tid, --comm) and which of their calls (-t, -D, -F, -N,
- * --time-range), applied while each file is walked.
+ * view_filter.c - what the views of a recording (replay, report,
+ * export) show: which threads (--tid, --comm) and which of their calls
+ * (-t, -D, -F, -N, --time-range), applied while each file is walked.
  *
  * Whether a call is shown may depend on its end (its duration, whether it
  * reaches into the time range), known only at its POP, and a shown call

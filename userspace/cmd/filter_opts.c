@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * filter.c - the filter options that replay, report and export share
+ * filter_opts.c - the filter options that replay, report and export share
  * (-t/--time-threshold, -D, --tid, --comm, -F, -N, --time-range): parsed
  * here once, into the library's struct ng_filter, with one usage error
  * per mistake that names the option as it was typed and the bad value;

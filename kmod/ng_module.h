@@ -3,7 +3,7 @@
  * nanograph: internal interfaces between the module's parts.
  *
  * Each .c file has one job: main.c brings the parts up and down in order,
- * control.c is the sysfs control directory, filter.c keeps the function
+ * control.c is the sysfs control directory, lists.c keeps the function
  * lists, ops_steps.c hooks every function in steps, pids.c keeps
  * set_event_pid, tracer.c hooks entries and returns, foreign_ret.c
  * recognises another tracer's return trampoline, retstack.c keeps the
@@ -16,8 +16,8 @@
  * nanograph as an ftrace tracer (patched kernels), calib_target.c the
  * calibration's traced function.
  */
-#ifndef NANOGRAPH_H
-#define NANOGRAPH_H
+#ifndef NG_MODULE_H
+#define NG_MODULE_H
 
 #include <linux/hash.h>
 #include <linux/jump_label.h>
@@ -411,7 +411,7 @@ void ng_clock_sync(u64 *counter, u64 *ns, u64 *uncertainty);
 int ng_control_init(void);
 void ng_control_exit(void);
 
-/* Which function list a filter file edits (filter.c, tracer.c). */
+/* Which function list a filter file edits (lists.c, tracer.c). */
 enum ng_list {
 	NG_FTRACE_FILTER,
 	NG_FTRACE_NOTRACE,
@@ -579,4 +579,4 @@ void ng_tracer_exit(void);
 void ng_calib_target(void);
 void ng_calib_sink(void);
 
-#endif /* NANOGRAPH_H */
+#endif /* NG_MODULE_H */
