@@ -88,18 +88,15 @@ static char *ng_listing_text(const struct ng_listing *l, size_t *len)
  * rendered when a read starts at offset 0 (or anywhere the previous read
  * of that open file did not end), then served to that file's following
  * reads, so that one pass over a listing is rendered once and is one
- * consistent picture, whatever the chunk size.  Binary attributes have
- * no open or release callback, so texts are kept by open file here, in
- * a few slots: dropped when their reader reads past the end, or, least
- * recently used first, when a new reader needs the slot (that reader's
- * next read then renders afresh).  A slot holds a reference to its file
- * (get_file()): a closed file's address cannot be a new file's while
- * its text is kept, which would read on in the old text.
+ * consistent picture, whatever the chunk size.  Texts are kept by open
+ * file (openfile.c) in a few slots: dropped when their reader reads past
+ * the end or closes the file, or, least recently used first, when a new
+ * reader needs the slot (that reader's next read then renders afresh).
  */
 #define NG_SNAPS	8
 
 struct ng_snap {
-	struct file *filp;	/* held while its text is kept */
+	struct ng_keep keep;	/* whose text this is */
 	const struct bin_attribute *attr;
 	loff_t next;		/* where that file's next read starts */
 	size_t len;
@@ -114,9 +111,18 @@ static DEFINE_MUTEX(ng_snap_lock);
 static void ng_snap_drop(struct ng_snap *sn)
 {
 	kvfree(sn->text);
-	if (sn->filp)
-		fput(sn->filp);
-	memset(sn, 0, sizeof(*sn));
+	ng_keep_drop(&sn->keep);
+	sn->attr = NULL;
+	sn->next = 0;
+	sn->len = 0;
+	sn->text = NULL;
+	sn->used = 0;
+}
+
+/* Its reader closed the file. */
+static void ng_snap_release(struct ng_keep *k)
+{
+	ng_snap_drop(container_of(k, struct ng_snap, keep));
 }
 
 /* The slot holding @filp's text, else a free or least recently used one. */
@@ -126,7 +132,7 @@ static struct ng_snap *ng_snap_slot(const struct file *filp,
 	struct ng_snap *sn, *lru = &ng_snaps[0];
 
 	for (sn = ng_snaps; sn < ng_snaps + NG_SNAPS; sn++) {
-		if (sn->text && sn->filp == filp && sn->attr == attr)
+		if (sn->text && ng_keep_is(&sn->keep, filp) && sn->attr == attr)
 			return sn;
 		if (!sn->text)
 			lru = sn;
@@ -148,15 +154,15 @@ static ssize_t ng_listing_read(struct file *filp, struct kobject *kobj,
 
 	mutex_lock(&ng_snap_lock);
 	sn = ng_snap_slot(filp, attr);
-	if (!sn->text || sn->filp != filp || sn->attr != attr || sn->next != off ||
-	    !off) {
+	if (!sn->text || !ng_keep_is(&sn->keep, filp) || sn->attr != attr ||
+	    sn->next != off || !off) {
 		text = ng_listing_text(attr->private, &len);
 		if (IS_ERR(text)) {
 			mutex_unlock(&ng_snap_lock);
 			return PTR_ERR(text);
 		}
 		ng_snap_drop(sn);
-		sn->filp = get_file(filp);
+		ng_keep_hold(&sn->keep, filp);
 		sn->attr = attr;
 		sn->text = text;
 		sn->len = len;
@@ -599,11 +605,16 @@ static const struct attribute_group *ng_groups[] = {
 /* Create /sys/kernel/nanograph and its files, or nothing at all. */
 int ng_control_init(void)
 {
-	int ret;
+	int ret, i;
 
+	for (i = 0; i < NG_SNAPS; i++)
+		ng_keep_add(&ng_snaps[i].keep, &ng_snap_lock, ng_snap_release);
+	ng_lists_keep_init();
 	ng_kobj = kobject_create_and_add("nanograph", kernel_kobj);
-	if (!ng_kobj)
+	if (!ng_kobj) {
+		ng_keep_stop();
 		return -ENOMEM;
+	}
 	ret = sysfs_create_groups(ng_kobj, ng_groups);
 	if (!ret) {
 		ret = ng_raw_files_init(ng_kobj);
@@ -615,6 +626,7 @@ int ng_control_init(void)
 	if (ret) {
 		kobject_put(ng_kobj);
 		ng_kobj = NULL;
+		ng_keep_stop();
 	}
 	return ret;
 }
@@ -632,6 +644,9 @@ void ng_control_exit(void)
 	ng_flight_exit();
 	kobject_put(ng_kobj);
 	ng_kobj = NULL;
+	ng_keep_stop();
+	mutex_lock(&ng_snap_lock);
 	for (i = 0; i < NG_SNAPS; i++)
 		ng_snap_drop(&ng_snaps[i]);
+	mutex_unlock(&ng_snap_lock);
 }

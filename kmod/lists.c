@@ -49,12 +49,11 @@ struct ng_list_state {
 	unsigned int n;
 	/*
 	 * A write whose last page was full may go on: its next page comes
-	 * from the same open file at cont_off, held meanwhile (get_file()),
-	 * so that a new file at a closed one's address does not go on in
-	 * its stead.  A glob cut at the end of that page waits in cut for
-	 * its rest.
+	 * from the same open file (cont, openfile.c) at cont_off.  A glob
+	 * cut at the end of that page waits in cut for its rest, or until
+	 * the file is closed.
 	 */
-	struct file *cont_filp;
+	struct ng_keep cont;
 	loff_t cont_off;
 	size_t cut_len;
 	char cut[NG_TOKEN_MAX];
@@ -62,12 +61,32 @@ struct ng_list_state {
 
 static struct ng_list_state ng_lists[NG_NR_LISTS];
 
-/* The open file a list's write may go on from, held; NULL: none. */
+/* The open file a list's write may go on from; NULL: none. */
 static void ng_list_cont(struct ng_list_state *st, struct file *filp)
 {
-	if (st->cont_filp)
-		fput(st->cont_filp);
-	st->cont_filp = filp ? get_file(filp) : NULL;
+	if (filp)
+		ng_keep_hold(&st->cont, filp);
+	else
+		ng_keep_drop(&st->cont);
+}
+
+/* The file a write might have gone on from was closed. */
+static void ng_list_cont_release(struct ng_keep *k)
+{
+	struct ng_list_state *st = container_of(k, struct ng_list_state, cont);
+
+	ng_keep_drop(k);
+	st->cut_len = 0;
+}
+
+/* Each list's continuation is kept by open file (openfile.c). */
+void ng_lists_keep_init(void)
+{
+	int i;
+
+	for (i = 0; i < NG_NR_LISTS; i++)
+		ng_keep_add(&ng_lists[i].cont, &ng_control_lock,
+			    ng_list_cont_release);
 }
 
 static void ng_tokens_free(char **tokens, unsigned int n)
@@ -248,7 +267,7 @@ ssize_t ng_list_write(enum ng_list list, struct file *filp, const char *buf,
 {
 	struct ng_list_state *st = &ng_lists[list];
 	bool append = (filp->f_flags & O_APPEND) || off > 0;
-	bool cont = st->cont_filp == filp && st->cont_off == off;
+	bool cont = ng_keep_is(&st->cont, filp) && st->cont_off == off;
 	size_t prefix = cont ? st->cut_len : 0, len, cut = 0;
 	unsigned int n = 0, first_new, i;
 	char **tokens = NULL;
@@ -380,12 +399,14 @@ void ng_lists_free(void)
 {
 	int i;
 
+	mutex_lock(&ng_control_lock);
 	for (i = 0; i < NG_NR_LISTS; i++) {
 		ng_list_cont(&ng_lists[i], NULL);
 		ng_tokens_free(ng_lists[i].tokens, ng_lists[i].n);
 		ng_lists[i].tokens = NULL;
 		ng_lists[i].n = 0;
 	}
+	mutex_unlock(&ng_control_lock);
 	ftrace_free_filter(&ng_scratch_ops);
 	ftrace_free_filter(&ng_empty_ops);
 }

@@ -3,18 +3,18 @@
  * nanograph: internal interfaces between the module's parts.
  *
  * Each .c file has one job: main.c brings the parts up and down in order,
- * control.c is the sysfs control directory, lists.c keeps the function
- * lists, ops_steps.c hooks every function in steps, pids.c keeps
- * set_event_pid, tracer.c hooks entries and returns, foreign_ret.c
- * recognises another tracer's return trampoline, retstack.c keeps the
- * shadow stacks, events.c defines the trace events, clock.c publishes
- * the counter, stats.c keeps the per-CPU counts, rawbuf.c keeps the raw
- * buffer mode's per-CPU buffers, comm.c records what the traced tasks
- * decide themselves, flight.c is the flight recorder, sched.c writes the
- * scheduling records, counters.c the per-call counters, values.c says
- * which arguments and return values are recorded, ftrace_tracer.c is
- * nanograph as an ftrace tracer (patched kernels), calib_target.c the
- * calibration's traced function.
+ * control.c is the sysfs control directory, openfile.c what its files
+ * keep for one open file, lists.c keeps the function lists, ops_steps.c
+ * hooks every function in steps, pids.c keeps set_event_pid, tracer.c
+ * hooks entries and returns, foreign_ret.c recognises another tracer's
+ * return trampoline, retstack.c keeps the shadow stacks, events.c defines
+ * the trace events, clock.c publishes the counter, stats.c keeps the
+ * per-CPU counts, rawbuf.c keeps the raw buffer mode's per-CPU buffers,
+ * comm.c records what the traced tasks decide themselves, flight.c is the
+ * flight recorder, sched.c writes the scheduling records, counters.c the
+ * per-call counters, values.c says which arguments and return values are
+ * recorded, ftrace_tracer.c is nanograph as an ftrace tracer (patched
+ * kernels), calib_target.c the calibration's traced function.
  */
 #ifndef NG_MODULE_H
 #define NG_MODULE_H
@@ -296,6 +296,9 @@ static inline bool ng_inject(unsigned int what)
  *	buffer_mode and raw_buffer_size_kb (rawbuf.c); CPU hotplug's
  *	callbacks take ng_raw_lock with the hotplug lock held too
  *   ng_control_lock -> ng_verdicts_lock	flight.c
+ *   ng_keepers_lock -> (trylock) ng_snap_lock, ng_control_lock,
+ *	ng_raw_lock	the sweep of closed files' state (openfile.c): it
+ *	only tries them, and never waits under its own lock
  *   ng_table_lock (a raw spinlock, interrupts off): innermost, taken
  *	alone by the fork and exit probes and under the control lock;
  *	never by the hook or the trampoline (retstack.c)
@@ -411,6 +414,31 @@ void ng_clock_sync(u64 *counter, u64 *ns, u64 *uncertainty);
 int ng_control_init(void);
 void ng_control_exit(void);
 
+/*
+ * What a control file keeps for one open file between its calls, and
+ * lets go when the file is closed (openfile.c).  The owner's lock guards
+ * file and the state; @release, called under it, lets the state go and
+ * calls ng_keep_drop().
+ */
+struct ng_keep {
+	struct file *file;	/* held while something is kept; NULL: nothing */
+	struct mutex *lock;
+	void (*release)(struct ng_keep *k);
+	struct list_head node;	/* on the sweep's list */
+};
+
+void ng_keep_add(struct ng_keep *k, struct mutex *lock,
+		 void (*release)(struct ng_keep *k));
+void ng_keep_hold(struct ng_keep *k, struct file *filp);
+void ng_keep_drop(struct ng_keep *k);
+void ng_keep_stop(void);
+
+/* Is what @k keeps @filp's? */
+static inline bool ng_keep_is(const struct ng_keep *k, const struct file *filp)
+{
+	return k->file == filp;
+}
+
 /* Which function list a filter file edits (lists.c, tracer.c). */
 enum ng_list {
 	NG_FTRACE_FILTER,
@@ -428,6 +456,7 @@ ssize_t ng_list_write(enum ng_list list, struct file *filp, const char *buf,
 		      loff_t off, size_t count);
 void ng_list_render(enum ng_list list, struct seq_buf *s);
 bool ng_list_empty(enum ng_list list);
+void ng_lists_keep_init(void);
 void ng_lists_free(void);
 
 /* Settings of the one-number files, owned by the part that reads them. */

@@ -34,9 +34,9 @@
  * So the records a read is handed are not consumed at once: they stay
  * "handed" (ng_raw_handed) until the same open file reads again at a
  * later position (the copy succeeded), or any other open file reads this
- * CPU (they count as read).  A read at the same position again means the
- * copy failed (EFAULT): the same records are handed again.  The open file
- * is held meanwhile, so that its address cannot name another one.  No
+ * CPU, or the file is closed (they count as read).  A read at the same
+ * position again means the copy failed (EFAULT): the same records are
+ * handed again.  They are kept by open file (openfile.c).  No
  * records are handed while the flight recorder overwrites: arm settles
  * them and arms in one step (ng_raw_flight_arm()), and reads are refused
  * until the freeze.
@@ -91,9 +91,10 @@ static DEFINE_MUTEX(ng_raw_lock);
 
 /* What the last read of a CPU's raw file was handed, not yet consumed. */
 struct ng_raw_handed {
-	struct file *file;	/* NULL: nothing handed */
+	struct ng_keep keep;	/* the file it was handed to; none: nothing */
 	loff_t pos;		/* where that read started */
 	unsigned long n;	/* records */
+	int cpu;
 };
 
 static DEFINE_PER_CPU(struct ng_raw_handed, ng_raw_handed);
@@ -388,12 +389,19 @@ void ng_raw_emit_clock(u64 counter, u64 mono_ns, u64 freq)
 static void ng_raw_settle_handed(struct ng_raw_cpu *c, struct ng_raw_handed *h)
 {
 	lockdep_assert_held(&ng_raw_lock);
-	if (!h->file)
+	if (!h->keep.file)
 		return;
 	/* Pairs with ng_raw_reserve(): copied out before they are reused. */
 	smp_store_release(&c->tail, c->tail + h->n);
-	fput(h->file);
-	h->file = NULL;
+	ng_keep_drop(&h->keep);
+}
+
+/* The file the records were handed to was closed: they were read. */
+static void ng_raw_handed_release(struct ng_keep *k)
+{
+	struct ng_raw_handed *h = container_of(k, struct ng_raw_handed, keep);
+
+	ng_raw_settle_handed(per_cpu_ptr(&ng_raw_cpus, h->cpu), h);
 }
 
 /*
@@ -428,7 +436,7 @@ int ng_raw_flight_leave(int state)
 		if (!c->data)
 			continue;
 		/* None handed since the arm: reads were refused. */
-		WARN_ON_ONCE(per_cpu_ptr(&ng_raw_handed, cpu)->file);
+		WARN_ON_ONCE(per_cpu_ptr(&ng_raw_handed, cpu)->keep.file);
 		/* Pairs with ng_raw_commit(): the records below commit are whole. */
 		commit = smp_load_acquire(&c->commit);
 		for (t = c->tail; t != commit; t++)
@@ -494,9 +502,7 @@ static void ng_raw_free(void)
 		struct ng_raw_cpu *c = per_cpu_ptr(&ng_raw_cpus, cpu);
 		struct ng_raw_handed *h = per_cpu_ptr(&ng_raw_handed, cpu);
 
-		if (h->file)
-			fput(h->file);
-		h->file = NULL;
+		ng_keep_drop(&h->keep);
 
 		vfree(c->data);
 		memset(c, 0, sizeof(*c));
@@ -673,17 +679,10 @@ static ssize_t ng_raw_read(struct file *filp, struct kobject *kobj,
 		mutex_unlock(&ng_raw_lock);
 		return -EBUSY;
 	}
+	/* Unless this is the failed read again, they were read. */
+	if (!ng_keep_is(&h->keep, filp) || h->pos != off)
+		ng_raw_settle_handed(c, h);
 	tail = c->tail;
-	if (h->file) {
-		/* Unless this is the failed read again, they were read. */
-		if (h->file != filp || h->pos != off) {
-			tail += h->n;
-			/* Pairs with ng_raw_reserve(): copied out before they are reused. */
-			smp_store_release(&c->tail, tail);
-		}
-		fput(h->file);
-		h->file = NULL;
-	}
 	if (!c->pass) {
 		/* Pairs with ng_raw_commit(): the records below commit are whole. */
 		c->pass_end = smp_load_acquire(&c->commit);
@@ -696,9 +695,11 @@ static ssize_t ng_raw_read(struct file *filp, struct kobject *kobj,
 	memcpy(buf, &c->data[tail & c->mask], first * rs);
 	memcpy(buf + first * rs, c->data, (n - first) * rs);
 	if (n) {
-		h->file = get_file(filp);
+		ng_keep_hold(&h->keep, filp);
 		h->pos = off;
 		h->n = n;
+	} else {
+		ng_keep_drop(&h->keep);
 	}
 	mutex_unlock(&ng_raw_lock);
 	return n * rs;
@@ -719,7 +720,11 @@ int ng_raw_files_init(struct kobject *parent)
 		goto err;
 	for_each_possible_cpu(cpu) {
 		struct bin_attribute *a = &ng_raw_attrs[cpu];
+		struct ng_raw_handed *h = per_cpu_ptr(&ng_raw_handed, cpu);
 		char name[16];
+
+		h->cpu = cpu;
+		ng_keep_add(&h->keep, &ng_raw_lock, ng_raw_handed_release);
 
 		snprintf(name, sizeof(name), "cpu%d", cpu);
 		ng_cpu_kobjs[cpu] = kobject_create_and_add(name, ng_percpu_kobj);
