@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make lint: the kernel's checkpatch.pl over the kernel-side sources, and
-# the build's refusal of kernels that lack what the tracer needs, as KTAP
-# lines.  checkpatch comes from Debian's linux-source package,
-# unpacked into the rig's cache by "tools/vmtest.sh source".  (W=1 and
-# sparse run on every module build of the VM rig.)
+# make lint: the kernel's checkpatch.pl over the kernel-side sources, the
+# VM rig's scripts through shellcheck, and the build's refusal of kernels
+# that lack what the tracer needs, as KTAP lines.  checkpatch comes from
+# Debian's linux-source package, unpacked into the rig's cache by
+# "tools/vmtest.sh source".  (W=1 and sparse run on every module build of
+# the VM rig.)
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -41,6 +42,19 @@ for p in "$ROOT"/kernel-patches/[0-9][0-9][0-9][0-9]-*.patch \
 	case $p in */0000-*) ;; *) [ ! -e "$p" ] || patches+=("$p") ;; esac
 done
 checkpatch " kernel-patches" "${#patches[@]} patches" "${patches[@]}"
+
+# The rig's shell: tools/vmtest.sh with the files it sources (-x), and
+# each file of tools/vm/ on its own, at shellcheck's default level.
+rig=(tools/vmtest.sh tools/vm/*.sh)
+if ! command -v shellcheck >/dev/null; then
+	echo "ok - lint shellcheck # SKIP no shellcheck (tools/setup-host.sh installs it)"
+elif out=$(shellcheck -x "${rig[@]}" 2>&1); then
+	echo "ok - lint shellcheck (the rig: ${#rig[@]} files)"
+else
+	echo "not ok - lint shellcheck (the rig)"
+	echo "$out" | sed 's/^/# /'
+	rc=1
+fi
 
 # The build must stop with a clear message on a kernel without ftrace
 # support.  Configuration symbols given on make's command line override

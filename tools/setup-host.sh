@@ -21,8 +21,9 @@ pkgs=(
 	# the patched kernel (tools/kernel-build.sh): what kbuild needs beyond
 	# the module build's
 	libssl-dev
-	# code checks: sparse for make C=1, checkpatch's helpers
-	sparse codespell
+	# code checks: sparse for make C=1, checkpatch's helpers, shellcheck
+	# for the rig's scripts (tools/lint.sh)
+	sparse codespell shellcheck
 	# make check builds the module with DKMS (tools/dkms-check.sh)
 	dkms
 	# host tests: protoc reads "export --perfetto" files back
