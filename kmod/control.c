@@ -104,9 +104,16 @@ struct ng_snap {
 	unsigned long used;	/* for least recently used */
 };
 
-static struct ng_snap ng_snaps[NG_SNAPS];
-static unsigned long ng_snap_clock;
 static DEFINE_MUTEX(ng_snap_lock);
+static void ng_snap_release(struct ng_keep *k);
+
+static struct ng_snap ng_snaps[NG_SNAPS] = {
+	[0 ... NG_SNAPS - 1] = {
+		.keep = NG_KEEP_INIT(&ng_snap_lock, ng_snap_release),
+	},
+};
+
+static unsigned long ng_snap_clock;
 
 static void ng_snap_drop(struct ng_snap *sn)
 {
@@ -608,7 +615,7 @@ int ng_control_init(void)
 	int ret, i;
 
 	for (i = 0; i < NG_SNAPS; i++)
-		ng_keep_add(&ng_snaps[i].keep, &ng_snap_lock, ng_snap_release);
+		ng_keep_add(&ng_snaps[i].keep);
 	ng_lists_keep_init();
 	ng_kobj = kobject_create_and_add("nanograph", kernel_kobj);
 	if (!ng_kobj) {

@@ -59,7 +59,13 @@ struct ng_list_state {
 	char cut[NG_TOKEN_MAX];
 };
 
-static struct ng_list_state ng_lists[NG_NR_LISTS];
+static void ng_list_cont_release(struct ng_keep *k);
+
+static struct ng_list_state ng_lists[NG_NR_LISTS] = {
+	[0 ... NG_NR_LISTS - 1] = {
+		.cont = NG_KEEP_INIT(&ng_control_lock, ng_list_cont_release),
+	},
+};
 
 /* The open file a list's write may go on from; NULL: none. */
 static void ng_list_cont(struct ng_list_state *st, struct file *filp)
@@ -85,8 +91,7 @@ void ng_lists_keep_init(void)
 	int i;
 
 	for (i = 0; i < NG_NR_LISTS; i++)
-		ng_keep_add(&ng_lists[i].cont, &ng_control_lock,
-			    ng_list_cont_release);
+		ng_keep_add(&ng_lists[i].cont);
 }
 
 static void ng_tokens_free(char **tokens, unsigned int n)

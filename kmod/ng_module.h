@@ -418,7 +418,7 @@ void ng_control_exit(void);
  * What a control file keeps for one open file between its calls, and
  * lets go when the file is closed (openfile.c).  The owner's lock guards
  * file and the state; @release, called under it, lets the state go and
- * calls ng_keep_drop().
+ * calls ng_keep_drop().  Defined with NG_KEEP_INIT().
  */
 struct ng_keep {
 	struct file *file;	/* held while something is kept; NULL: nothing */
@@ -427,8 +427,9 @@ struct ng_keep {
 	struct list_head node;	/* on the sweep's list */
 };
 
-void ng_keep_add(struct ng_keep *k, struct mutex *lock,
-		 void (*release)(struct ng_keep *k));
+#define NG_KEEP_INIT(_lock, _release)	{ .lock = (_lock), .release = (_release) }
+
+void ng_keep_add(struct ng_keep *k);
 void ng_keep_hold(struct ng_keep *k, struct file *filp);
 void ng_keep_drop(struct ng_keep *k);
 void ng_keep_stop(void);

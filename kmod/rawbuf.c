@@ -97,6 +97,10 @@ struct ng_raw_handed {
 	int cpu;
 };
 
+/*
+ * Set up in ng_raw_init(): a module's per-CPU initialisers are copied
+ * without their relocations, so no pointer can be given here.
+ */
 static DEFINE_PER_CPU(struct ng_raw_handed, ng_raw_handed);
 
 static struct kobject *ng_percpu_kobj;
@@ -396,7 +400,7 @@ static void ng_raw_settle_handed(struct ng_raw_cpu *c, struct ng_raw_handed *h)
 	ng_keep_drop(&h->keep);
 }
 
-/* The file the records were handed to was closed: they were read. */
+/* The file the records were handed to was closed: they count as read. */
 static void ng_raw_handed_release(struct ng_keep *k)
 {
 	struct ng_raw_handed *h = container_of(k, struct ng_raw_handed, keep);
@@ -720,11 +724,9 @@ int ng_raw_files_init(struct kobject *parent)
 		goto err;
 	for_each_possible_cpu(cpu) {
 		struct bin_attribute *a = &ng_raw_attrs[cpu];
-		struct ng_raw_handed *h = per_cpu_ptr(&ng_raw_handed, cpu);
 		char name[16];
 
-		h->cpu = cpu;
-		ng_keep_add(&h->keep, &ng_raw_lock, ng_raw_handed_release);
+		ng_keep_add(&per_cpu_ptr(&ng_raw_handed, cpu)->keep);
 
 		snprintf(name, sizeof(name), "cpu%d", cpu);
 		ng_cpu_kobjs[cpu] = kobject_create_and_add(name, ng_percpu_kobj);
@@ -766,10 +768,21 @@ void ng_raw_files_exit(void)
 	ng_raw_attrs = NULL;
 }
 
-/* At load: CPUs that come up while in raw mode get their buffers. */
+/*
+ * At load: each CPU's handed records are kept by open file; CPUs that
+ * come up while in raw mode get their buffers.
+ */
 int ng_raw_init(void)
 {
-	int ret;
+	int cpu, ret;
+
+	for_each_possible_cpu(cpu) {
+		struct ng_raw_handed *h = per_cpu_ptr(&ng_raw_handed, cpu);
+
+		h->keep = (struct ng_keep)NG_KEEP_INIT(&ng_raw_lock,
+						       ng_raw_handed_release);
+		h->cpu = cpu;
+	}
 
 	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN,
 					"nanograph/raw:prepare",
