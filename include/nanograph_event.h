@@ -96,8 +96,10 @@
  * this header.  Bumped with any change an older collector or module
  * would misread; the module publishes it in /sys/kernel/nanograph/abi
  * and the collector refuses a module with another (ng_ctl_check_abi()).
+ * 2: buffer_mode and raw_buffer_size_kb wait for a drain to end instead
+ * of EBUSY (a collector puts them back without retrying).
  */
-#define NG_ABI			1
+#define NG_ABI			2
 
 #define NG_TSD_DEPTH_SHIFT	56
 #define NG_TSD_COUNTER_MASK	((1ULL << NG_TSD_DEPTH_SHIFT) - 1)

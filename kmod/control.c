@@ -272,6 +272,7 @@ struct ng_value_attr {
 	unsigned long max;	/* largest value accepted */
 	int over_max;		/* errno for a larger one */
 	int (*apply)(unsigned long *val);
+	bool after_drain;	/* wait for a drain running (ng_control_lock_drained()) */
 };
 
 static ssize_t ng_value_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -311,7 +312,13 @@ static ssize_t ng_value_store(struct kobject *kobj, struct kobj_attribute *attr,
 	ret = ng_parse_number(buf, count, va->max, va->over_max, &val);
 	if (ret)
 		return ret;
-	mutex_lock(&ng_control_lock);
+	if (va->after_drain) {
+		ret = ng_control_lock_drained();
+		if (ret)
+			return ret;
+	} else {
+		mutex_lock(&ng_control_lock);
+	}
 	ret = va->apply ? va->apply(&val) : 0;
 	if (!ret)
 		WRITE_ONCE(*va->value, val);
@@ -319,7 +326,7 @@ static ssize_t ng_value_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return ret ?: count;
 }
 
-#define NG_VALUE_ATTR(_var, _file, _max, _over_max, _apply)		\
+#define NG_VALUE_ATTR_DRAIN(_var, _file, _max, _over_max, _apply, _drain) \
 	struct ng_value_attr ng_attr_##_var = {				\
 		.kattr = {						\
 			.attr = { .name = _file, .mode = 0600 },	\
@@ -330,7 +337,11 @@ static ssize_t ng_value_store(struct kobject *kobj, struct kobj_attribute *attr,
 		.max = _max,						\
 		.over_max = _over_max,					\
 		.apply = _apply,					\
+		.after_drain = _drain,					\
 	}
+
+#define NG_VALUE_ATTR(_var, _file, _max, _over_max, _apply)		\
+	NG_VALUE_ATTR_DRAIN(_var, _file, _max, _over_max, _apply, false)
 
 /*
  * tracing_on: like ftrace's, "0" stops and any other number starts; it
@@ -493,8 +504,8 @@ static int ng_raw_size_apply(unsigned long *kb)
 	return ng_tracer_busy() || ng_flight_busy() ? -EBUSY : ng_raw_resize(kb);
 }
 
-static NG_VALUE_ATTR(raw_size_kb, "raw_buffer_size_kb", 1U << 20, ERANGE,
-		     ng_raw_size_apply);
+static NG_VALUE_ATTR_DRAIN(raw_size_kb, "raw_buffer_size_kb", 1U << 20, ERANGE,
+			   ng_raw_size_apply, true);
 
 /*
  * buffer_mode: where records go, shown as ftrace shows trace_clock, the
@@ -522,7 +533,9 @@ static ssize_t buffer_mode_store(struct kobject *kobj, struct kobj_attribute *at
 		raw = false;
 	else
 		return -EINVAL;
-	mutex_lock(&ng_control_lock);
+	ret = ng_control_lock_drained();
+	if (ret)
+		return ret;
 	if (raw == ng_raw_mode())
 		ret = 0;	/* no change: fine even while tracing */
 	else if (ng_tracer_busy() || ng_flight_busy())

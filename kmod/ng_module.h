@@ -306,6 +306,7 @@ static inline bool ng_inject(unsigned int what)
  * Functions that need a lock held say so with lockdep_assert_held().
  */
 extern struct mutex ng_control_lock;
+int ng_control_lock_drained(void);
 
 int ng_parse_number(const char *buf, size_t count, unsigned long max,
 		    int over_max, unsigned long *val);

@@ -873,7 +873,7 @@ static int ng_tracer_start(void)
 	ng_generation++;
 	if (!ng_pinned) {
 		__module_get(THIS_MODULE);
-		ng_pinned = true;
+		WRITE_ONCE(ng_pinned, true);
 		atomic_inc(&ng_self_refs);
 	} else {
 		/* The last drain's abandoned frames, if it got that far. */
@@ -1052,7 +1052,9 @@ static void ng_drain_finish(void)
 {
 	lockdep_assert_held(&ng_control_lock);
 	ng_stacks_release();
-	ng_pinned = false;
+	WRITE_ONCE(ng_pinned, false);
+	/* A buffer file's write waiting for this (ng_control_lock_drained()). */
+	wake_up_all(&ng_drained_wq);
 }
 
 /*
@@ -1117,6 +1119,31 @@ void ng_drain_wait(unsigned int ms)
 			   !atomic_read(&ng_self_refs) || READ_ONCE(ng_registered) ||
 			   READ_ONCE(ng_drain_stalled),
 			   msecs_to_jiffies(ms));
+}
+
+/*
+ * Take the control lock for a change that needs the tracer idle
+ * (buffer_mode, raw_buffer_size_kb), once a drain running has ended: the
+ * write waits for it, as a write to ftrace's buffer_size_kb waits for
+ * its buffers, instead of answering EBUSY for the second a drain takes
+ * ("echo 0 > tracing_on; echo events > buffer_mode" works).  Not while
+ * recording, nor once the drain waits on tasks another tracer wraps (they
+ * may sleep for long): the caller finds the tracer busy then.  Returns 0
+ * with the lock held, or -EINTR without it.
+ */
+int ng_control_lock_drained(void)
+{
+	for (;;) {
+		mutex_lock(&ng_control_lock);
+		if (ng_registered || !ng_pinned || ng_drain_stalled)
+			return 0;
+		mutex_unlock(&ng_control_lock);
+		if (wait_event_interruptible(ng_drained_wq,
+					     !READ_ONCE(ng_pinned) ||
+					     READ_ONCE(ng_registered) ||
+					     READ_ONCE(ng_drain_stalled)))
+			return -EINTR;
+	}
 }
 
 /*
