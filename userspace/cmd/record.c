@@ -95,7 +95,7 @@ static int open_recorder(struct run *r, const struct rec_opts *o)
 static void cleanup(struct run *r)
 {
 	rec_workload_close(&r->wl);
-	rec_restore_module(r);
+	ng_session_free(r->session);	/* what is left to put back */
 	if (r->fl.fd >= 0)
 		close(r->fl.fd);
 	ng_rec_close(r->rec);

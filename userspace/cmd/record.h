@@ -9,7 +9,8 @@
  *   record_opts.c      the command line into struct rec_opts, checked
  *                      as a whole before anything changes
  *   record_module.c    the module: the conditions record needs, its
- *                      control files set, and put back
+ *                      control files set through a recording session
+ *                      (lib/session.c), which puts them back
  *   record_workload.c  the workload: the command started and released,
  *                      or the process watched; signals; the exit status
  *   record_stream.c    a whole recording: stream the buffers into the
@@ -109,10 +110,7 @@ struct rec_flight {
 struct run {
 	const struct ng_cmd *self;
 	struct ng_ctl ctl;
-	struct ng_ctl_saved *saved;	/* the record files as found */
-	struct ng_ctl_saved *flight_saved;	/* the trigger file as found */
-	/* the option files as found (--sched, --counters, ...) */
-	struct ng_ctl_saved *option_saved;
+	struct ng_session *session;	/* the control files changed */
 	struct ng_recorder *rec;
 	struct ng_syms *syms;
 	struct ng_clock clock;
@@ -160,7 +158,6 @@ int rec_set(struct run *r, const char *file, const char *val);
 int rec_configure(struct run *r, const struct rec_opts *o);
 int rec_read_clock(struct run *r);
 int rec_start(struct run *r, const struct rec_opts *o);
-void rec_restore_module(struct run *r);
 
 /* record_workload.c */
 void rec_catch_signals(void);

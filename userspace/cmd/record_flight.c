@@ -307,7 +307,8 @@ int rec_fly(struct run *r, const struct rec_opts *o)
 		if (ret)
 			return ret;
 	}
-	rec_restore_module(r);
+	/* the command runs on untraced: the module as it was found */
+	ng_session_undo(r->session);
 	if (r->fl.snapshots == o->count)
 		wait_command(r, o);
 	rec_pass_signal(&r->wl);

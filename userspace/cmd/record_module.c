@@ -79,7 +79,7 @@ int rec_preflight(struct run *r, const struct rec_opts *o)
 /* Write one control file; on failure, say which and why. */
 int rec_set(struct run *r, const char *file, const char *val)
 {
-	int ret = ng_ctl_write(&r->ctl, file, val);
+	int ret = ng_session_set(r->session, file, val);
 
 	if (ret)
 		return rec_fail("cannot write '%s' to %s/%s: %s", val,
@@ -103,8 +103,8 @@ static int set_list(struct run *r, const char *file, const char *opt,
 	if (!n)
 		return rec_set(r, file, "\n");
 	for (i = 0; i < n; i++) {
-		ret = i ? ng_ctl_append(&r->ctl, file, tokens[i]) :
-			  ng_ctl_write(&r->ctl, file, tokens[i]);
+		ret = i ? ng_session_append(r->session, file, tokens[i]) :
+			  ng_session_set(r->session, file, tokens[i]);
 		if (ret == -EINVAL)
 			return rec_fail("%s %s: no traceable function matches it (see /sys/kernel/tracing/available_filter_functions)",
 					opt, tokens[i]);
@@ -137,20 +137,19 @@ static int tasks_failed(struct run *r, int pid, int ret, const char *file)
 static int select_tasks(struct run *r, int pid)
 {
 	const char *file = NULL;
-	int ret = ng_ctl_select_tasks(&r->ctl, pid, &file);
+	int ret = ng_session_select_tasks(r->session, pid, &file);
 
 	return tasks_failed(r, pid, ret, file);
 }
 
-/* The trigger file: saved to be put back, then one line a --trigger. */
+/* The trigger file: kept to be put back, then one line a --trigger. */
 static int set_triggers(struct run *r, const struct rec_opts *o)
 {
-	static const char *const files[] = { "trigger", NULL };
 	char text[NG_TRIGGER_MAX * (NG_TRIGGER_FUNC_MAX + 24)];
 	size_t len = 0;
 	int i, ret;
 
-	ret = ng_ctl_save(&r->ctl, files, &r->flight_saved);
+	ret = ng_session_keep(r->session, "trigger");
 	if (ret)
 		return rec_fail("cannot read %s/trigger: %s", ng_ctl_root(&r->ctl),
 				strerror(-ret));
@@ -185,10 +184,9 @@ static int set_options(struct run *r, const struct rec_opts *o)
 		files[n++] = "options/args";
 		files[n++] = "set_args_filter";
 	}
-	files[n] = NULL;
-	if (!n)
-		return 0;
-	ret = ng_ctl_save(&r->ctl, files, &r->option_saved);
+	/* each read before any is written */
+	for (i = 0, ret = 0; i < n && !ret; i++)
+		ret = ng_session_keep(r->session, files[i]);
 	if (ret == -ENOENT)
 		return rec_fail("this nanograph module lacks %s: load one built from this tree",
 				n == 1 ? files[0] : "one of the option files asked for");
@@ -205,7 +203,7 @@ static int set_options(struct run *r, const struct rec_opts *o)
 		}
 		if (!strcmp(files[i], "options/args")) {
 			/* Six registers; four where there are four (EINVAL). */
-			ret = ng_ctl_write(&r->ctl, files[i], "6");
+			ret = ng_session_set(r->session, files[i], "6");
 			if (ret == -EINVAL)
 				ret = rec_set(r, files[i], "4");
 			else if (ret)
@@ -220,16 +218,35 @@ static int set_options(struct run *r, const struct rec_opts *o)
 }
 
 /*
+ * The files record changes, or the module changes meanwhile (the pid
+ * lists: event-fork, --when-comm, --trace-self), kept before any is
+ * written: put back, the last first, whatever the recording changed.
+ * The buffer's size before its mode: the mode goes back first, which
+ * frees the buffers, then the size, a number.
+ */
+static const char *const record_files[] = {
+	"set_ftrace_filter", "set_graph_function", "set_graph_notrace",
+	"max_graph_depth", "set_event_comm", "set_event_pid",
+	"set_event_notrace_pid", "options/event-fork", "raw_buffer_size_kb",
+	"buffer_mode", NULL,
+};
+
+/*
  * Which functions are hooked and recorded, how deep, into which
- * buffers, with which values and triggers: from the options, each file
- * saved first to be put back.
+ * buffers, with which values and triggers: from the options, through
+ * the recording session that puts them back.
  */
 static int set_files(struct run *r, const struct rec_opts *o)
 {
 	char num[32];
-	int ret;
+	int i, ret;
 
-	ret = ng_ctl_save(&r->ctl, ng_ctl_record_files, &r->saved);
+	ret = ng_session_new(&r->session, &r->ctl);
+	if (ret)
+		return rec_fail("out of memory");
+	/* all read before any is written: a module without one is left alone */
+	for (i = 0; !ret && record_files[i]; i++)
+		ret = ng_session_keep(r->session, record_files[i]);
 	if (ret)
 		return rec_fail("cannot read the module's settings in %s: %s",
 				ng_ctl_root(&r->ctl), strerror(-ret));
@@ -333,7 +350,7 @@ static int admit(struct run *r, const struct rec_opts *o)
 				o->nr_when_comm);
 	if (!o->pid)
 		return 0;
-	ret = ng_ctl_admit_process(&r->ctl, o->pid, &file);
+	ret = ng_session_admit_process(r->session, o->pid, &file);
 	return tasks_failed(r, o->pid, ret, file);
 }
 
@@ -355,38 +372,6 @@ int rec_start(struct run *r, const struct rec_opts *o)
 	if (ng_info_read_settings(&r->ctl, &r->settings))
 		r->settings = NULL;
 	return 0;
-}
-
-/*
- * Stop recording and put the module's settings back; once.  The flight
- * recorder goes off first: the buffer mode cannot change while it is on.
- */
-void rec_restore_module(struct run *r)
-{
-	int i;
-
-	if (!r->saved)
-		return;
-	ng_ctl_write(&r->ctl, "tracing_on", "0");
-	if (r->flight_saved) {
-		ng_ctl_write(&r->ctl, "flight", "off");
-		ng_ctl_restore(&r->ctl, r->flight_saved);
-		ng_ctl_saved_free(r->flight_saved);
-		r->flight_saved = NULL;
-	}
-	if (r->option_saved) {
-		ng_ctl_restore(&r->ctl, r->option_saved);
-		ng_ctl_saved_free(r->option_saved);
-		r->option_saved = NULL;
-	}
-	/*
-	 * The buffer mode changes back only once the module has let go of
-	 * the last hooked frame (EBUSY until then).
-	 */
-	for (i = 0; i < 100 && ng_ctl_restore(&r->ctl, r->saved) == -EBUSY; i++)
-		usleep(50000);
-	ng_ctl_saved_free(r->saved);
-	r->saved = NULL;
 }
 
 /* The module's counter clock, for the timestamps (and the snapshots' names). */

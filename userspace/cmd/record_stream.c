@@ -85,7 +85,7 @@ static int stop_recording(struct run *r)
 	uint64_t live = 0;
 	int i, ret;
 
-	ret = ng_ctl_write(&r->ctl, "tracing_on", "0");
+	ret = ng_session_set(r->session, "tracing_on", "0");
 	if (ret)
 		return rec_fail("cannot stop the module: %s/tracing_on: %s",
 				ng_ctl_root(&r->ctl), strerror(-ret));
@@ -114,7 +114,7 @@ static void calibrate(struct run *r, const struct rec_opts *o)
 
 	if (!o->raw || o->no_calibrate || rec_abort_signal)
 		return;
-	ret = ng_calibrate(&r->ctl, &r->clock, &r->overhead, r->overhead_fn,
+	ret = ng_calibrate(r->session, &r->clock, &r->overhead, r->overhead_fn,
 			   sizeof(r->overhead_fn));
 	r->calibrated = !ret;
 	if (ret)

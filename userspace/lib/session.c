@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * session.c - a recording session: the changes a recording makes to the
+ * module's control files, each with how to undo it.
+ *
+ * The first time a file is changed (or kept, ng_session_keep()) its
+ * value is read, and becomes a step of the session; ng_session_undo()
+ * writes the steps back, the last one first, whichever way the
+ * recording ended.  Applied in the order the module needs (the lists
+ * and buffers, then the options and triggers, the pid lists, the flight
+ * arm, tracing_on last), the reverse is the order the module needs to
+ * undo them: tracing_on=0 before anything else, the flight recorder off
+ * before its triggers and the buffers (EBUSY while it is on), the
+ * buffers once the tracer is idle (ng_session_undo() waits for that:
+ * see idle_write()).
+ *
+ * Two files read back a state rather than what a write takes: their
+ * undo is their rest value (states[]).  A choice file ("[events] raw")
+ * is kept as its bracketed word (ng_ctl_read_setting()).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nanograph.h"
+
+/* One file changed: what it read before the first change. */
+struct step {
+	char *name;
+	char *undo;
+};
+
+struct ng_session {
+	struct ng_ctl ctl;
+	struct step *steps;
+	int nr, cap;
+};
+
+/*
+ * Files whose read is a state, not a setting: tracing_on (a session
+ * always leaves the tracer stopped) and flight (reads the state and the
+ * last hit; "off" is its rest).
+ */
+static const struct {
+	const char *name, *rest;
+} states[] = {
+	{ "tracing_on", "0" },
+	{ "flight", "off" },
+};
+
+/*
+ * Files the module changes only while the tracer is idle: not
+ * recording, and its drain after tracing_on=0 over (control-files.md:
+ * "EBUSY while recording or draining").
+ */
+static const char *const idle_only[] = { "buffer_mode", "raw_buffer_size_kb" };
+
+#define IDLE_POLL_MS	50
+#define IDLE_WAIT_MS	5000
+
+int ng_session_new(struct ng_session **sp, const struct ng_ctl *ctl)
+{
+	struct ng_session *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	s->ctl = *ctl;
+	*sp = s;
+	return 0;
+}
+
+/* The directory a session changes, for reads and messages. */
+const struct ng_ctl *ng_session_ctl(const struct ng_session *s)
+{
+	return &s->ctl;
+}
+
+/* @name's step, or NULL: the session changed it already. */
+static struct step *find(struct ng_session *s, const char *name)
+{
+	int i;
+
+	for (i = 0; i < s->nr; i++)
+		if (!strcmp(s->steps[i].name, name))
+			return &s->steps[i];
+	return NULL;
+}
+
+/* The rest value of a state file, or NULL for a setting. */
+static const char *rest_of(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(states) / sizeof(states[0]); i++)
+		if (!strcmp(states[i].name, name))
+			return states[i].rest;
+	return NULL;
+}
+
+/*
+ * A new step for @name, its undo read now (or its rest value): before
+ * the first write, so that a failed read changes nothing.
+ */
+static int add_step(struct ng_session *s, const char *name)
+{
+	const char *rest = rest_of(name);
+	struct step st = { 0 };
+	int ret;
+
+	if (s->nr == s->cap) {
+		int cap = s->cap ? 2 * s->cap : 16;
+		struct step *grown = realloc(s->steps, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		s->steps = grown;
+		s->cap = cap;
+	}
+	st.name = strdup(name);
+	if (!st.name)
+		return -ENOMEM;
+	if (rest) {
+		st.undo = strdup(rest);
+		ret = st.undo ? 0 : -ENOMEM;
+	} else {
+		ret = ng_ctl_read_setting(&s->ctl, name, &st.undo);
+	}
+	if (ret) {
+		free(st.name);
+		return ret;
+	}
+	s->steps[s->nr++] = st;
+	return 0;
+}
+
+int ng_session_keep(struct ng_session *s, const char *name)
+{
+	return find(s, name) ? 0 : add_step(s, name);
+}
+
+/*
+ * The step first, then the write: a write that fails keeps its step, as
+ * it may have changed the file before it failed (a list, token by token).
+ */
+int ng_session_set(struct ng_session *s, const char *name, const char *val)
+{
+	int ret = ng_session_keep(s, name);
+
+	return ret ? ret : ng_ctl_write(&s->ctl, name, val);
+}
+
+int ng_session_append(struct ng_session *s, const char *name,
+		      const char *val)
+{
+	int ret = ng_session_keep(s, name);
+
+	return ret ? ret : ng_ctl_append(&s->ctl, name, val);
+}
+
+/* The files ng_ctl_select_tasks() writes, kept before it does. */
+int ng_session_select_tasks(struct ng_session *s, int pid, const char **file)
+{
+	static const char *const files[] = {
+		"options/event-fork", "set_event_notrace_pid", "set_event_pid",
+	};
+	size_t i;
+	int ret;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		*file = files[i];
+		ret = ng_session_keep(s, files[i]);
+		if (ret)
+			return ret;
+	}
+	return ng_ctl_select_tasks(&s->ctl, pid, file);
+}
+
+int ng_session_admit_process(struct ng_session *s, int pid, const char **file)
+{
+	int ret;
+
+	*file = "set_event_pid";
+	ret = ng_session_keep(s, *file);
+	return ret ? ret : ng_ctl_admit_process(&s->ctl, pid, file);
+}
+
+static bool is_idle_only(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(idle_only) / sizeof(idle_only[0]); i++)
+		if (!strcmp(idle_only[i], name))
+			return true;
+	return false;
+}
+
+/*
+ * Write an idle-only file back, waiting for the tracer to be idle.
+ *
+ * The wait is the module's, and needed: after tracing_on=0 (undone
+ * before these files, as set after them) the module drains
+ * (kmod/tracer.c, ng_drain_work()): frames still live get 100 ms to
+ * return by themselves, the rest are abandoned, then two RCU-tasks
+ * grace periods pass, about 0.3 to 1 s in all (design.md, "Unload
+ * protocol"); until it lets go, the buffers may still be written and
+ * buffer_mode and raw_buffer_size_kb answer EBUSY.  No control file
+ * tells the drain's end or blocks until it, so the write itself is the
+ * probe: again every IDLE_POLL_MS, for at most IDLE_WAIT_MS (a task
+ * that another tracer's return hook wraps can hold the drain longer:
+ * the file then stays as the recording set it, and this says EBUSY).
+ * A value the module has already is accepted at once, busy or not.
+ */
+static int idle_write(const struct ng_ctl *ctl, const char *name,
+		      const char *val)
+{
+	struct timespec poll = { 0, IDLE_POLL_MS * 1000000L };
+	int ret, waited;
+
+	for (waited = 0;; waited += IDLE_POLL_MS) {
+		ret = ng_ctl_write(ctl, name, val);
+		if (ret != -EBUSY || waited >= IDLE_WAIT_MS)
+			return ret;
+		nanosleep(&poll, NULL);
+	}
+}
+
+/* Put one file back: an empty list as a lone newline, which clears it. */
+static int undo_step(const struct ng_ctl *ctl, const struct step *st)
+{
+	const char *v = *st->undo ? st->undo : "\n";
+
+	if (is_idle_only(st->name))
+		return idle_write(ctl, st->name, v);
+	return ng_ctl_write(ctl, st->name, v);
+}
+
+/*
+ * Every step, the last first, each once: a second undo (or a change
+ * made after it) finds nothing to do.  The first error, after trying
+ * them all.
+ */
+int ng_session_undo(struct ng_session *s)
+{
+	int ret, first = 0;
+
+	if (!s)
+		return 0;
+	while (s->nr > 0) {
+		struct step *st = &s->steps[--s->nr];
+
+		ret = undo_step(&s->ctl, st);
+		if (ret && !first)
+			first = ret;
+		free(st->name);
+		free(st->undo);
+	}
+	return first;
+}
+
+/* Undo what is left (an exit path that did not), then free. */
+void ng_session_free(struct ng_session *s)
+{
+	if (!s)
+		return;
+	ng_session_undo(s);
+	free(s->steps);
+	free(s);
+}
