@@ -27,14 +27,15 @@
 
 /* One file changed: what it read before the first change. */
 struct step {
+	struct step *prev;	/* the step before: undone after this one */
 	char *name;
 	char *undo;
 };
 
+/* The steps as a stack, the last first: the order of the undo. */
 struct ng_session {
 	struct ng_ctl ctl;
-	struct step *steps;
-	int nr, cap;
+	struct step *last;
 };
 
 /*
@@ -79,12 +80,21 @@ const struct ng_ctl *ng_session_ctl(const struct ng_session *s)
 /* @name's step, or NULL: the session changed it already. */
 static struct step *find(struct ng_session *s, const char *name)
 {
-	int i;
+	struct step *st;
 
-	for (i = 0; i < s->nr; i++)
-		if (!strcmp(s->steps[i].name, name))
-			return &s->steps[i];
+	for (st = s->last; st; st = st->prev)
+		if (!strcmp(st->name, name))
+			return st;
 	return NULL;
+}
+
+static void free_step(struct step *st)
+{
+	if (!st)
+		return;
+	free(st->name);
+	free(st->undo);
+	free(st);
 }
 
 /* The rest value of a state file, or NULL for a setting. */
@@ -104,33 +114,24 @@ static const char *rest_of(const char *name)
  */
 static int add_step(struct ng_session *s, const char *name)
 {
+	struct step *st = calloc(1, sizeof(*st));
 	const char *rest = rest_of(name);
-	struct step st = { 0 };
-	int ret;
+	int ret = -ENOMEM;
 
-	if (s->nr == s->cap) {
-		int cap = s->cap ? 2 * s->cap : 16;
-		struct step *grown = realloc(s->steps, cap * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		s->steps = grown;
-		s->cap = cap;
-	}
-	st.name = strdup(name);
-	if (!st.name)
-		return -ENOMEM;
-	if (rest) {
-		st.undo = strdup(rest);
-		ret = st.undo ? 0 : -ENOMEM;
-	} else {
-		ret = ng_ctl_read_setting(&s->ctl, name, &st.undo);
+	if (st)
+		st->name = strdup(name);
+	if (st && st->name && rest) {
+		st->undo = strdup(rest);
+		ret = st->undo ? 0 : -ENOMEM;
+	} else if (st && st->name) {
+		ret = ng_ctl_read_setting(&s->ctl, name, &st->undo);
 	}
 	if (ret) {
-		free(st.name);
+		free_step(st);
 		return ret;
 	}
-	s->steps[s->nr++] = st;
+	st->prev = s->last;
+	s->last = st;
 	return 0;
 }
 
@@ -242,18 +243,16 @@ static int undo_step(const struct ng_ctl *ctl, const struct step *st)
  */
 int ng_session_undo(struct ng_session *s)
 {
+	struct step *st;
 	int ret, first = 0;
 
-	if (!s)
-		return 0;
-	while (s->nr > 0) {
-		struct step *st = &s->steps[--s->nr];
-
+	while (s && s->last) {
+		st = s->last;
+		s->last = st->prev;
 		ret = undo_step(&s->ctl, st);
 		if (ret && !first)
 			first = ret;
-		free(st->name);
-		free(st->undo);
+		free_step(st);
 	}
 	return first;
 }
@@ -264,6 +263,5 @@ void ng_session_free(struct ng_session *s)
 	if (!s)
 		return;
 	ng_session_undo(s);
-	free(s->steps);
 	free(s);
 }
