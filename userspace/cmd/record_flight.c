@@ -81,8 +81,10 @@ static int flight_state(struct run *r, struct ng_flight_state *st)
 /* Arm: the buffers overwrite, the triggers fire; a snapshot's counts start here. */
 static int flight_arm(struct run *r)
 {
-	if (rec_set(r, "flight", "arm"))
-		return NG_EXIT_FAIL;
+	int ret = rec_set(r, "flight", "arm");
+
+	if (ret)
+		return ret;
 	ng_ctl_stats(&r->ctl, &r->fl.stats_arm);	/* all 0 if unreadable */
 	return 0;
 }
@@ -234,14 +236,17 @@ static int flight_snapshot(struct run *r, const struct rec_opts *o)
 	struct ng_ctl_stats now;
 	int ret;
 
-	if (rec_set(r, "flight", "freeze") || flight_state(r, &st))
-		return NG_EXIT_FAIL;
+	ret = rec_set(r, "flight", "freeze");
+	if (!ret)
+		ret = flight_state(r, &st);
+	if (ret)
+		return ret;
 	if (!st.has_hit)
 		return rec_fail("%s/flight names no call after freeze",
 				ng_ctl_root(&r->ctl));
 	ret = flight_open(r, o, &st.hit);
-	if (!ret && rec_drain(r))
-		ret = NG_EXIT_FAIL;
+	if (!ret)
+		ret = rec_drain(r);
 	if (!ret) {
 		ng_ctl_stats(&r->ctl, &now);
 		r->fl.lost = now.dropped - r->fl.stats_arm.dropped;
@@ -289,12 +294,12 @@ static void wait_command(struct run *r, const struct rec_opts *o)
 /* --flight: snapshots until --count, the workload's end, a signal or --duration. */
 int rec_fly(struct run *r, const struct rec_opts *o)
 {
-	bool fired = true;
+	bool fired;
 	int ret;
 
 	if (!o->quiet)
 		fprintf(stderr, "nanograph: armed: waiting for a trigger (Ctrl-C stops)\n");
-	while (fired && r->fl.snapshots < o->count) {
+	while (r->fl.snapshots < o->count) {
 		ret = flight_wait(r, o, &fired);
 		if (ret)
 			return ret;
