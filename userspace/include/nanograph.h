@@ -146,9 +146,10 @@ int ng_ctl_admit_process(const struct ng_ctl *ctl, int pid, const char **file);
  * order the module needs (the buffers before tracing_on=1, the triggers
  * before the flight arm): the reverse is then the order it needs to
  * undo them.  tracing_on and flight are put back at rest ("0", "off"),
- * not as read; buffer_mode and raw_buffer_size_kb once the module's
- * drain after tracing_on=0 is over (up to 5 s).  Each returns 0 or a
- * -errno and never prints.
+ * not as read; buffer_mode and raw_buffer_size_kb, which the module
+ * refuses while it drains after tracing_on=0, after all the others,
+ * once the drain is over (up to 5 s).  Each returns 0 or a -errno and
+ * never prints.
  */
 struct ng_session;
 

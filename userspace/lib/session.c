@@ -11,8 +11,9 @@
  * arm, tracing_on last), the reverse is the order the module needs to
  * undo them: tracing_on=0 before anything else, the flight recorder off
  * before its triggers and the buffers (EBUSY while it is on), the
- * buffers once the tracer is idle (ng_session_undo() waits for that:
- * see idle_write()).
+ * buffers once the tracer is idle: refused (EBUSY) while the module
+ * drains after tracing_on=0, they are put back after all the others,
+ * when it is over (undo_when_idle()).
  *
  * Two files read back a state rather than what a write takes: their
  * undo is their rest value (states[]).  A choice file ("[events] raw")
@@ -196,8 +197,15 @@ static bool is_idle_only(const char *name)
 	return false;
 }
 
+/* Put one file back: an empty list as a lone newline, which clears it. */
+static int undo_step(const struct ng_ctl *ctl, const struct step *st)
+{
+	return ng_ctl_write(ctl, st->name, *st->undo ? st->undo : "\n");
+}
+
 /*
- * Write an idle-only file back, waiting for the tracer to be idle.
+ * The idle-only steps the module refused (EBUSY), in their order, once
+ * every other step is undone: each again until the tracer is idle.
  *
  * The wait is the module's, and needed: after tracing_on=0 (undone
  * before these files, as set after them) the module drains
@@ -207,54 +215,61 @@ static bool is_idle_only(const char *name)
  * protocol"); until it lets go, the buffers may still be written and
  * buffer_mode and raw_buffer_size_kb answer EBUSY.  No control file
  * tells the drain's end or blocks until it, so the write itself is the
- * probe: again every IDLE_POLL_MS, for at most IDLE_WAIT_MS (a task
- * that another tracer's return hook wraps can hold the drain longer:
- * the file then stays as the recording set it, and this says EBUSY).
- * A value the module has already is accepted at once, busy or not.
+ * probe: again every IDLE_POLL_MS, for at most IDLE_WAIT_MS in all (a
+ * task that another tracer's return hook wraps can hold the drain
+ * longer: the file then stays as the recording set it, and this says
+ * EBUSY).  Everything else was put back meanwhile: the module answers
+ * it at once while it drains.
  */
-static int idle_write(const struct ng_ctl *ctl, const char *name,
-		      const char *val)
+static int undo_when_idle(const struct ng_ctl *ctl, struct step *busy)
 {
 	struct timespec poll = { 0, IDLE_POLL_MS * 1000000L };
-	int ret, waited;
+	int ret = 0, first = 0, waited = 0;
+	struct step *st;
 
-	for (waited = 0;; waited += IDLE_POLL_MS) {
-		ret = ng_ctl_write(ctl, name, val);
-		if (ret != -EBUSY || waited >= IDLE_WAIT_MS)
-			return ret;
-		nanosleep(&poll, NULL);
+	while (busy) {
+		st = busy;
+		ret = undo_step(ctl, st);
+		if (ret == -EBUSY && waited < IDLE_WAIT_MS) {
+			nanosleep(&poll, NULL);
+			waited += IDLE_POLL_MS;
+			continue;
+		}
+		if (ret && !first)
+			first = ret;
+		busy = st->prev;
+		free_step(st);
 	}
-}
-
-/* Put one file back: an empty list as a lone newline, which clears it. */
-static int undo_step(const struct ng_ctl *ctl, const struct step *st)
-{
-	const char *v = *st->undo ? st->undo : "\n";
-
-	if (is_idle_only(st->name))
-		return idle_write(ctl, st->name, v);
-	return ng_ctl_write(ctl, st->name, v);
+	return first;
 }
 
 /*
  * Every step, the last first, each once: a second undo (or a change
- * made after it) finds nothing to do.  The first error, after trying
- * them all.
+ * made after it) finds nothing to do.  A buffer file the module refuses
+ * until its drain is over goes last (undo_when_idle()).  The first
+ * error, after trying them all.
  */
 int ng_session_undo(struct ng_session *s)
 {
-	struct step *st;
+	struct step *st, *busy = NULL, **tail = &busy;
 	int ret, first = 0;
 
 	while (s && s->last) {
 		st = s->last;
 		s->last = st->prev;
 		ret = undo_step(&s->ctl, st);
+		if (ret == -EBUSY && is_idle_only(st->name)) {
+			st->prev = NULL;
+			*tail = st;
+			tail = &st->prev;
+			continue;
+		}
 		if (ret && !first)
 			first = ret;
 		free_step(st);
 	}
-	return first;
+	ret = s ? undo_when_idle(&s->ctl, busy) : 0;
+	return first ? first : ret;
 }
 
 /* Undo what is left (an exit path that did not), then free. */
