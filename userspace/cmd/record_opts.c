@@ -319,16 +319,24 @@ static int list_option(const struct ng_cmd *self, int c, struct rec_opts *o)
 
 	switch (c) {
 	case 'F':
-		opt = "-F", list = &o->graph, n = &o->nr_graph;
+		opt = "-F";
+		list = &o->graph;
+		n = &o->nr_graph;
 		break;
 	case 'N':
-		opt = "-N", list = &o->notrace, n = &o->nr_notrace;
+		opt = "-N";
+		list = &o->notrace;
+		n = &o->nr_notrace;
 		break;
 	case OPT_HOOK:
-		opt = "--hook", list = &o->hook, n = &o->nr_hook;
+		opt = "--hook";
+		list = &o->hook;
+		n = &o->nr_hook;
 		break;
 	case OPT_WHEN_COMM:
-		opt = "--when-comm", list = &o->when_comm, n = &o->nr_when_comm;
+		opt = "--when-comm";
+		list = &o->when_comm;
+		n = &o->nr_when_comm;
 		break;
 	default:
 		return -2;
@@ -377,21 +385,45 @@ static int number_option(const struct ng_cmd *self, int c, struct rec_opts *o)
 /* The options without a value that only switch something on; false if none. */
 static bool flag_option(int c, struct rec_opts *o)
 {
+	bool *flag;
+
 	switch (c) {
-	case 'q': o->quiet = true; break;
-	case 'a': o->all = true; break;
-	/* --raw, --events: the last one given wins */
-	case OPT_RAW: o->raw = true; break;
-	case OPT_EVENTS: o->raw = false; break;
-	case OPT_NO_CALIBRATE: o->no_calibrate = true; break;
-	case OPT_SCHED: o->sched = true; break;
-	case OPT_COUNTERS: o->counters = true; break;
-	case OPT_RETVAL: o->retval = true; break;
-	case OPT_RETADDR: o->retaddr = true; break;
-	case OPT_FLIGHT: o->flight = true; break;
-	case OPT_TRACE_SELF: o->trace_self = true; break;
-	default: return false;
+	case 'q':
+		flag = &o->quiet;
+		break;
+	case 'a':
+		flag = &o->all;
+		break;
+	case OPT_NO_CALIBRATE:
+		flag = &o->no_calibrate;
+		break;
+	case OPT_SCHED:
+		flag = &o->sched;
+		break;
+	case OPT_COUNTERS:
+		flag = &o->counters;
+		break;
+	case OPT_RETVAL:
+		flag = &o->retval;
+		break;
+	case OPT_RETADDR:
+		flag = &o->retaddr;
+		break;
+	case OPT_FLIGHT:
+		flag = &o->flight;
+		break;
+	case OPT_TRACE_SELF:
+		flag = &o->trace_self;
+		break;
+	case OPT_RAW:
+	case OPT_EVENTS:
+		/* the last one given wins */
+		o->raw = c == OPT_RAW;
+		return true;
+	default:
+		return false;
 	}
+	*flag = true;
 	return true;
 }
 
