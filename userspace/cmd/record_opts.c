@@ -12,6 +12,7 @@
 #include <fnmatch.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -382,49 +383,38 @@ static int number_option(const struct ng_cmd *self, int c, struct rec_opts *o)
 	}
 }
 
-/* The options without a value that only switch something on; false if none. */
+/* The options without a value that switch something on, and what. */
+static const struct {
+	int c;
+	size_t flag;	/* offset of the bool in struct rec_opts */
+} flags[] = {
+	{ 'q', offsetof(struct rec_opts, quiet) },
+	{ 'a', offsetof(struct rec_opts, all) },
+	{ OPT_NO_CALIBRATE, offsetof(struct rec_opts, no_calibrate) },
+	{ OPT_SCHED, offsetof(struct rec_opts, sched) },
+	{ OPT_COUNTERS, offsetof(struct rec_opts, counters) },
+	{ OPT_RETVAL, offsetof(struct rec_opts, retval) },
+	{ OPT_RETADDR, offsetof(struct rec_opts, retaddr) },
+	{ OPT_FLIGHT, offsetof(struct rec_opts, flight) },
+	{ OPT_TRACE_SELF, offsetof(struct rec_opts, trace_self) },
+};
+
+/* One of flags[], or --raw/--events; false if @c is none of them. */
 static bool flag_option(int c, struct rec_opts *o)
 {
-	bool *flag;
+	size_t i;
 
-	switch (c) {
-	case 'q':
-		flag = &o->quiet;
-		break;
-	case 'a':
-		flag = &o->all;
-		break;
-	case OPT_NO_CALIBRATE:
-		flag = &o->no_calibrate;
-		break;
-	case OPT_SCHED:
-		flag = &o->sched;
-		break;
-	case OPT_COUNTERS:
-		flag = &o->counters;
-		break;
-	case OPT_RETVAL:
-		flag = &o->retval;
-		break;
-	case OPT_RETADDR:
-		flag = &o->retaddr;
-		break;
-	case OPT_FLIGHT:
-		flag = &o->flight;
-		break;
-	case OPT_TRACE_SELF:
-		flag = &o->trace_self;
-		break;
-	case OPT_RAW:
-	case OPT_EVENTS:
-		/* the last one given wins */
-		o->raw = c == OPT_RAW;
+	if (c == OPT_RAW || c == OPT_EVENTS) {
+		o->raw = c == OPT_RAW;	/* the last one given wins */
 		return true;
-	default:
-		return false;
 	}
-	*flag = true;
-	return true;
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		if (flags[i].c == c) {
+			*(bool *)((char *)o + flags[i].flag) = true;
+			return true;
+		}
+	}
+	return false;
 }
 
 /* One option @c of getopt_long(), into @o. */
