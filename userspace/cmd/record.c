@@ -79,8 +79,9 @@ static int open_recorder(struct run *r, const struct rec_opts *o)
 	};
 	int ret;
 
-	if (!o->flight && rec_make_raw_dir(r))
-		return NG_EXIT_FAIL;
+	ret = o->flight ? 0 : rec_make_raw_dir(r);
+	if (ret)
+		return ret;
 	ret = ng_rec_open(&r->rec, &ro);
 	if (!ret)
 		return 0;
@@ -122,9 +123,8 @@ static int prepare(struct run *r, struct rec_opts *o, int argc, char **argv)
 	/* From here on, every way out puts back what was changed. */
 	rec_catch_signals();
 	r->out_name = o->dir;
-	if (!o->flight && ng_cmd_open_outdir(r->self, o->dir, &r->out))
-		return NG_EXIT_FAIL;
-	return -1;
+	ret = o->flight ? 0 : ng_cmd_open_outdir(r->self, o->dir, &r->out);
+	return ret ? ret : -1;
 }
 
 int cmd_record(const struct ng_cmd *self, int argc, char **argv)

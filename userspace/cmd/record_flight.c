@@ -158,8 +158,11 @@ static int flight_open(struct run *r, const struct rec_opts *o,
 	r->out_name = r->fl.dir;
 	if (mkdir(o->dir, 0777) && errno != EEXIST)
 		return rec_fail("cannot create %s: %s", o->dir, strerror(errno));
-	if (ng_cmd_open_outdir(r->self, r->fl.dir, &r->out) || rec_make_raw_dir(r))
-		return NG_EXIT_FAIL;
+	ret = ng_cmd_open_outdir(r->self, r->fl.dir, &r->out);
+	if (!ret)
+		ret = rec_make_raw_dir(r);
+	if (ret)
+		return ret;
 	ret = ng_rec_spill_to(r->rec, r->raw_dir);
 	if (ret)
 		return rec_fail("cannot create the spill files in %s: %s", r->raw_dir,

@@ -49,10 +49,12 @@ static int stream(struct run *r, const struct rec_opts *o)
 	double start = rec_now_s(), last = start;
 	uint64_t events_last = module_events(r, NULL);
 	struct timespec poll = { 0, REC_POLL_MS * 1000000L };
+	int ret;
 
 	for (;;) {
-		if (rec_drain(r))
-			return NG_EXIT_FAIL;
+		ret = rec_drain(r);
+		if (ret)
+			return ret;
 		if (rec_stop_signal || !rec_workload_alive(&r->wl, o) ||
 		    rec_duration_over(&r->wl, o, start))
 			break;
@@ -126,10 +128,13 @@ static void calibrate(struct run *r, const struct rec_opts *o)
 /* The recording from tracing_on=1 to its files: stream, stop, write. */
 int rec_record_whole(struct run *r, const struct rec_opts *o)
 {
+	int ret = stream(r, o);
 	double secs;
 
-	if (stream(r, o) || stop_recording(r))
-		return NG_EXIT_FAIL;
+	if (!ret)
+		ret = stop_recording(r);
+	if (ret)
+		return ret;
 	rec_pass_signal(&r->wl);
 	secs = rec_now_s() - r->start_s;
 	r->duration_ns = (uint64_t)(secs * 1e9 + 0.5);
