@@ -127,6 +127,7 @@ static int prepare(struct run *r, struct rec_opts *o, int argc, char **argv)
 	return ret ? ret : -1;
 }
 
+/* "nanograph record": each step in turn; every way out through cleanup(). */
 int cmd_record(const struct ng_cmd *self, int argc, char **argv)
 {
 	struct rec_opts o = { 0 };

@@ -107,6 +107,7 @@ const char ng_record_help[] =
 "created at the first one: nothing is written before a trigger fires.\n"
 "Needs root, tracefs and the module loaded.";
 
+/* One more of a repeated option's values (argv's string, not a copy). */
 static int push_arg(char ***v, int *n, char *arg)
 {
 	char **nv = realloc(*v, (*n + 1) * sizeof(*nv));

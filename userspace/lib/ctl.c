@@ -333,6 +333,7 @@ static void setting_choice(char *v)
 	v[close - open - 1] = '\0';
 }
 
+/* What a recording session keeps, to write back as it was. */
 int ng_ctl_read_setting(const struct ng_ctl *ctl, const char *name,
 			char **valp)
 {

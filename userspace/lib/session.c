@@ -61,6 +61,7 @@ static const char *const idle_only[] = { "buffer_mode", "raw_buffer_size_kb" };
 #define IDLE_POLL_MS	50
 #define IDLE_WAIT_MS	5000
 
+/* An empty session on @ctl's directory: nothing to undo yet. */
 int ng_session_new(struct ng_session **sp, const struct ng_ctl *ctl)
 {
 	struct ng_session *s = calloc(1, sizeof(*s));
@@ -89,6 +90,7 @@ static struct step *find(struct ng_session *s, const char *name)
 	return NULL;
 }
 
+/* A step undone, or one whose read failed (NULL fields are fine). */
 static void free_step(struct step *st)
 {
 	if (!st)
@@ -136,6 +138,7 @@ static int add_step(struct ng_session *s, const char *name)
 	return 0;
 }
 
+/* A file changed twice is put back as the first change found it. */
 int ng_session_keep(struct ng_session *s, const char *name)
 {
 	return find(s, name) ? 0 : add_step(s, name);
@@ -152,6 +155,7 @@ int ng_session_set(struct ng_session *s, const char *name, const char *val)
 	return ret ? ret : ng_ctl_write(&s->ctl, name, val);
 }
 
+/* As ng_session_set(), for a list file that takes tokens one a write. */
 int ng_session_append(struct ng_session *s, const char *name,
 		      const char *val)
 {
@@ -178,6 +182,7 @@ int ng_session_select_tasks(struct ng_session *s, int pid, const char **file)
 	return ng_ctl_select_tasks(&s->ctl, pid, file);
 }
 
+/* set_event_pid, kept before ng_ctl_admit_process() adds the threads. */
 int ng_session_admit_process(struct ng_session *s, int pid, const char **file)
 {
 	int ret;
@@ -187,6 +192,7 @@ int ng_session_admit_process(struct ng_session *s, int pid, const char **file)
 	return ret ? ret : ng_ctl_admit_process(&s->ctl, pid, file);
 }
 
+/* One of idle_only[]: a refusal (EBUSY) is waited out, not an error. */
 static bool is_idle_only(const char *name)
 {
 	size_t i;
