@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "nanograph.h"
+#include "session.h"
 
 /* One file changed: what it read before the first change. */
 struct step {
@@ -37,6 +38,7 @@ struct step {
 struct ng_session {
 	struct ng_ctl ctl;
 	struct step *last;
+	ng_session_write_fn undo_write;	/* ng_ctl_write(), or a test's */
 };
 
 /*
@@ -69,8 +71,15 @@ int ng_session_new(struct ng_session **sp, const struct ng_ctl *ctl)
 	if (!s)
 		return -ENOMEM;
 	s->ctl = *ctl;
+	s->undo_write = ng_ctl_write;
 	*sp = s;
 	return 0;
+}
+
+/* The tests' seam (session.h): a write that answers as a draining module. */
+void ng_session_set_undo_write(struct ng_session *s, ng_session_write_fn write)
+{
+	s->undo_write = write;
 }
 
 /* The directory a session changes, for reads and messages. */
@@ -204,9 +213,9 @@ static bool is_idle_only(const char *name)
 }
 
 /* Put one file back: an empty list as a lone newline, which clears it. */
-static int undo_step(const struct ng_ctl *ctl, const struct step *st)
+static int undo_step(const struct ng_session *s, const struct step *st)
 {
-	return ng_ctl_write(ctl, st->name, *st->undo ? st->undo : "\n");
+	return s->undo_write(&s->ctl, st->name, *st->undo ? st->undo : "\n");
 }
 
 /*
@@ -227,7 +236,7 @@ static int undo_step(const struct ng_ctl *ctl, const struct step *st)
  * EBUSY).  Everything else was put back meanwhile: the module answers
  * it at once while it drains.
  */
-static int undo_when_idle(const struct ng_ctl *ctl, struct step *busy)
+static int undo_when_idle(const struct ng_session *s, struct step *busy)
 {
 	struct timespec poll = { 0, IDLE_POLL_MS * 1000000L };
 	int ret = 0, first = 0, waited = 0;
@@ -235,7 +244,7 @@ static int undo_when_idle(const struct ng_ctl *ctl, struct step *busy)
 
 	while (busy) {
 		st = busy;
-		ret = undo_step(ctl, st);
+		ret = undo_step(s, st);
 		if (ret == -EBUSY && waited < IDLE_WAIT_MS) {
 			nanosleep(&poll, NULL);
 			waited += IDLE_POLL_MS;
@@ -263,7 +272,7 @@ int ng_session_undo(struct ng_session *s)
 	while (s && s->last) {
 		st = s->last;
 		s->last = st->prev;
-		ret = undo_step(&s->ctl, st);
+		ret = undo_step(s, st);
 		if (ret == -EBUSY && is_idle_only(st->name)) {
 			st->prev = NULL;
 			*tail = st;
@@ -274,7 +283,7 @@ int ng_session_undo(struct ng_session *s)
 			first = ret;
 		free_step(st);
 	}
-	ret = s ? undo_when_idle(&s->ctl, busy) : 0;
+	ret = s ? undo_when_idle(s, busy) : 0;
 	return first ? first : ret;
 }
 
