@@ -46,6 +46,25 @@ static const char *cf(const char *name)
 	return path[i];
 }
 
+/*
+ * The changes of a --flight recording, in record's order: the hooks,
+ * the buffers, the triggers, the arm, tracing_on.
+ */
+static int record_like(struct ng_session *s)
+{
+	int ret = ng_session_set(s, "set_ftrace_filter", "vfs_read");
+
+	if (!ret)
+		ret = ng_session_set(s, "raw_buffer_size_kb", "8192");
+	if (!ret)
+		ret = ng_session_set(s, "buffer_mode", "raw");
+	if (!ret)
+		ret = ng_session_set(s, "trigger", "vfs_write>5000\n");
+	if (!ret)
+		ret = ng_session_set(s, "flight", "arm");
+	return ret ? ret : ng_session_set(s, "tracing_on", "1");
+}
+
 /* What record does, then its undo: each file as it was found. */
 static void test_undo_restores(void)
 {
@@ -53,16 +72,11 @@ static void test_undo_restores(void)
 	struct ng_ctl ctl;
 
 	T_EQ_INT(fake_session(&ctl, &s), 0);
-	T_EQ_INT(ng_session_set(s, "set_ftrace_filter", "vfs_read"), 0);
+	T_EQ_INT(record_like(s), 0);
 	T_EQ_INT(ng_session_append(s, "set_ftrace_filter", "vfs_write"), 0);
 	T_EQ_INT(ng_session_set(s, "set_graph_function", "ksys_read"), 0);
 	T_EQ_INT(ng_session_set(s, "max_graph_depth", "9"), 0);
 	T_EQ_INT(ng_session_set(s, "max_graph_depth", "7"), 0);
-	T_EQ_INT(ng_session_set(s, "raw_buffer_size_kb", "8192"), 0);
-	T_EQ_INT(ng_session_set(s, "buffer_mode", "raw"), 0);
-	T_EQ_INT(ng_session_set(s, "trigger", "vfs_write>5000\n"), 0);
-	T_EQ_INT(ng_session_set(s, "flight", "arm"), 0);
-	T_EQ_INT(ng_session_set(s, "tracing_on", "1"), 0);
 	T_FILE_EQ(cf("set_ftrace_filter"), "vfs_readvfs_write");
 	T_FILE_EQ(cf("max_graph_depth"), "7");
 
@@ -225,12 +239,7 @@ static void test_undo_while_draining(void)
 	struct ng_ctl ctl;
 
 	T_EQ_INT(fake_session(&ctl, &s), 0);
-	T_EQ_INT(ng_session_set(s, "set_ftrace_filter", "vfs_read"), 0);
-	T_EQ_INT(ng_session_set(s, "raw_buffer_size_kb", "8192"), 0);
-	T_EQ_INT(ng_session_set(s, "buffer_mode", "raw"), 0);
-	T_EQ_INT(ng_session_set(s, "trigger", "vfs_write>5000\n"), 0);
-	T_EQ_INT(ng_session_set(s, "flight", "arm"), 0);
-	T_EQ_INT(ng_session_set(s, "tracing_on", "1"), 0);
+	T_EQ_INT(record_like(s), 0);
 	ng_session_set_undo_write(s, draining_write);
 	drain_left = 3;
 	T_EQ_INT(ng_session_undo(s), -EBUSY);
