@@ -277,24 +277,23 @@ static void test_stats(void)
 	T_EQ_INT(ng_ctl_stats(&ctl, &st), -EBADMSG);
 }
 
-/* A choice file is saved as its bracketed word, which restores it. */
-static void test_save_choice(void)
+/* A choice file reads as its bracketed word, which writing it back takes. */
+static void test_read_setting(void)
 {
 	static const char *const files[] = {
 		"buffer_mode", "[events] raw\n", "max_graph_depth", "3\n", NULL,
 	};
-	static const char *const names[] = { "buffer_mode", "max_graph_depth", NULL };
-	struct ng_ctl_saved *saved;
 	struct ng_ctl ctl;
+	char *val;
 
 	T_EQ_INT(fake_ctl(&ctl, files), 0);
-	T_EQ_INT(ng_ctl_save(&ctl, names, &saved), 0);
-	T_EQ_INT(ng_ctl_write(&ctl, "buffer_mode", "raw"), 0);
-	T_EQ_INT(ng_ctl_write(&ctl, "max_graph_depth", "9"), 0);
-	T_EQ_INT(ng_ctl_restore(&ctl, saved), 0);
-	ng_ctl_saved_free(saved);
-	T_FILE_EQ(t_path("nanograph/buffer_mode"), "events");
-	T_FILE_EQ(t_path("nanograph/max_graph_depth"), "3\n");
+	T_EQ_INT(ng_ctl_read_setting(&ctl, "buffer_mode", &val), 0);
+	T_EQ_STR(val, "events");
+	free(val);
+	T_EQ_INT(ng_ctl_read_setting(&ctl, "max_graph_depth", &val), 0);
+	T_EQ_STR(val, "3\n");
+	free(val);
+	T_EQ_INT(ng_ctl_read_setting(&ctl, "missing", &val), -ENOENT);
 }
 
 /*
@@ -385,13 +384,13 @@ static void *wait_on_pipe(void *arg)
 /*
  * record -a: set_event_pid empty (every task), set_event_notrace_pid
  * every thread of the collector (this process, with a second thread),
- * event-fork off; what record saved before (ng_ctl_record_files) puts
- * both lists and event-fork back as they were.
+ * event-fork off; through a recording session, whose undo puts both
+ * lists and event-fork back as they were, and leaves the others alone.
  */
 static void test_select_tasks_system(void)
 {
 	char got[512], want[512];
-	struct ng_ctl_saved *saved;
+	struct ng_session *s;
 	const char *file = "x";
 	struct ng_ctl ctl;
 	pthread_t thread;
@@ -401,8 +400,8 @@ static void test_select_tasks_system(void)
 	T_EQ_INT(fake_record_ctl(&ctl), 0);
 	T_EQ_INT(pipe(fds), 0);
 	T_EQ_INT(pthread_create(&thread, NULL, wait_on_pipe, &fds[0]), 0);
-	T_EQ_INT(ng_ctl_save(&ctl, ng_ctl_record_files, &saved), 0);
-	ret = ng_ctl_select_tasks(&ctl, 0, &file);
+	T_EQ_INT(ng_session_new(&s, &ctl), 0);
+	ret = ng_session_select_tasks(s, 0, &file);
 	tid_set(want, sizeof(want), NULL, getpid());
 	T_EQ_INT(write(fds[1], "x", 1), 1);
 	T_EQ_INT(pthread_join(thread, NULL), 0);
@@ -419,13 +418,13 @@ static void test_select_tasks_system(void)
 	free(text);
 	T_EQ_STR(got, want);
 
-	T_EQ_INT(ng_ctl_restore(&ctl, saved), 0);
-	ng_ctl_saved_free(saved);
+	T_EQ_INT(ng_session_undo(s), 0);
+	ng_session_free(s);
 	T_FILE_EQ(t_path("nanograph/set_event_pid"), "7\n");
 	T_FILE_EQ(t_path("nanograph/set_event_notrace_pid"), "8\n9\n");
 	T_FILE_EQ(t_path("nanograph/options/event-fork"), "1\n");
 	T_FILE_EQ(t_path("nanograph/set_graph_function"), "ksys_read\n");
-	T_FILE_EQ(t_path("nanograph/buffer_mode"), "events");
+	T_FILE_EQ(t_path("nanograph/buffer_mode"), "[events] raw\n");
 }
 
 /*
@@ -520,7 +519,7 @@ static const struct t_case cases[] = {
 	{ "list", test_list },
 	{ "subdirectory", test_subdirectory },
 	{ "stats", test_stats },
-	{ "save_choice", test_save_choice },
+	{ "read_setting", test_read_setting },
 	{ "select_tasks_system", test_select_tasks_system },
 	{ "select_tasks_process", test_select_tasks_process },
 };

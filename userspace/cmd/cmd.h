@@ -12,6 +12,20 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/*
+ * Return convention of the command layer.  The library (nanograph.h)
+ * returns 0 or a negative errno and never prints; the command prints,
+ * one line on stderr, and turns what failed into an exit code.  So a
+ * function of the command returns:
+ *
+ *  - a step (everything after the command line): 0 to go on, else the
+ *    exit code to stop with (NG_EXIT_FAIL, 128 + a signal ...), its
+ *    line already printed.  Never a -errno, never -1: a caller passes a
+ *    non-zero result on unchanged ("if (ret) return ret;");
+ *  - option parsing (ng_cmd_options(), ng_opt_num(), a command's
+ *    parse): -1 to go on, else the exit code: there, stopping may be a
+ *    success (--help: NG_EXIT_OK), so 0 cannot mean "go on".
+ */
 #define NG_EXIT_OK	0
 #define NG_EXIT_FAIL	1
 #define NG_EXIT_USAGE	2

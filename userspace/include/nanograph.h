@@ -108,24 +108,12 @@ struct ng_ctl_stats {
 /* Read and parse the stats file; -EBADMSG when it has no totals line. */
 int ng_ctl_stats(const struct ng_ctl *ctl, struct ng_ctl_stats *st);
 
-struct ng_ctl_saved;
-
 /*
- * Read control files @names (NULL-terminated) to put them back later; a
- * choice file ("[events] raw") is kept as its bracketed word.
+ * Read control file @name as writing it back takes it: a choice file
+ * ("[events] raw") as its bracketed word ("events"). Free *@valp.
  */
-int ng_ctl_save(const struct ng_ctl *ctl, const char *const *names,
-		struct ng_ctl_saved **sp);
-/* Write the saved values back; the first error, after trying them all. */
-int ng_ctl_restore(const struct ng_ctl *ctl, const struct ng_ctl_saved *s);
-void ng_ctl_saved_free(struct ng_ctl_saved *s);
-
-/*
- * The control files "nanograph record" sets (NULL-terminated): it saves
- * them with ng_ctl_save() before it changes any and restores them after,
- * however the recording ends.
- */
-extern const char *const ng_ctl_record_files[];
+int ng_ctl_read_setting(const struct ng_ctl *ctl, const char *name,
+			char **valp);
 
 /*
  * Point the pid filter at the tasks to record, recording being off:
@@ -147,6 +135,39 @@ int ng_ctl_select_tasks(const struct ng_ctl *ctl, int pid, const char **file);
  * no such process); *@file as for ng_ctl_select_tasks().
  */
 int ng_ctl_admit_process(const struct ng_ctl *ctl, int pid, const char **file);
+
+/* ---- a recording session (session.c) ----------------------------------- */
+
+/*
+ * Every change a recording makes to the control files goes through its
+ * session, which reads each file before its first change and writes
+ * them all back, the last changed first, at ng_session_undo() (or
+ * ng_session_free()), whichever way the recording ends.  Apply in the
+ * order the module needs (the buffers before tracing_on=1, the triggers
+ * before the flight arm): the reverse is then the order it needs to
+ * undo them.  tracing_on and flight are put back at rest ("0", "off"),
+ * not as read; buffer_mode and raw_buffer_size_kb, which the module
+ * refuses while it drains after tracing_on=0, after all the others,
+ * once the drain is over (up to 5 s).  Each returns 0 or a -errno and
+ * never prints.
+ */
+struct ng_session;
+
+int ng_session_new(struct ng_session **sp, const struct ng_ctl *ctl);
+const struct ng_ctl *ng_session_ctl(const struct ng_session *s);
+/* Remember @name's value to put back, without changing it (yet). */
+int ng_session_keep(struct ng_session *s, const char *name);
+/* ng_ctl_write() and ng_ctl_append(), @name kept first. */
+int ng_session_set(struct ng_session *s, const char *name, const char *val);
+int ng_session_append(struct ng_session *s, const char *name,
+		      const char *val);
+/* ng_ctl_select_tasks() and ng_ctl_admit_process(), their files kept first. */
+int ng_session_select_tasks(struct ng_session *s, int pid, const char **file);
+int ng_session_admit_process(struct ng_session *s, int pid, const char **file);
+/* Every change undone, the last first; the first error after trying all. */
+int ng_session_undo(struct ng_session *s);
+/* ng_session_undo(), then free; NULL is nothing. */
+void ng_session_free(struct ng_session *s);
 
 /* ---- the flight recorder's texts (flight.c) ---------------------------- */
 
@@ -770,12 +791,13 @@ struct ng_overhead {
  * module's empty calibration target made for a child process (control
  * file "calibrate"), untraced, then hooked and traced; the name hooked in
  * @function (@size bytes), to which @o->function points.  The module
- * must be stopped; its lists and tracing_on are left changed (save them
- * first).  0, -ENOENT (a module without the calibration target), -ENOSPC
- * (buffers too small), -EIO (the calls were not recorded whole, or no
- * cost could be told from the noise) or another -errno.
+ * must be stopped; its lists and tracing_on are changed through
+ * session @s, which puts them back.  0, -ENOENT (a module without the
+ * calibration target), -ENOSPC (buffers too small), -EIO (the calls
+ * were not recorded whole, or no cost could be told from the noise) or
+ * another -errno.
  */
-int ng_calibrate(const struct ng_ctl *ctl, const struct ng_clock *clock,
+int ng_calibrate(struct ng_session *s, const struct ng_clock *clock,
 		 struct ng_overhead *o, char *function, size_t size);
 
 /* ---- a recording's metadata: DIR/info.json (info.c) -------------------- */

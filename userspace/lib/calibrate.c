@@ -15,7 +15,8 @@
  * median counts: each is too short to be hit often.
  *
  * The module must be idle or stopped (tracing_on=0) and in the raw mode;
- * the lists and tracing_on are left changed (the caller saved them).
+ * the lists and tracing_on are changed through the caller's recording
+ * session, which puts them back.
  * Each chunk fits the buffers however small they are: the records are
  * taken out after each.
  */
@@ -40,6 +41,7 @@
 
 struct calib {
 	const struct ng_ctl *ctl;
+	struct ng_session *session;	/* every change made through it */
 	int nr_cpus;
 	int *in;		/* per_cpu/cpuN/raw, -1 if absent */
 	int *fd;		/* what was read of it: a memfd */
@@ -226,7 +228,7 @@ static int chunk_calls(const struct ng_ctl *ctl, unsigned int *calls)
 }
 
 /* Hook the calibration target alone, for nobody yet. */
-static int hook_target(const struct ng_ctl *ctl)
+static int hook_target(struct ng_session *s)
 {
 	static const char *const cleared[] = {
 		"set_graph_function", "set_graph_notrace", "set_event_pid",
@@ -236,15 +238,15 @@ static int hook_target(const struct ng_ctl *ctl)
 	int ret;
 
 	for (i = 0; i < sizeof(cleared) / sizeof(cleared[0]); i++) {
-		ret = ng_ctl_write(ctl, cleared[i], "\n");
+		ret = ng_session_set(s, cleared[i], "\n");
 		if (ret)
 			return ret;
 	}
-	ret = ng_ctl_write(ctl, "max_graph_depth", "0");
+	ret = ng_session_set(s, "max_graph_depth", "0");
 	if (!ret)
-		ret = ng_ctl_write(ctl, "options/event-fork", "0");
+		ret = ng_session_set(s, "options/event-fork", "0");
 	if (!ret)
-		ret = ng_ctl_write(ctl, "set_ftrace_filter", TARGET);
+		ret = ng_session_set(s, "set_ftrace_filter", TARGET);
 	/* A module without the target (older than the collector) says EINVAL. */
 	return ret == -EINVAL ? -ENOENT : ret;
 }
@@ -278,9 +280,9 @@ static int measure(struct calib *k, unsigned int chunks, unsigned int calls,
 		if (read(times[0], &plain[c], sizeof(*plain)) != sizeof(*plain))
 			goto out;
 	snprintf(pid, sizeof(pid), "%d", (int)k->child);
-	ret = ng_ctl_write(k->ctl, "set_event_pid", pid);
+	ret = ng_session_set(k->session, "set_event_pid", pid);
 	if (!ret)
-		ret = ng_ctl_write(k->ctl, "tracing_on", "1");
+		ret = ng_session_set(k->session, "tracing_on", "1");
 	for (c = 0; !ret && c < chunks; c++) {
 		ret = -EIO;
 		if (write(go[1], &b, 1) != 1 ||
@@ -289,7 +291,7 @@ static int measure(struct calib *k, unsigned int chunks, unsigned int calls,
 		ret = take(k);
 	}
 	if (!ret)
-		ret = ng_ctl_write(k->ctl, "tracing_on", "0");
+		ret = ng_session_set(k->session, "tracing_on", "0");
 	if (!ret)
 		ret = take(k);
 out:
@@ -307,11 +309,11 @@ out:
 	return ret;
 }
 
-int ng_calibrate(const struct ng_ctl *ctl, const struct ng_clock *clock,
+int ng_calibrate(struct ng_session *s, const struct ng_clock *clock,
 		 struct ng_overhead *o, char *function, size_t size)
 {
 	uint64_t plain[MAX_CHUNKS], traced[MAX_CHUNKS], p, t;
-	struct calib k = { .ctl = ctl };
+	struct calib k = { .ctl = ng_session_ctl(s), .session = s };
 	unsigned int calls, chunks;
 	int ret;
 
@@ -320,9 +322,9 @@ int ng_calibrate(const struct ng_ctl *ctl, const struct ng_clock *clock,
 		function[0] = '\0';
 	if (!clock->freq)
 		return -EINVAL;
-	ret = chunk_calls(ctl, &calls);
+	ret = chunk_calls(k.ctl, &calls);
 	if (!ret)
-		ret = hook_target(ctl);
+		ret = hook_target(s);
 	if (!ret)
 		ret = calib_open(&k);
 	if (ret)

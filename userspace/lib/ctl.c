@@ -317,19 +317,13 @@ int ng_ctl_stats(const struct ng_ctl *ctl, struct ng_ctl_stats *st)
 	return ret;
 }
 
-/* ---- saving and restoring the module's settings ------------------------ */
-
-struct ng_ctl_saved {
-	int count;
-	char **names;
-	char **values;
-};
+/* ---- a setting, as writing it back takes it ---------------------------- */
 
 /*
- * A choice file (buffer_mode: "[events] raw") is saved as its bracketed
+ * A choice file (buffer_mode: "[events] raw") is read as its bracketed
  * word, which is what writing it back takes.
  */
-static void saved_choice(char *v)
+static void setting_choice(char *v)
 {
 	char *open = strchr(v, '['), *close = open ? strchr(open, ']') : NULL;
 
@@ -339,87 +333,18 @@ static void saved_choice(char *v)
 	v[close - open - 1] = '\0';
 }
 
-/*
- * Read the files @names (NULL-terminated) now, so that a command that
- * changes them can put them back as it found them.
- */
-int ng_ctl_save(const struct ng_ctl *ctl, const char *const *names,
-		struct ng_ctl_saved **sp)
+/* What a recording session keeps, to write back as it was. */
+int ng_ctl_read_setting(const struct ng_ctl *ctl, const char *name,
+			char **valp)
 {
-	struct ng_ctl_saved *s = calloc(1, sizeof(*s));
-	int n = 0, ret = 0;
+	int ret = ng_ctl_read(ctl, name, valp, NULL);
 
-	while (names[n])
-		n++;
-	if (!s)
-		return -ENOMEM;
-	s->names = calloc(n, sizeof(char *));
-	s->values = calloc(n, sizeof(char *));
-	if (!s->names || !s->values)
-		ret = -ENOMEM;
-	for (; !ret && s->count < n; s->count++) {
-		s->names[s->count] = strdup(names[s->count]);
-		if (!s->names[s->count]) {
-			ret = -ENOMEM;
-			break;
-		}
-		ret = ng_ctl_read(ctl, names[s->count], &s->values[s->count],
-				  NULL);
-		if (ret) {
-			s->count++;
-			break;
-		}
-		saved_choice(s->values[s->count]);
-	}
-	if (ret) {
-		ng_ctl_saved_free(s);
-		return ret;
-	}
-	*sp = s;
-	return 0;
-}
-
-/*
- * Write every saved value back, in the order saved; an empty list is
- * written as a lone newline, which clears it. Returns the first error but
- * restores all the others anyway.
- */
-int ng_ctl_restore(const struct ng_ctl *ctl, const struct ng_ctl_saved *s)
-{
-	int i, ret, first = 0;
-
-	for (i = 0; i < s->count; i++) {
-		const char *v = s->values[i];
-
-		ret = ng_ctl_write(ctl, s->names[i], *v ? v : "\n");
-		if (ret && !first)
-			first = ret;
-	}
-	return first;
-}
-
-void ng_ctl_saved_free(struct ng_ctl_saved *s)
-{
-	int i;
-
-	if (!s)
-		return;
-	for (i = 0; i < s->count; i++) {
-		free(s->names[i]);
-		free(s->values[i]);
-	}
-	free(s->names);
-	free(s->values);
-	free(s);
+	if (!ret)
+		setting_choice(*valp);
+	return ret;
 }
 
 /* ---- which tasks record records ------------------------------------------ */
-
-const char *const ng_ctl_record_files[] = {
-	"set_ftrace_filter", "set_graph_function", "set_graph_notrace",
-	"max_graph_depth", "set_event_comm", "set_event_pid", "set_event_notrace_pid",
-	"options/event-fork", "buffer_mode", "raw_buffer_size_kb", NULL,
-};
 
 /* Append every thread of process @pid to list file @file, one a write. */
 static int add_threads(const struct ng_ctl *ctl, const char *file, int pid,
