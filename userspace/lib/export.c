@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "nanograph.h"
+#include "json.h"
 #include "outfile.h"
 #include "strmap.h"
 
@@ -103,66 +104,6 @@ static char *put_us(char *p, uint64_t ns)
 
 /* ---- Chrome JSON ---- */
 
-/* Length of the valid UTF-8 sequence at @s, or 0: JSON text must be UTF-8. */
-size_t ng_utf8_len(const unsigned char *s)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t n, i;
-
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (c == 0xe0)
-		lo = 0xa0;		/* overlong */
-	else if (c == 0xed)
-		hi = 0x9f;		/* surrogates */
-	else if (c == 0xf0)
-		lo = 0x90;		/* overlong */
-	else if (c == 0xf4)
-		hi = 0x8f;		/* above U+10FFFF */
-	for (i = 1; i < n; i++, lo = 0x80, hi = 0xbf)
-		if (s[i] < lo || s[i] > hi)
-			return 0;
-	return n;
-}
-
-/*
- * @s as the body of a JSON string, malloc'd: quotes, backslashes and
- * control characters escaped, bytes that are not UTF-8 as U+FFFD (a comm
- * is whatever bytes the task set). info.c writes info.json with it too.
- */
-char *ng_json_escape(const char *s)
-{
-	char *out = malloc(6 * strlen(s) + 1), *p = out;
-	const unsigned char *u = (const unsigned char *)s;
-	size_t n;
-
-	if (!out)
-		return NULL;
-	while (*u) {
-		n = *u < 0x80 ? 1 : ng_utf8_len(u);
-		if (*u == '"' || *u == '\\') {
-			*p++ = '\\';
-			*p++ = *u;
-		} else if (*u < 0x20) {
-			p += sprintf(p, "\\u%04x", *u);
-		} else if (n) {
-			memcpy(p, u, n);
-			p += n;
-		} else {
-			p += sprintf(p, "\\ufffd");
-		}
-		u += n ? n : 1;
-	}
-	*p = '\0';
-	return out;
-}
-
 /* A call whose event is held back until its outermost call ends. */
 struct slot {
 	const char *name;	/* JSON-escaped label */
@@ -218,7 +159,11 @@ static const char *chrome_name(struct chrome *c, const char *label)
 	return *esc;
 }
 
-/* One "X" event, formatted by hand: there can be tens of millions. */
+/*
+ * One "X" event, formatted by hand and not through the writer (json.c):
+ * there can be tens of millions, and the writer's calls per member cost
+ * more than these few copies of a prefix made once per thread.
+ */
 static void chrome_event(struct chrome *c, const struct slot *s)
 {
 	char num[64], *p;
@@ -355,13 +300,36 @@ static int chrome_leave(void *priv, const struct ng_call *call)
 	return c->out.err;
 }
 
-/* A JSON string field's value, escaped; "?" without memory. */
-static void out_json_str(struct ng_outfile *o, const char *s)
+/*
+ * A metadata event: @what ("process_name", "thread_name") of @pid, or of
+ * @tid in it, is @name. Through the writer: one per thread, unlike the
+ * calls' events.
+ */
+static void chrome_meta(struct chrome *c, bool first, long long pid,
+			const long long *tid, const char *what, const char *name)
 {
-	char *esc = ng_json_escape(s);
+	struct ng_json_writer w;
 
-	out_str(o, esc ? esc : "?");
-	free(esc);
+	if (!first)
+		out_str(&c->out, ",\n");
+	ng_jw_init(&w, &c->out, NG_JSON_COMPACT);
+	ng_jw_object(&w);
+	ng_jw_key(&w, "ph");
+	ng_jw_str(&w, "M");
+	ng_jw_key(&w, "pid");
+	ng_jw_i64(&w, pid);
+	if (tid) {
+		ng_jw_key(&w, "tid");
+		ng_jw_i64(&w, *tid);
+	}
+	ng_jw_key(&w, "name");
+	ng_jw_str(&w, what);
+	ng_jw_key(&w, "args");
+	ng_jw_object(&w);
+	ng_jw_key(&w, "name");
+	ng_jw_str(&w, name);
+	ng_jw_end(&w);
+	ng_jw_end(&w);
 }
 
 /* thread_name for each thread, process_name once for each process. */
@@ -370,7 +338,7 @@ static int chrome_metadata(struct chrome *c, const struct ng_recording *rec)
 	struct ng_strmap *seen = ng_strmap_new(0);
 	const struct ng_rec_thread *t;
 	bool added, first = true;
-	long long pid;
+	long long pid, tid;
 
 	if (!seen)
 		return -ENOMEM;
@@ -381,16 +349,11 @@ static int chrome_metadata(struct chrome *c, const struct ng_recording *rec)
 			return -ENOMEM;
 		}
 		if (added) {
-			ng_outfile_printf(&c->out, "%s{\"ph\":\"M\",\"pid\":%lld,\"name\":\"process_name\",\"args\":{\"name\":\"",
-					  first ? "" : ",\n", pid);
-			out_json_str(&c->out, t->process);
-			out_str(&c->out, "\"}}");
+			chrome_meta(c, first, pid, NULL, "process_name", t->process);
 			first = false;
 		}
-		ng_outfile_printf(&c->out, "%s{\"ph\":\"M\",\"pid\":%lld,\"tid\":%lld,\"name\":\"thread_name\",\"args\":{\"name\":\"",
-				  first ? "" : ",\n", pid, ng_chrome_tid(t));
-		out_json_str(&c->out, t->comm);
-		out_str(&c->out, "\"}}");
+		tid = ng_chrome_tid(t);
+		chrome_meta(c, first, pid, &tid, "thread_name", t->comm);
 		first = false;
 	}
 	ng_strmap_free(seen);
@@ -415,44 +378,75 @@ static void chrome_free(struct chrome *c)
 	free(c->open);
 }
 
-/* A JSON event's "ts" (and "dur" when @dur) in exact microseconds. */
-static void chrome_times(struct chrome *c, uint64_t ts, const uint64_t *dur)
+/* A time in exact microseconds as the value of @key. */
+static void chrome_time(struct ng_json_writer *w, const char *key, uint64_t ns)
 {
-	char num[64], *p;
+	char num[32];
 
-	p = put_us(num, ts);
-	if (dur) {
-		memcpy(p, ",\"dur\":", 7);
-		p = put_us(p + 7, *dur);
-	}
-	out_put(&c->out, num, p - num);
+	*put_us(num, ns) = '\0';
+	ng_jw_key(w, key);
+	ng_jw_printf(w, "%s", num);
+}
+
+/* A sched event's start: the separator, then "ph" and "cat". */
+static void chrome_sched_event(struct chrome *c, struct ng_json_writer *w,
+			       const char *ph)
+{
+	out_str(&c->out, ",\n");
+	ng_jw_init(w, &c->out, NG_JSON_COMPACT);
+	ng_jw_object(w);
+	ng_jw_key(w, "ph");
+	ng_jw_str(w, ph);
+}
+
+/* The row of @t: its process and its own track. */
+static void chrome_row(struct ng_json_writer *w, const struct ng_rec_thread *t)
+{
+	ng_jw_key(w, "pid");
+	ng_jw_i64(w, ng_chrome_pid(t));
+	ng_jw_key(w, "tid");
+	ng_jw_i64(w, ng_chrome_tid(t));
 }
 
 /* An "X" event of the sched category on @t's row, named @name. */
 static void chrome_state(struct chrome *c, const struct ng_rec_thread *t,
 			 uint64_t from, uint64_t to, const char *name)
 {
-	uint64_t dur = to - from;
+	struct ng_json_writer w;
 
 	if (to <= from)
 		return;
-	ng_outfile_printf(&c->out, ",\n{\"ph\":\"X\",\"cat\":\"sched\",\"pid\":%lld,\"tid\":%lld,\"ts\":",
-			  ng_chrome_pid(t), ng_chrome_tid(t));
-	chrome_times(c, from, &dur);
-	out_str(&c->out, ",\"name\":\"");
-	out_json_str(&c->out, name);
-	out_str(&c->out, "\"}");
+	chrome_sched_event(c, &w, "X");
+	ng_jw_key(&w, "cat");
+	ng_jw_str(&w, "sched");
+	chrome_row(&w, t);
+	chrome_time(&w, "ts", from);
+	chrome_time(&w, "dur", to - from);
+	ng_jw_key(&w, "name");
+	ng_jw_str(&w, name);
+	ng_jw_end(&w);
 }
 
 /* One end of a flow: "s" in the waker's call, "f" in the woken's. */
 static void chrome_flow(struct chrome *c, const struct ng_rec_thread *t,
 			uint64_t ts, bool start, unsigned long long id)
 {
-	ng_outfile_printf(&c->out, ",\n{\"ph\":\"%s\",\"cat\":\"sched\",\"name\":\"wake\",\"id\":%llu,\"pid\":%lld,\"tid\":%lld,\"ts\":",
-			  start ? "s" : "f\",\"bp\":\"e", id, ng_chrome_pid(t),
-			  ng_chrome_tid(t));
-	chrome_times(c, ts, NULL);
-	out_str(&c->out, "}");
+	struct ng_json_writer w;
+
+	chrome_sched_event(c, &w, start ? "s" : "f");
+	if (!start) {
+		ng_jw_key(&w, "bp");
+		ng_jw_str(&w, "e");
+	}
+	ng_jw_key(&w, "cat");
+	ng_jw_str(&w, "sched");
+	ng_jw_key(&w, "name");
+	ng_jw_str(&w, "wake");
+	ng_jw_key(&w, "id");
+	ng_jw_u64(&w, id);
+	chrome_row(&w, t);
+	chrome_time(&w, "ts", ts);
+	ng_jw_end(&w);
 }
 
 /*

@@ -66,6 +66,7 @@
 #include <string.h>
 
 #include "nanograph.h"
+#include "json.h"
 #include "outfile.h"
 #include "strmap.h"
 
