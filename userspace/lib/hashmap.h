@@ -21,7 +21,10 @@
  *
  * Hashes take a random key per process (ng_hash_seed()): names,
  * addresses and tids come from a recording, which can be made to hold
- * keys that all fall in one place of a hash known in advance.
+ * keys that all fall in one place of a hash known in advance. For
+ * strings the key goes through every step; for u64 keys it is only
+ * xored in before the multiply (a weaker defence, kept cheap: tids and
+ * addresses are bounded by the kernel, names are anyone's).
  */
 #ifndef NG_HASHMAP_H
 #define NG_HASHMAP_H
@@ -96,8 +99,8 @@ uint64_t ng_hash_bytes(const void *key, size_t len, uint64_t seed);
 /*
  * A bijection of @key: the seed's xor, then a multiply by an odd number
  * (Fibonacci hashing), whose top bits, the home slot, depend on every
- * bit of the key; one multiply, as the lookup of each event of convert
- * wants (the murmur3 finalizer cost 5% of convert's time).
+ * bit of the key; one multiply, for convert's lookup of each event's
+ * thread and each entry's function (convert's tables hashed so before).
  */
 static inline uint64_t ng_hmap_u64_hash(uint64_t key, uint64_t seed)
 {
