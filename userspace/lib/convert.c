@@ -102,6 +102,7 @@ struct ng_conv {
 	unsigned int until_check;	/* events before asking cancel again */
 
 	struct ng_hmap threads;		/* struct thread, by thread key */
+	struct thread *last;		/* the one thread_find() found last */
 	struct thread lru;		/* open files, most recently used first */
 	unsigned int nr_open, max_open;
 	struct ng_hmap syms_cache;	/* struct sym, by address */
@@ -292,10 +293,20 @@ static int thread_open(struct ng_conv *c, struct thread *t)
 	return ret;
 }
 
-/* The thread of @key (a tid, or -(cpu + 1)) if it has a file, else NULL. */
+/*
+ * The thread of @key (a tid, or -(cpu + 1)) if it has a file, else NULL.
+ * The last one found first: a CPU's events come in runs of one task's.
+ */
 static struct thread *thread_find(struct ng_conv *c, int key)
 {
-	return ng_hmap_find_hash(&c->threads, key_hash(c, (uint64_t)(int64_t)key));
+	struct thread *t = c->last;
+
+	if (t && t->key == key)
+		return t;
+	t = ng_hmap_find_hash(&c->threads, key_hash(c, (uint64_t)(int64_t)key));
+	if (t)
+		c->last = t;
+	return t;
 }
 
 /* The key of an event's thread: its tid, or its CPU's idle task. */
