@@ -31,7 +31,7 @@ extern const struct t_suite t_suite_pushpop, t_suite_check, t_suite_threads,
 	t_suite_analyze, t_suite_syms, t_suite_rawrec, t_suite_perfetto,
 	t_suite_num, t_suite_outdir, t_suite_info, t_suite_replay,
 	t_suite_calls, t_suite_compensate, t_suite_flight, t_suite_strmap,
-	t_suite_session;
+	t_suite_session, t_suite_json, t_suite_hashmap;
 
 static const struct t_suite *const suites[] = {
 	&t_suite_pushpop, &t_suite_check, &t_suite_threads,
@@ -46,6 +46,8 @@ static const struct t_suite *const suites[] = {
 	&t_suite_flight,
 	&t_suite_strmap,
 	&t_suite_session,
+	&t_suite_json,
+	&t_suite_hashmap,
 };
 
 #define TEST_TIMEOUT_S	30

@@ -41,6 +41,40 @@ static void typed_name(char *buf, size_t size, int c, char **argv,
 	snprintf(buf, size, "-%c", c);
 }
 
+/*
+ * --tid, --comm, -F and -N (option @name) add to a list of @f: -1, or the
+ * exit status after one line.
+ */
+static int list_option(const struct ng_cmd *self, struct ng_filter *f, int c,
+		       const char *name)
+{
+	int ret;
+
+	switch (c) {
+	case NG_OPT_TID:
+		ret = ng_filter_add_tids(f, optarg);
+		if (ret == -EINVAL)
+			return ng_usage_error(self->name,
+				"%s wants thread ids separated by commas (412, or 0-CPU for a CPU's idle task), not '%s'",
+				name, optarg);
+		break;
+	case NG_OPT_COMM:
+		ret = ng_filter_add_comms(f, optarg);
+		if (ret == -EINVAL)
+			return ng_usage_error(self->name,
+				"%s wants thread names separated by commas, not '%s'",
+				name, optarg);
+		break;
+	default:	/* -F, -N */
+		ret = ng_filter_add_func(f, optarg, c == 'N');
+	}
+	if (ret) {
+		fprintf(stderr, "nanograph %s: %s\n", self->name, strerror(-ret));
+		return NG_EXIT_FAIL;
+	}
+	return -1;
+}
+
 int ng_filter_option(const struct ng_cmd *self, struct ng_filter *f, int c,
 		     char **argv, const struct option *longopts)
 {
@@ -78,23 +112,10 @@ int ng_filter_option(const struct ng_cmd *self, struct ng_filter *f, int c,
 			ng_filter_set_depth(f, a);
 		return ret;
 	case NG_OPT_TID:
-		ret = ng_filter_add_tids(f, optarg);
-		if (ret == -EINVAL)
-			return ng_usage_error(self->name,
-				"%s wants thread ids separated by commas (412, or 0-CPU for a CPU's idle task), not '%s'",
-				name, optarg);
-		break;
 	case NG_OPT_COMM:
-		ret = ng_filter_add_comms(f, optarg);
-		if (ret == -EINVAL)
-			return ng_usage_error(self->name,
-				"%s wants thread names separated by commas, not '%s'",
-				name, optarg);
-		break;
 	case 'F':
 	case 'N':
-		ret = ng_filter_add_func(f, optarg, c == 'N');
-		break;
+		return list_option(self, f, c, name);
 	case NG_OPT_RETVAL:
 		if (ng_filter_set_retval(f, optarg))
 			return ng_usage_error(self->name,
@@ -116,11 +137,6 @@ int ng_filter_option(const struct ng_cmd *self, struct ng_filter *f, int c,
 		ng_filter_set_range(f, a, b);
 		return -1;
 	}
-	if (ret) {
-		fprintf(stderr, "nanograph %s: %s\n", self->name, strerror(-ret));
-		return NG_EXIT_FAIL;
-	}
-	return -1;
 }
 
 /*

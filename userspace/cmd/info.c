@@ -151,17 +151,6 @@ static bool has_threads_tsv(const char *dir)
 	return ret;
 }
 
-/* "null" for an unknown timestamp: no call, no span. */
-static void json_ns(const char *key, uint64_t v, bool known, bool last)
-{
-	printf("  \"%s\": ", key);
-	if (known)
-		printf("%" PRIu64, v);
-	else
-		printf("null");
-	printf("%s\n", last ? "" : ",");
-}
-
 /*
  * No info.json: the threads, calls and span the files hold, read as
  * report reads them (each file checked, flat in memory), under the
@@ -194,11 +183,8 @@ static int print_derived(const struct ng_cmd *self, const char *dir,
 	if (json) {
 		fprintf(stderr, "nanograph info: no %s in %s: printing what its files say\n",
 			NG_INFO_FILE, dir);
-		printf("{\n  \"counts\": {\n    \"threads\": %" PRIu64
-		       ",\n    \"calls\": %" PRIu64 "\n  },\n", t.threads, t.calls);
-		json_ns("first_ns", t.first_ns, t.calls, false);
-		json_ns("last_ns", t.last_ns, t.calls, true);
-		printf("}\n");
+		/* as before: a failed write to stdout is not this command's error */
+		(void)ng_info_write_totals(stdout, &t);
 		return NG_EXIT_OK;
 	}
 	printf("# no %s in %s (a recording from before nanograph wrote one, or made by hand): what its files say\n",

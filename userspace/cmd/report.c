@@ -340,9 +340,38 @@ static int print_any(FILE *fp, void *arg)
 			    v->limit, v->raw);
 }
 
-/* Options and filters, the recording, the tables; errors as one line. */
-static int report(const struct ng_cmd *self, int argc, char **argv,
-		  struct ng_filter *f)
+/*
+ * What --diff cannot do, as a usage error (an exit status), or -1: thread
+ * ids and timestamps are one run's; comms and calls are not. @tid and
+ * @range: --tid or --time-range was given; @nr_args, the recordings.
+ */
+static int diff_refused(const struct ng_cmd *self, const struct report_view *v,
+			bool tid, bool range, int nr_args)
+{
+	if (!v->diff)
+		return -1;
+	if (v->threads)
+		return ng_usage_error(self->name,
+				      "--diff compares whole recordings: not with --threads");
+	if (tid)
+		return ng_usage_error(self->name,
+				      "--diff compares two runs, whose thread ids differ: not with --tid (--comm chooses threads by name)");
+	if (range)
+		return ng_usage_error(self->name,
+				      "--diff compares two runs, whose timestamps differ: not with --time-range");
+	if (v->key == NG_SORT_MAX)
+		return ng_usage_error(self->name,
+				      "--diff has no max column: sort by total, self, calls, avg, oncpu, offcpu or name");
+	if (nr_args != 2)
+		return ng_usage_error(self->name,
+				      "--diff compares two recordings: give OLD and NEW");
+	return -1;
+}
+
+/* Options and filters into @v, @f and *@out: -1 to go on, or the exit status. */
+static int report_options(const struct ng_cmd *self, int argc, char **argv,
+			  struct ng_filter *f, struct report_view *v,
+			  const char **out)
 {
 	enum { OPT_NS = 256, OPT_DIFF };
 	static const struct option longopts[] = {
@@ -355,14 +384,8 @@ static int report(const struct ng_cmd *self, int argc, char **argv,
 		NG_FILTER_LONGOPTS(NG_OPT_THRESHOLD),
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ng_recording recs[2];
-	struct report_view v = {
-		.self = self, .recs = recs, .key = NG_SORT_TOTAL,
-		.limit = UINT64_MAX,
-	};
 	bool tid = false, range = false;	/* one run's, refused by --diff */
-	const char *out = NULL;
-	int c, ret, i, nr;
+	int c, ret;
 
 	optind = 1;
 	opterr = 0;
@@ -373,28 +396,28 @@ static int report(const struct ng_cmd *self, int argc, char **argv,
 			ng_cmd_help(self);
 			return NG_EXIT_OK;
 		case 's':
-			if (ng_sort_parse(optarg, &v.key))
+			if (ng_sort_parse(optarg, &v->key))
 				return ng_usage_error(self->name,
 					"--sort wants total, self, calls, avg, max, oncpu, offcpu or name, not '%s'",
 					optarg);
 			break;
 		case 't':
-			v.threads = true;
+			v->threads = true;
 			break;
 		case 'n':
 			ret = ng_opt_num(self, "-n", optarg, 0, 0, INT_MAX,
-					 "a number of rows", &v.limit);
+					 "a number of rows", &v->limit);
 			if (ret >= 0)
 				return ret;
 			break;
 		case OPT_NS:
-			v.raw = true;
+			v->raw = true;
 			break;
 		case OPT_DIFF:
-			v.diff = true;
+			v->diff = true;
 			break;
 		case 'o':
-			ret = ng_opt_output(self, optarg, &out);
+			ret = ng_opt_output(self, optarg, out);
 			if (ret >= 0)
 				return ret;
 			break;
@@ -406,23 +429,25 @@ static int report(const struct ng_cmd *self, int argc, char **argv,
 			range |= c == NG_OPT_RANGE;
 		}
 	}
-	if (v.diff && v.threads)
-		return ng_usage_error(self->name,
-				      "--diff compares whole recordings: not with --threads");
-	/* thread ids and timestamps are one run's; comms and calls are not */
-	if (v.diff && tid)
-		return ng_usage_error(self->name,
-				      "--diff compares two runs, whose thread ids differ: not with --tid (--comm chooses threads by name)");
-	if (v.diff && range)
-		return ng_usage_error(self->name,
-				      "--diff compares two runs, whose timestamps differ: not with --time-range");
-	if (v.diff && v.key == NG_SORT_MAX)
-		return ng_usage_error(self->name,
-				      "--diff has no max column: sort by total, self, calls, avg, oncpu, offcpu or name");
+	return diff_refused(self, v, tid, range, argc - optind);
+}
+
+/* Options and filters, the recording, the tables; errors as one line. */
+static int report(const struct ng_cmd *self, int argc, char **argv,
+		  struct ng_filter *f)
+{
+	struct ng_recording recs[2];
+	struct report_view v = {
+		.self = self, .recs = recs, .key = NG_SORT_TOTAL,
+		.limit = UINT64_MAX,
+	};
+	const char *out = NULL;
+	int ret, i, nr;
+
+	ret = report_options(self, argc, argv, f, &v, &out);
+	if (ret >= 0)
+		return ret;
 	nr = v.diff ? 2 : 1;
-	if (v.diff && argc - optind != 2)
-		return ng_usage_error(self->name,
-				      "--diff compares two recordings: give OLD and NEW");
 	ret = ng_cmd_open_views(self, argc - optind, argv + optind, f, recs,
 				nr);
 	if (ret)

@@ -877,6 +877,12 @@ struct ng_info {
  * characters as escapes, bytes that are not UTF-8 as \ufffd.
  */
 int ng_info_write(const char *dir, const struct ng_info *info);
+struct ng_rec_totals;
+/*
+ * For a recording without info.json: the counts its files give (@t),
+ * under info.json's names and in its layout, on @fp ("info --json").
+ */
+int ng_info_write_totals(FILE *fp, const struct ng_rec_totals *t);
 
 /* The kinds of value a field of info.json holds. */
 enum ng_json_type {

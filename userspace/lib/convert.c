@@ -31,7 +31,9 @@
  * appending when their thread shows up again, so at most max_open are
  * open at once, and an EMFILE parks one more and retries.
  *
- * Symbols are resolved once per address through a small cache.
+ * Symbols are resolved once per address through a small cache. Threads
+ * and symbols are found through the one hash map (hashmap.h), keyed by
+ * the bijective hash of the tid (or idle key) and of the address.
  *
  * Time: every timestamp of a recording is converted with one sync pair,
  * the first clock_sync of the recording. The readers of whole recordings
@@ -53,14 +55,14 @@
 
 #include "nanograph.h"
 #include "calls.h"
+#include "hashmap.h"
 #include "nanograph_event.h"
 #include "outfile.h"
 
 #define MAX_FRAMES	256		/* depth is 8 bits in the event */
-#define HASH_BITS_MIN	10
+#define FIRST_SLOTS	64
 
 struct thread {
-	struct thread *next;		/* hash chain */
 	struct thread *lru_prev, *lru_next;	/* while its file is open */
 	bool open;			/* its writer holds a descriptor */
 	int key;			/* tid, or -(cpu + 1) for an idle task */
@@ -82,7 +84,6 @@ enum conv_kind {
 };
 
 struct sym {
-	struct sym *next;
 	uint64_t addr;
 	const char *name;
 	const char *module;
@@ -100,12 +101,12 @@ struct ng_conv {
 	struct ng_cancel cancel;
 	unsigned int until_check;	/* events before asking cancel again */
 
-	struct thread **threads;
-	unsigned int thread_bits, nr_threads;
+	struct ng_hmap threads;		/* struct thread, by thread key */
+	struct thread *last;		/* the one thread_find() found last */
 	struct thread lru;		/* open files, most recently used first */
 	unsigned int nr_open, max_open;
-	struct sym **syms_cache;
-	unsigned int sym_bits, nr_syms;
+	struct ng_hmap syms_cache;	/* struct sym, by address */
+	uint64_t seed;			/* the maps' hash key */
 	char **owned;			/* strings made for unknown symbols */
 	size_t nr_owned;
 
@@ -122,11 +123,6 @@ struct ng_conv {
 	struct ng_conv_summary sum;
 	int err;			/* first error, sticky */
 };
-
-static unsigned int hash64(uint64_t v, unsigned int bits)
-{
-	return (unsigned int)((v * 0x9E3779B97F4A7C15ULL) >> (64 - bits));
-}
 
 static int flush_held(struct ng_conv *c);
 
@@ -153,13 +149,11 @@ int ng_conv_new(struct ng_conv **cp, const char *dir,
 	if (!c)
 		return -ENOMEM;
 	c->dir = strdup(dir);
-	c->thread_bits = c->sym_bits = HASH_BITS_MIN;
-	c->threads = calloc(1U << c->thread_bits, sizeof(*c->threads));
-	c->syms_cache = calloc(1U << c->sym_bits, sizeof(*c->syms_cache));
-	if (!c->dir || !c->threads || !c->syms_cache) {
+	c->seed = ng_hash_seed();
+	if (!c->dir || ng_hmap_init(&c->threads, FIRST_SLOTS) ||
+	    ng_hmap_init(&c->syms_cache, FIRST_SLOTS)) {
 		free(c->dir);
-		free(c->threads);
-		free(c->syms_cache);
+		ng_hmap_fini(&c->threads);
 		free(c);
 		return -ENOMEM;
 	}
@@ -216,43 +210,10 @@ int ng_conv_check_cancel(struct ng_conv *c)
 	return c->err;
 }
 
-/* Double a chained hash table when it averages two entries a bucket. */
-static int grow(void ***tablep, unsigned int *bits, unsigned int count,
-		size_t next_off, uint64_t (*key)(const void *))
+/* A thread key's or an address's place in its map: equal keys, equal hashes. */
+static uint64_t key_hash(const struct ng_conv *c, uint64_t key)
 {
-	unsigned int old = 1U << *bits, nbits = *bits + 1, i;
-	void **table = *tablep, **nt;
-
-	if (count < 2 * old)
-		return 0;
-	nt = calloc(1U << nbits, sizeof(*nt));
-	if (!nt)
-		return -ENOMEM;
-	for (i = 0; i < old; i++) {
-		void *e = table[i], *next;
-
-		for (; e; e = next) {
-			unsigned int h = hash64(key(e), nbits);
-
-			next = *(void **)((char *)e + next_off);
-			*(void **)((char *)e + next_off) = nt[h];
-			nt[h] = e;
-		}
-	}
-	free(table);
-	*tablep = nt;
-	*bits = nbits;
-	return 0;
-}
-
-static uint64_t thread_key(const void *e)
-{
-	return (uint64_t)(int64_t)((const struct thread *)e)->key;
-}
-
-static uint64_t sym_key(const void *e)
-{
-	return ((const struct sym *)e)->addr;
+	return ng_hmap_u64_hash(key, c->seed);
 }
 
 static void lru_del(struct thread *t)
@@ -332,15 +293,20 @@ static int thread_open(struct ng_conv *c, struct thread *t)
 	return ret;
 }
 
-/* The thread of @key (a tid, or -(cpu + 1)) if it has a file, else NULL. */
+/*
+ * The thread of @key (a tid, or -(cpu + 1)) if it has a file, else NULL.
+ * The last one found first: a CPU's events come in runs of one task's.
+ */
 static struct thread *thread_find(struct ng_conv *c, int key)
 {
-	struct thread *t;
+	struct thread *t = c->last;
 
-	for (t = c->threads[hash64((uint64_t)(int64_t)key, c->thread_bits)]; t; t = t->next)
-		if (t->key == key)
-			return t;
-	return NULL;
+	if (t && t->key == key)
+		return t;
+	t = ng_hmap_find_hash(&c->threads, key_hash(c, (uint64_t)(int64_t)key));
+	if (t)
+		c->last = t;
+	return t;
 }
 
 /* The key of an event's thread: its tid, or its CPU's idle task. */
@@ -353,7 +319,6 @@ static int event_thread(const struct ng_event *ev)
 static struct thread *thread_get(struct ng_conv *c, const struct ng_event *ev)
 {
 	int key = event_thread(ev);
-	unsigned int h;
 	struct thread *t = thread_find(c, key);
 	int ret;
 
@@ -381,12 +346,15 @@ static struct thread *thread_get(struct ng_conv *c, const struct ng_event *ev)
 		c->err = ret;
 		return NULL;
 	}
-	h = hash64((uint64_t)(int64_t)key, c->thread_bits);
-	t->next = c->threads[h];
-	c->threads[h] = t;
-	c->nr_threads++;
-	c->err = grow((void ***)&c->threads, &c->thread_bits, c->nr_threads,
-		      offsetof(struct thread, next), thread_key);
+	ret = ng_hmap_add(&c->threads, key_hash(c, (uint64_t)(int64_t)key), t);
+	if (ret) {
+		lru_del(t);
+		c->nr_open--;
+		ng_pp_abort(t->w);
+		free(t);
+		c->err = ret;
+		return NULL;
+	}
 	return t;
 }
 
@@ -413,15 +381,14 @@ static const char *own(struct ng_conv *c, char *s)
  */
 static const struct sym *sym_get(struct ng_conv *c, uint64_t addr)
 {
-	unsigned int h = hash64(addr, c->sym_bits);
+	uint64_t h = key_hash(c, addr);
 	const char *name = NULL, *module = NULL;
 	const struct ng_sym *ks;
-	struct sym *s;
+	struct sym *s = ng_hmap_find_hash(&c->syms_cache, h);
 	char *text;
 
-	for (s = c->syms_cache[h]; s; s = s->next)
-		if (s->addr == addr)
-			return s;
+	if (s)
+		return s;
 	if (c->resolver) {
 		name = c->resolver(c->sym_priv, addr, &module);
 	} else if (c->syms) {
@@ -446,16 +413,11 @@ static const struct sym *sym_get(struct ng_conv *c, uint64_t addr)
 	}
 	s->name = name;
 	s->module = module;
-	if (!s->name) {
+	if (!s->name || ng_hmap_add(&c->syms_cache, h, s)) {
 		free(s);
 		c->err = -ENOMEM;
 		return NULL;
 	}
-	s->next = c->syms_cache[h];
-	c->syms_cache[h] = s;
-	c->nr_syms++;
-	c->err = grow((void ***)&c->syms_cache, &c->sym_bits, c->nr_syms,
-		      offsetof(struct sym, next), sym_key);
 	return s;
 }
 
@@ -909,15 +871,14 @@ static int thread_cmp(const void *a, const void *b)
 /* All threads in one sorted array; NULL on allocation failure. */
 static struct thread **thread_array(struct ng_conv *c)
 {
-	struct thread **v = calloc(c->nr_threads + 1, sizeof(*v));
-	unsigned int i, n = 0;
+	struct thread **v = calloc(c->threads.count + 1, sizeof(*v));
 	struct thread *t;
+	size_t i = 0, n = 0;
 
 	if (!v)
 		return NULL;
-	for (i = 0; i < (1U << c->thread_bits); i++)
-		for (t = c->threads[i]; t; t = t->next)
-			v[n++] = t;
+	while ((t = ng_hmap_next(&c->threads, &i)))
+		v[n++] = t;
 	qsort(v, n, sizeof(*v), thread_cmp);
 	return v;
 }
@@ -932,7 +893,7 @@ static int write_threads(struct ng_conv *c, struct thread **v)
 	ret = ng_threads_open(&tw, c->dir);
 	if (ret)
 		return ret;
-	for (i = 0; i < c->nr_threads && !ret; i++) {
+	for (i = 0; i < c->threads.count && !ret; i++) {
 		struct thread *t = v[i];
 		char comm[64] = "", tid[16];
 		int pid = -1;
@@ -968,28 +929,18 @@ static void unpublish(struct ng_conv *c, struct thread **v, unsigned int n)
 
 static void free_all(struct ng_conv *c)
 {
-	unsigned int i;
-	size_t j;
+	struct thread *t;
+	size_t i = 0, j;
+	void *s;
 
-	for (i = 0; i < (1U << c->thread_bits); i++) {
-		struct thread *t, *next;
-
-		for (t = c->threads[i]; t; t = next) {
-			next = t->next;
-			ng_pp_abort(t->w);
-			ng_calls_free(t->calls);
-			free(t->fn);
-			free(t);
-		}
+	while ((t = ng_hmap_next(&c->threads, &i))) {
+		ng_pp_abort(t->w);
+		ng_calls_free(t->calls);
+		free(t->fn);
+		free(t);
 	}
-	for (i = 0; i < (1U << c->sym_bits); i++) {
-		struct sym *s, *next;
-
-		for (s = c->syms_cache[i]; s; s = next) {
-			next = s->next;
-			free(s);
-		}
-	}
+	for (i = 0; (s = ng_hmap_next(&c->syms_cache, &i));)
+		free(s);
 	if (c->sched_open)
 		ng_outfile_abort(&c->sched);
 	if (c->counters_open)
@@ -1001,8 +952,8 @@ static void free_all(struct ng_conv *c)
 	for (j = 0; j < c->nr_owned; j++)
 		free(c->owned[j]);
 	free(c->owned);
-	free(c->threads);
-	free(c->syms_cache);
+	ng_hmap_fini(&c->threads);
+	ng_hmap_fini(&c->syms_cache);
 	free(c->held);
 	free(c->dir);
 	free(c);
@@ -1014,20 +965,19 @@ static void free_all(struct ng_conv *c)
  */
 static int flush_calls(struct ng_conv *c)
 {
-	unsigned int i;
 	struct thread *t;
+	size_t i = 0;
 	int ret = 0;
 
-	for (i = 0; i < (1U << c->thread_bits) && !ret; i++)
-		for (t = c->threads[i]; t && !ret; t = t->next) {
-			struct rebuilt r = { c, t };
+	while (!ret && (t = ng_hmap_next(&c->threads, &i))) {
+		struct rebuilt r = { c, t };
 
-			if (!t->calls)
-				continue;
-			ret = touch(c, t);
-			if (!ret)
-				ret = ng_calls_flush(t->calls, replay_rebuilt, &r);
-		}
+		if (!t->calls)
+			continue;
+		ret = touch(c, t);
+		if (!ret)
+			ret = ng_calls_flush(t->calls, replay_rebuilt, &r);
+	}
 	return ret;
 }
 
@@ -1051,7 +1001,7 @@ int ng_conv_finish(struct ng_conv *c, struct ng_conv_summary *sum)
 		if (!v)
 			ret = -ENOMEM;
 	}
-	for (i = 0; !ret && i < c->nr_threads; i++) {
+	for (i = 0; !ret && i < c->threads.count; i++) {
 		struct thread *t = v[i];
 
 		ret = ng_conv_check_cancel(c);

@@ -7,7 +7,8 @@
  *    metadata. Perfetto has no importer for push/pop text; pid/tid keyed
  *    JSON gives one track per thread, grouped by process.
  *  - Folded stacks ("comm;f1;...;fn weight"), which flamegraph.pl and
- *    speedscope read; the weight is fn's self time in nanoseconds.
+ *    speedscope read; the weight is fn's self time in nanoseconds
+ *    (folded.c).
  *
  * Times stay integers: microseconds with three decimals are printed from
  * nanoseconds, never through floating point, so ts and dur are exact and
@@ -16,7 +17,7 @@
  * Both stream the files one at a time. The JSON holds back only the calls
  * of one outermost call, so that a parent is written before its children
  * (viewers resolve calls that start in the same nanosecond by file order);
- * the folded stacks keep one node per distinct stack, as a tree.
+ * the folded stacks (folded.c) keep one node per distinct stack, as a tree.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -25,6 +26,8 @@
 #include <string.h>
 
 #include "nanograph.h"
+#include "export.h"
+#include "json.h"
 #include "outfile.h"
 #include "strmap.h"
 
@@ -46,7 +49,7 @@ long long ng_chrome_pid(const struct ng_rec_thread *t)
  * Open @path as an outfile with a large buffer (a JSON export can be
  * gigabytes), or write to @fp if it is given.
  */
-static int out_open(struct ng_outfile *o, const char *path, FILE *fp)
+int ng_export_open(struct ng_outfile *o, const char *path, FILE *fp)
 {
 	int ret;
 
@@ -58,34 +61,6 @@ static int out_open(struct ng_outfile *o, const char *path, FILE *fp)
 	if (!ret)
 		setvbuf(o->fp, NULL, _IOFBF, 1 << 20);
 	return ret;
-}
-
-/* Write bytes; the first failure sticks and makes the commit fail. */
-static void out_put(struct ng_outfile *o, const char *s, size_t len)
-{
-	if (!o->err && fwrite(s, 1, len, o->fp) != len)
-		o->err = errno ? -errno : -EIO;
-}
-
-/* out_put() of a NUL-terminated string. */
-static void out_str(struct ng_outfile *o, const char *s)
-{
-	out_put(o, s, strlen(s));
-}
-
-/* Decimal digits of @v at @p; returns the end. No printf per event. */
-static char *put_u64(char *p, uint64_t v)
-{
-	char tmp[20];
-	int n = 0;
-
-	do {
-		tmp[n++] = '0' + v % 10;
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
 }
 
 /* Nanoseconds as microseconds with three decimals: 1234567 -> 1234.567. */
@@ -102,66 +77,6 @@ static char *put_us(char *p, uint64_t ns)
 }
 
 /* ---- Chrome JSON ---- */
-
-/* Length of the valid UTF-8 sequence at @s, or 0: JSON text must be UTF-8. */
-size_t ng_utf8_len(const unsigned char *s)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t n, i;
-
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (c == 0xe0)
-		lo = 0xa0;		/* overlong */
-	else if (c == 0xed)
-		hi = 0x9f;		/* surrogates */
-	else if (c == 0xf0)
-		lo = 0x90;		/* overlong */
-	else if (c == 0xf4)
-		hi = 0x8f;		/* above U+10FFFF */
-	for (i = 1; i < n; i++, lo = 0x80, hi = 0xbf)
-		if (s[i] < lo || s[i] > hi)
-			return 0;
-	return n;
-}
-
-/*
- * @s as the body of a JSON string, malloc'd: quotes, backslashes and
- * control characters escaped, bytes that are not UTF-8 as U+FFFD (a comm
- * is whatever bytes the task set). info.c writes info.json with it too.
- */
-char *ng_json_escape(const char *s)
-{
-	char *out = malloc(6 * strlen(s) + 1), *p = out;
-	const unsigned char *u = (const unsigned char *)s;
-	size_t n;
-
-	if (!out)
-		return NULL;
-	while (*u) {
-		n = *u < 0x80 ? 1 : ng_utf8_len(u);
-		if (*u == '"' || *u == '\\') {
-			*p++ = '\\';
-			*p++ = *u;
-		} else if (*u < 0x20) {
-			p += sprintf(p, "\\u%04x", *u);
-		} else if (n) {
-			memcpy(p, u, n);
-			p += n;
-		} else {
-			p += sprintf(p, "\\ufffd");
-		}
-		u += n ? n : 1;
-	}
-	*p = '\0';
-	return out;
-}
 
 /* A call whose event is held back until its outermost call ends. */
 struct slot {
@@ -218,7 +133,11 @@ static const char *chrome_name(struct chrome *c, const char *label)
 	return *esc;
 }
 
-/* One "X" event, formatted by hand: there can be tens of millions. */
+/*
+ * One "X" event, formatted by hand and not through the writer (json.c):
+ * there can be tens of millions, and the writer's calls per member cost
+ * more than these few copies of a prefix made once per thread.
+ */
 static void chrome_event(struct chrome *c, const struct slot *s)
 {
 	char num[64], *p;
@@ -355,13 +274,36 @@ static int chrome_leave(void *priv, const struct ng_call *call)
 	return c->out.err;
 }
 
-/* A JSON string field's value, escaped; "?" without memory. */
-static void out_json_str(struct ng_outfile *o, const char *s)
+/*
+ * A metadata event: @what ("process_name", "thread_name") of @pid, or of
+ * @tid in it, is @name. Through the writer: one per thread, unlike the
+ * calls' events.
+ */
+static void chrome_meta(struct chrome *c, bool first, long long pid,
+			const long long *tid, const char *what, const char *name)
 {
-	char *esc = ng_json_escape(s);
+	struct ng_json_writer w;
 
-	out_str(o, esc ? esc : "?");
-	free(esc);
+	if (!first)
+		out_str(&c->out, ",\n");
+	ng_jw_init(&w, &c->out, NG_JSON_COMPACT);
+	ng_jw_object(&w);
+	ng_jw_key(&w, "ph");
+	ng_jw_str(&w, "M");
+	ng_jw_key(&w, "pid");
+	ng_jw_i64(&w, pid);
+	if (tid) {
+		ng_jw_key(&w, "tid");
+		ng_jw_i64(&w, *tid);
+	}
+	ng_jw_key(&w, "name");
+	ng_jw_str(&w, what);
+	ng_jw_key(&w, "args");
+	ng_jw_object(&w);
+	ng_jw_key(&w, "name");
+	ng_jw_str(&w, name);
+	ng_jw_end(&w);
+	ng_jw_end(&w);
 }
 
 /* thread_name for each thread, process_name once for each process. */
@@ -370,7 +312,7 @@ static int chrome_metadata(struct chrome *c, const struct ng_recording *rec)
 	struct ng_strmap *seen = ng_strmap_new(0);
 	const struct ng_rec_thread *t;
 	bool added, first = true;
-	long long pid;
+	long long pid, tid;
 
 	if (!seen)
 		return -ENOMEM;
@@ -381,16 +323,11 @@ static int chrome_metadata(struct chrome *c, const struct ng_recording *rec)
 			return -ENOMEM;
 		}
 		if (added) {
-			ng_outfile_printf(&c->out, "%s{\"ph\":\"M\",\"pid\":%lld,\"name\":\"process_name\",\"args\":{\"name\":\"",
-					  first ? "" : ",\n", pid);
-			out_json_str(&c->out, t->process);
-			out_str(&c->out, "\"}}");
+			chrome_meta(c, first, pid, NULL, "process_name", t->process);
 			first = false;
 		}
-		ng_outfile_printf(&c->out, "%s{\"ph\":\"M\",\"pid\":%lld,\"tid\":%lld,\"name\":\"thread_name\",\"args\":{\"name\":\"",
-				  first ? "" : ",\n", pid, ng_chrome_tid(t));
-		out_json_str(&c->out, t->comm);
-		out_str(&c->out, "\"}}");
+		tid = ng_chrome_tid(t);
+		chrome_meta(c, first, pid, &tid, "thread_name", t->comm);
 		first = false;
 	}
 	ng_strmap_free(seen);
@@ -415,44 +352,75 @@ static void chrome_free(struct chrome *c)
 	free(c->open);
 }
 
-/* A JSON event's "ts" (and "dur" when @dur) in exact microseconds. */
-static void chrome_times(struct chrome *c, uint64_t ts, const uint64_t *dur)
+/* A time in exact microseconds as the value of @key. */
+static void chrome_time(struct ng_json_writer *w, const char *key, uint64_t ns)
 {
-	char num[64], *p;
+	char num[32];
 
-	p = put_us(num, ts);
-	if (dur) {
-		memcpy(p, ",\"dur\":", 7);
-		p = put_us(p + 7, *dur);
-	}
-	out_put(&c->out, num, p - num);
+	*put_us(num, ns) = '\0';
+	ng_jw_key(w, key);
+	ng_jw_printf(w, "%s", num);
+}
+
+/* A sched event's start: the separator, then "ph" and "cat". */
+static void chrome_sched_event(struct chrome *c, struct ng_json_writer *w,
+			       const char *ph)
+{
+	out_str(&c->out, ",\n");
+	ng_jw_init(w, &c->out, NG_JSON_COMPACT);
+	ng_jw_object(w);
+	ng_jw_key(w, "ph");
+	ng_jw_str(w, ph);
+}
+
+/* The row of @t: its process and its own track. */
+static void chrome_row(struct ng_json_writer *w, const struct ng_rec_thread *t)
+{
+	ng_jw_key(w, "pid");
+	ng_jw_i64(w, ng_chrome_pid(t));
+	ng_jw_key(w, "tid");
+	ng_jw_i64(w, ng_chrome_tid(t));
 }
 
 /* An "X" event of the sched category on @t's row, named @name. */
 static void chrome_state(struct chrome *c, const struct ng_rec_thread *t,
 			 uint64_t from, uint64_t to, const char *name)
 {
-	uint64_t dur = to - from;
+	struct ng_json_writer w;
 
 	if (to <= from)
 		return;
-	ng_outfile_printf(&c->out, ",\n{\"ph\":\"X\",\"cat\":\"sched\",\"pid\":%lld,\"tid\":%lld,\"ts\":",
-			  ng_chrome_pid(t), ng_chrome_tid(t));
-	chrome_times(c, from, &dur);
-	out_str(&c->out, ",\"name\":\"");
-	out_json_str(&c->out, name);
-	out_str(&c->out, "\"}");
+	chrome_sched_event(c, &w, "X");
+	ng_jw_key(&w, "cat");
+	ng_jw_str(&w, "sched");
+	chrome_row(&w, t);
+	chrome_time(&w, "ts", from);
+	chrome_time(&w, "dur", to - from);
+	ng_jw_key(&w, "name");
+	ng_jw_str(&w, name);
+	ng_jw_end(&w);
 }
 
 /* One end of a flow: "s" in the waker's call, "f" in the woken's. */
 static void chrome_flow(struct chrome *c, const struct ng_rec_thread *t,
 			uint64_t ts, bool start, unsigned long long id)
 {
-	ng_outfile_printf(&c->out, ",\n{\"ph\":\"%s\",\"cat\":\"sched\",\"name\":\"wake\",\"id\":%llu,\"pid\":%lld,\"tid\":%lld,\"ts\":",
-			  start ? "s" : "f\",\"bp\":\"e", id, ng_chrome_pid(t),
-			  ng_chrome_tid(t));
-	chrome_times(c, ts, NULL);
-	out_str(&c->out, "}");
+	struct ng_json_writer w;
+
+	chrome_sched_event(c, &w, start ? "s" : "f");
+	if (!start) {
+		ng_jw_key(&w, "bp");
+		ng_jw_str(&w, "e");
+	}
+	ng_jw_key(&w, "cat");
+	ng_jw_str(&w, "sched");
+	ng_jw_key(&w, "name");
+	ng_jw_str(&w, "wake");
+	ng_jw_key(&w, "id");
+	ng_jw_u64(&w, id);
+	chrome_row(&w, t);
+	chrome_time(&w, "ts", ts);
+	ng_jw_end(&w);
 }
 
 /*
@@ -511,7 +479,7 @@ static int export_chrome(const struct ng_recording *rec, const char *path,
 	c.names = ng_strmap_new(sizeof(char *));
 	if (!c.names)
 		return -ENOMEM;
-	ret = out_open(&c.out, path, fp);
+	ret = ng_export_open(&c.out, path, fp);
 	if (ret) {
 		chrome_free(&c);
 		return ret;
@@ -550,329 +518,4 @@ int ng_export_chrome_fp(const struct ng_recording *rec, FILE *fp,
 			struct ng_pp_bad *bad)
 {
 	return export_chrome(rec, NULL, fp, bad);
-}
-
-/* ---- folded stacks ---- */
-
-/*
- * A distinct stack: the node of its caller's stack and its own label; the
- * comms hang from one root. Found by (parent, label) pointers, so a call
- * finds its node with one small hash whatever its depth, and the output
- * is written by walking the tree: memory follows the number of distinct
- * stacks, never the size of the output.
- */
-struct fnode {
-	struct fnode *parent;		/* NULL for the root */
-	const char *label;		/* interned */
-	uint64_t weight;		/* self time, summed */
-	struct fnode *child;		/* first callee */
-	struct fnode *sibling;		/* next callee of parent */
-	size_t nr_children;
-};
-
-struct folded {
-	struct ng_strmap *labels;	/* label -> nothing: interned labels */
-	struct ng_strmap *nodes;	/* (parent, label) -> struct fnode */
-	struct fnode root;		/* parent of the comms, not written */
-	struct fnode *comm;		/* this thread's comm */
-	struct fnode **open;		/* node of each open frame, by depth,
-					 * the deeper ones all at the last */
-	size_t open_cap;
-	char *tmp;			/* a label with its ';' replaced */
-	size_t tmp_cap;
-};
-
-/* The interned copy of @s, with ';' as '_': ';' separates the frames. */
-static const char *fold_label(struct folded *f, const char *s)
-{
-	size_t len = strlen(s), i;
-	void *v;
-
-	if (strchr(s, ';')) {
-		if (len + 1 > f->tmp_cap) {
-			char *t = realloc(f->tmp, len + 1);
-
-			if (!t)
-				return NULL;
-			f->tmp = t;
-			f->tmp_cap = len + 1;
-		}
-		for (i = 0; i <= len; i++)
-			f->tmp[i] = s[i] == ';' ? '_' : s[i];
-		s = f->tmp;
-	}
-	v = ng_strmap_get(f->labels, s, len, NULL);
-	return v ? ng_strmap_key(v) : NULL;
-}
-
-/* The node of @label called from @parent's stack, made on first use. */
-static struct fnode *fold_node(struct folded *f, struct fnode *parent,
-			       const char *label)
-{
-	const void *key[2] = { parent, fold_label(f, label) };
-	struct fnode *n;
-	bool added;
-
-	if (!key[1])
-		return NULL;
-	n = ng_strmap_get(f->nodes, key, sizeof(key), &added);
-	if (n && added) {
-		n->parent = parent;
-		n->label = key[1];
-		n->sibling = parent->child;
-		parent->child = n;
-		parent->nr_children++;
-	}
-	return n;
-}
-
-/*
- * A call starts: find its stack's node, below its caller's; past
- * NG_FOLDED_MAX_DEPTH, the one "[deeper]" node below the last frame.
- */
-static int folded_enter(void *priv, const char *label, uint64_t ns,
-			size_t depth)
-{
-	struct folded *f = priv;
-	struct fnode *n;
-
-	(void)ns;
-	if (depth > NG_FOLDED_MAX_DEPTH)
-		return 0;
-	if (depth == NG_FOLDED_MAX_DEPTH)
-		label = NG_FOLDED_DEEPER;
-	if (depth == f->open_cap) {
-		size_t cap = f->open_cap ? 2 * f->open_cap : 64;
-		struct fnode **o = realloc(f->open, cap * sizeof(*o));
-
-		if (!o)
-			return -ENOMEM;
-		f->open = o;
-		f->open_cap = cap;
-	}
-	n = fold_node(f, depth ? f->open[depth - 1] : f->comm, label);
-	if (!n)
-		return -ENOMEM;
-	f->open[depth] = n;
-	return 0;
-}
-
-/* A call ends: its self time goes to its stack. */
-static int folded_leave(void *priv, const struct ng_call *call)
-{
-	struct folded *f = priv;
-	size_t depth = call->depth;
-
-	if (depth > NG_FOLDED_MAX_DEPTH)
-		depth = NG_FOLDED_MAX_DEPTH;
-	f->open[depth]->weight += call->self_ns;
-	return 0;
-}
-
-/*
- * What a node contributes below its parent's path: its own line
- * ("label weight") or the block of its callees' lines ("label;..."). A
- * block never interleaves with anything else (no label holds ';'), but a
- * node's own line and its block can have a sibling's lines between them
- * ("f 5" < "f.cold 3" < "f;g 2"), so they are sorted as two items.
- */
-struct fold_item {
-	const struct fnode *n;
-	char tail[24];			/* " <weight>" or ";" */
-};
-
-/* Compare "label tail" strings bytewise without building them. */
-static int fold_item_cmp(const void *a, const void *b)
-{
-	const struct fold_item *x = a, *y = b;
-	const unsigned char *p = (const void *)x->n->label;
-	const unsigned char *q = (const void *)y->n->label;
-	bool pt = false, qt = false;
-
-	for (;; p++, q++) {
-		if (!*p && !pt) {
-			p = (const void *)x->tail;
-			pt = true;
-		}
-		if (!*q && !qt) {
-			q = (const void *)y->tail;
-			qt = true;
-		}
-		if (*p != *q || !*p)
-			return *p - *q;
-	}
-}
-
-/* One node whose lines are being written: its sorted items, and where. */
-struct fold_level {
-	struct fold_item *items;
-	size_t nr, next;
-	size_t len;			/* o->path's length at this node */
-};
-
-struct fold_out {
-	struct ng_outfile out;
-	char *path;			/* "comm;f1;...;fk" of the node being written */
-	size_t len, cap;
-	struct fold_level *levels;	/* from the root to the node being written */
-	size_t depth, levels_cap;
-};
-
-/*
- * Enter @n, whose path is o->path: sort what it contributes (its
- * callees' own lines and blocks) into a new level.
- */
-static int fold_enter(struct fold_out *o, const struct fnode *n)
-{
-	struct fold_level *lv;
-	const struct fnode *c;
-	size_t nr = 0;
-
-	if (o->depth == o->levels_cap) {
-		size_t cap = o->levels_cap ? 2 * o->levels_cap : 64;
-
-		lv = realloc(o->levels, cap * sizeof(*lv));
-		if (!lv)
-			return -ENOMEM;
-		o->levels = lv;
-		o->levels_cap = cap;
-	}
-	lv = &o->levels[o->depth];
-	lv->items = malloc((2 * n->nr_children + 1) * sizeof(*lv->items));
-	if (!lv->items)
-		return -ENOMEM;
-	for (c = n->child; c; c = c->sibling) {
-		/* below the root (not a comm): a line, unless it weighs nothing */
-		if (n->parent && c->weight) {
-			lv->items[nr].n = c;
-			lv->items[nr].tail[0] = ' ';
-			*put_u64(lv->items[nr].tail + 1, c->weight) = '\0';
-			nr++;
-		}
-		if (c->child) {
-			lv->items[nr].n = c;
-			strcpy(lv->items[nr].tail, ";");
-			nr++;
-		}
-	}
-	qsort(lv->items, nr, sizeof(*lv->items), fold_item_cmp);
-	lv->nr = nr;
-	lv->next = 0;
-	lv->len = o->len;
-	o->depth++;
-	return 0;
-}
-
-/*
- * Write every line below the root in byte order, the order of "LC_ALL=C
- * sort" (what a line-by-line diff wants): depth first through the sorted
- * items, with a stack of levels rather than recursion, since a stack as
- * deep as the input's (hundreds of thousands of frames, which "check"
- * accepts) would overflow the C stack.
- */
-static int fold_write(struct fold_out *o, const struct fnode *root)
-{
-	const struct fold_item *it;
-	struct fold_level *lv;
-	size_t len;
-	char *p;
-	int ret = fold_enter(o, root);
-
-	while (!ret && o->depth) {
-		lv = &o->levels[o->depth - 1];
-		if (lv->next == lv->nr) {
-			free(lv->items);
-			o->depth--;
-			continue;
-		}
-		it = &lv->items[lv->next++];
-		len = strlen(it->n->label);
-		if (lv->len + len + 2 > o->cap) {
-			p = realloc(o->path, 2 * (lv->len + len + 2));
-			if (!p) {
-				ret = -ENOMEM;
-				break;
-			}
-			o->path = p;
-			o->cap = 2 * (lv->len + len + 2);
-		}
-		p = o->path + lv->len;
-		if (o->depth > 1)		/* below a comm */
-			*p++ = ';';
-		memcpy(p, it->n->label, len);
-		p += len;
-		o->len = p - o->path;
-		if (it->tail[0] == ' ') {
-			out_put(&o->out, o->path, o->len);
-			out_str(&o->out, it->tail);
-			out_put(&o->out, "\n", 1);
-			ret = o->out.err;
-		} else {
-			ret = fold_enter(o, it->n);
-		}
-	}
-	while (o->depth)
-		free(o->levels[--o->depth].items);
-	return ret;
-}
-
-/*
- * Stacks start with the comm, so flame graphs group by program. Every
- * file is read before anything is written.
- */
-static int export_folded(const struct ng_recording *rec, const char *path,
-			 FILE *fp, struct ng_pp_bad *bad)
-{
-	struct folded f = { 0 };
-	struct ng_pp_visitor v = { folded_enter, folded_leave, &f };
-	const struct ng_rec_thread *t;
-	struct fold_out o = { 0 };
-	struct ng_pp_bad ignored;
-	int ret = 0;
-
-	if (!bad)
-		bad = &ignored;
-	memset(bad, 0, sizeof(*bad));
-	f.labels = ng_strmap_new(0);
-	f.nodes = ng_strmap_new(sizeof(struct fnode));
-	if (!f.labels || !f.nodes)
-		ret = -ENOMEM;
-	for (t = rec->threads; !ret && t < rec->threads + rec->nr_threads; t++) {
-		f.comm = fold_node(&f, &f.root, t->comm);
-		if (!f.comm) {
-			ret = -ENOMEM;
-			break;
-		}
-		ret = ng_recording_walk(rec, t, &v, bad);
-		if (ret && ret != -ENOMEM)
-			bad->file = t->file;
-	}
-	if (!ret)
-		ret = out_open(&o.out, path, fp);
-	if (!ret) {
-		ret = fold_write(&o, &f.root);
-		if (ret)
-			ng_outfile_abort(&o.out);
-		else
-			ret = ng_outfile_commit(&o.out);
-	}
-	free(o.path);
-	free(o.levels);
-	ng_strmap_free(f.labels);
-	ng_strmap_free(f.nodes);
-	free(f.open);
-	free(f.tmp);
-	return ret;
-}
-
-int ng_export_folded(const struct ng_recording *rec, const char *path,
-		     struct ng_pp_bad *bad)
-{
-	return export_folded(rec, path, NULL, bad);
-}
-
-int ng_export_folded_fp(const struct ng_recording *rec, FILE *fp,
-			struct ng_pp_bad *bad)
-{
-	return export_folded(rec, NULL, fp, bad);
 }

@@ -8,15 +8,14 @@
  * the push/pop files, into the directory ng_outdir_*() swaps in, so it
  * always describes the files beside it.
  *
- * Written by hand: a fixed layout, one field a line, strings escaped as
- * the Chrome export escapes them (ng_json_escape()).
+ * Written through json.c's writer: a fixed layout, one field a line,
+ * strings escaped as the Chrome export escapes them.
  *
- * Read back by a small JSON parser of its own for "nanograph info" and
- * for the warning report and export print on an incomplete recording.
- * The file may have been edited by hand, so the parser takes any JSON
- * object and flattens it into "key path: value" fields. It does not
- * recurse: nesting is an explicit stack of NG_INFO_MAX_DEPTH frames,
- * and the file (NG_INFO_MAX_SIZE) and what it parses into are bounded.
+ * Read back through json.c's reader for "nanograph info" and for the
+ * warning report and export print on an incomplete recording. The file
+ * may have been edited by hand, so any JSON object is taken, flattened
+ * into "key path: value" fields; the file is bounded (NG_INFO_MAX_SIZE),
+ * and so is what it parses into.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,8 +30,8 @@
 #include <unistd.h>
 
 #include "nanograph.h"
+#include "json.h"
 #include "readall.h"
-#include "outfile.h"
 
 /* ---- the module's settings ---- */
 
@@ -106,92 +105,48 @@ void ng_info_settings_free(struct ng_info_settings *s)
 
 /* ---- writing ---- */
 
-/* A JSON writer of one field a line; only objects nest. */
-struct jw {
-	struct ng_outfile of;
-	int depth;
-	bool first;		/* no field yet in the innermost object */
-};
-
-static void jw_fail(struct jw *w, int err)
-{
-	if (!w->of.err)
-		w->of.err = err;
-}
-
-/* The separator, the indentation and "key": (our keys need no escaping). */
-static void jw_key(struct jw *w, const char *key)
-{
-	ng_outfile_printf(&w->of, "%s\n%*s\"%s\": ", w->first ? "" : ",",
-			  2 * w->depth, "", key);
-	w->first = false;
-}
-
-/* An object as the value of @key, or the whole document (@key NULL). */
-static void jw_open(struct jw *w, const char *key)
-{
-	if (key)
-		jw_key(w, key);
-	ng_outfile_printf(&w->of, "{");
-	w->depth++;
-	w->first = true;
-}
-
-static void jw_close(struct jw *w)
-{
-	w->depth--;
-	ng_outfile_printf(&w->of, "\n%*s}", 2 * w->depth, "");
-	w->first = false;
-}
-
-static void jw_null(struct jw *w)
-{
-	ng_outfile_printf(&w->of, "null");
-}
-
-/* A string, escaped; NULL is null. */
-static void jw_str(struct jw *w, const char *s)
-{
-	char *esc;
-
-	if (!s) {
-		jw_null(w);
-		return;
-	}
-	esc = ng_json_escape(s);
-	if (!esc) {
-		jw_fail(w, -ENOMEM);
-		return;
-	}
-	ng_outfile_printf(&w->of, "\"%s\"", esc);
-	free(esc);
-}
-
 /* A count; NG_INFO_UNKNOWN is null. */
-static void jw_u64(struct jw *w, uint64_t v)
+static void put_u64(struct ng_json_writer *w, uint64_t v)
 {
 	if (v == NG_INFO_UNKNOWN)
-		jw_null(w);
+		ng_jw_null(w);
 	else
-		ng_outfile_printf(&w->of, "%" PRIu64, v);
+		ng_jw_u64(w, v);
+}
+
+/* "key": count, the most common line of the file. */
+static void field_u64(struct ng_json_writer *w, const char *key, uint64_t v)
+{
+	ng_jw_key(w, key);
+	put_u64(w, v);
+}
+
+static void field_str(struct ng_json_writer *w, const char *key, const char *s)
+{
+	ng_jw_key(w, key);
+	ng_jw_str(w, s);
+}
+
+/* An object as the value of @key. */
+static void open_object(struct ng_json_writer *w, const char *key)
+{
+	ng_jw_key(w, key);
+	ng_jw_object(w);
 }
 
 /* An argument vector as an array of strings; none is null. */
-static void jw_argv(struct jw *w, int argc, char *const *argv)
+static void put_argv(struct ng_json_writer *w, int argc, char *const *argv)
 {
 	int i;
 
 	if (argc <= 0 || !argv) {
-		jw_null(w);
+		ng_jw_null(w);
 		return;
 	}
-	ng_outfile_printf(&w->of, "[");
-	for (i = 0; i < argc; i++) {
-		if (i)
-			ng_outfile_printf(&w->of, ", ");
-		jw_str(w, argv[i]);
-	}
-	ng_outfile_printf(&w->of, "]");
+	ng_jw_array(w);
+	for (i = 0; i < argc; i++)
+		ng_jw_str(w, argv[i]);
+	ng_jw_end(w);
 }
 
 /* Blanks around a control file's line are not part of its value. */
@@ -207,124 +162,215 @@ static void trim(const char **s, size_t *len)
 }
 
 /*
+ * One line of a control file as a value: a glob as a string, a number as
+ * itself; false if it is not one (a number file's text that is not).
+ */
+static bool put_setting_line(struct ng_json_writer *w, const char *line,
+			     size_t len, enum setting_kind kind)
+{
+	char *one = strndup(line, len);
+	bool done = true;
+	uint64_t v;
+
+	if (!one) {
+		if (!w->of->err)
+			w->of->err = -ENOMEM;
+		return false;
+	}
+	if (kind == S_GLOBS)
+		ng_jw_str(w, one);
+	else if (!ng_parse_num(one, 0, 0, UINT64_MAX - 1, &v))
+		ng_jw_u64(w, v);
+	else
+		done = false;
+	free(one);
+	return done;
+}
+
+/*
  * A control file's text as info.json holds it: a list file as an array
  * (its "####" notes and empty lines left out, so an empty file is []),
  * pids as numbers; a number file as its number. NULL (unread) is null.
  */
-static void jw_setting(struct jw *w, const char *text, enum setting_kind kind)
+static void put_setting(struct ng_json_writer *w, const char *text,
+			enum setting_kind kind)
 {
 	const char *line, *end;
-	bool first = true;
-	uint64_t v;
 	size_t len;
-	char *one;
 
 	if (!text) {
-		jw_null(w);
+		ng_jw_null(w);
 		return;
 	}
 	if (kind != S_NUMBER)
-		ng_outfile_printf(&w->of, "[");
+		ng_jw_array(w);
 	for (line = text; *line; line = *end ? end + 1 : end) {
 		end = line + strcspn(line, "\n");
 		len = end - line;
 		trim(&line, &len);
 		if (!len || line[0] == '#')
 			continue;
-		one = strndup(line, len);
-		if (!one) {
-			jw_fail(w, -ENOMEM);
+		if (put_setting_line(w, line, len, kind) && kind == S_NUMBER)
 			return;
-		}
-		if (kind == S_GLOBS) {
-			ng_outfile_printf(&w->of, "%s", first ? "" : ", ");
-			jw_str(w, one);
-			first = false;
-		} else if (!ng_parse_num(one, 0, 0, UINT64_MAX - 1, &v)) {
-			ng_outfile_printf(&w->of, "%s", first ? "" : ", ");
-			jw_u64(w, v);
-			first = false;
-		}
-		free(one);
+		if (w->of->err)
+			return;
 		if (kind == S_NUMBER)
 			break;		/* its first line says it all */
 	}
 	if (kind != S_NUMBER)
-		ng_outfile_printf(&w->of, "]");
-	else if (first)
-		jw_null(w);		/* not a number */
+		ng_jw_end(w);
+	else
+		ng_jw_null(w);		/* not a number */
 }
 
 /* ISO 8601 in UTC, to the microsecond: "2026-11-20T13:03:12.345678Z". */
-static void jw_time(struct jw *w, const struct timespec *ts)
+static void put_time(struct ng_json_writer *w, const struct timespec *ts)
 {
 	char buf[64];
 	struct tm tm;
 
 	if (!ts || !gmtime_r(&ts->tv_sec, &tm) ||
 	    !strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm)) {
-		jw_null(w);
+		ng_jw_null(w);
 		return;
 	}
-	ng_outfile_printf(&w->of, "\"%s.%06ldZ\"", buf,
-			  (long)(ts->tv_nsec / 1000));
-}
-
-/* A cost in ns, to the tenth. */
-static void jw_ns(struct jw *w, double v)
-{
-	ng_outfile_printf(&w->of, "%.1f", v);
+	ng_jw_printf(w, "\"%s.%06ldZ\"", buf, (long)(ts->tv_nsec / 1000));
 }
 
 /* Open object @key for what @p points to; false (and null written) if none. */
-static bool jw_open_or_null(struct jw *w, const char *key, const void *p)
+static bool open_or_null(struct ng_json_writer *w, const char *key,
+			 const void *p)
 {
 	if (p) {
-		jw_open(w, key);
+		open_object(w, key);
 		return true;
 	}
-	jw_key(w, key);
-	jw_null(w);
+	ng_jw_key(w, key);
+	ng_jw_null(w);
 	return false;
 }
 
-/* The tracer's cost per call as record calibrated it; none is null. */
-static void jw_overhead(struct jw *w, const struct ng_overhead *o)
+/* The tracer's cost per call as record calibrated it (ns to the tenth). */
+static void put_overhead(struct ng_json_writer *w, const struct ng_overhead *o)
 {
-	if (!jw_open_or_null(w, "overhead", o))
+	if (!open_or_null(w, "overhead", o))
 		return;
-	jw_key(w, "per_call_ns");
-	jw_ns(w, o->per_call_ns);
-	jw_key(w, "inside_ns");
-	jw_ns(w, o->inside_ns);
-	jw_key(w, "calls");
-	jw_u64(w, o->calls);
-	jw_key(w, "function");
-	jw_str(w, o->function);
-	jw_close(w);
+	ng_jw_key(w, "per_call_ns");
+	ng_jw_printf(w, "%.1f", o->per_call_ns);
+	ng_jw_key(w, "inside_ns");
+	ng_jw_printf(w, "%.1f", o->inside_ns);
+	field_u64(w, "calls", o->calls);
+	field_str(w, "function", o->function);
+	ng_jw_end(w);
 }
 
 /* A flight snapshot's triggering call; other recordings have null. */
-static void jw_trigger(struct jw *w, const struct ng_info_trigger *t)
+static void put_trigger(struct ng_json_writer *w,
+			const struct ng_info_trigger *t)
 {
-	if (!jw_open_or_null(w, "trigger", t))
+	if (!open_or_null(w, "trigger", t))
 		return;
-	jw_key(w, "function");
-	jw_str(w, t->function);
-	jw_key(w, "duration_ns");
-	jw_u64(w, t->duration_ns);
-	jw_key(w, "cpu");
-	jw_u64(w, t->cpu);
-	jw_key(w, "tid");
-	jw_u64(w, t->tid);
-	jw_key(w, "exit_ns");
-	jw_u64(w, t->exit_ns);
-	jw_key(w, "return_value");
+	field_str(w, "function", t->function);
+	field_u64(w, "duration_ns", t->duration_ns);
+	field_u64(w, "cpu", t->cpu);
+	field_u64(w, "tid", t->tid);
+	field_u64(w, "exit_ns", t->exit_ns);
+	ng_jw_key(w, "return_value");
 	if (t->has_value)
-		ng_outfile_printf(&w->of, "%d", t->value);
+		ng_jw_i64(w, t->value);
 	else
-		jw_null(w);
-	jw_close(w);
+		ng_jw_null(w);
+	ng_jw_end(w);
+}
+
+/* What ran, where and when: the fields before the clock. */
+static void put_head(struct ng_json_writer *w, const struct ng_info *in)
+{
+	struct utsname u;
+	bool host = in->this_host && !uname(&u);
+
+	field_u64(w, "format", NG_INFO_FORMAT);
+	field_str(w, "nanograph_version", NANOGRAPH_VERSION);
+	field_str(w, "source", in->source);
+	ng_jw_key(w, "collector_argv");
+	put_argv(w, in->argc, in->argv);
+	field_str(w, "scope", in->scope);
+	ng_jw_key(w, "traced_command");
+	put_argv(w, in->command_argc, in->command);
+	field_u64(w, "traced_pid", in->pid > 0 ? (uint64_t)in->pid : NG_INFO_UNKNOWN);
+	field_str(w, "input", in->input);
+	field_str(w, "kernel_release", host ? u.release : NULL);
+	field_str(w, "machine", host ? u.machine : NULL);
+	field_str(w, "hostname", host ? u.nodename : NULL);
+	ng_jw_key(w, "start_time");
+	put_time(w, in->start);
+	field_u64(w, "duration_ns", in->duration_ns);
+	field_str(w, "mode", in->mode);
+	put_trigger(w, in->trigger);
+}
+
+/* The clock: the counter and the sync pair that converts it. */
+static void put_clock(struct ng_json_writer *w, const struct ng_info *in)
+{
+	const struct ng_clock *clk = &in->sum->clock;
+	const char *counter = in->counter;
+
+	if (!counter && clk->name[0])
+		counter = clk->name;
+	open_object(w, "clock");
+	field_str(w, "timestamps", "CLOCK_MONOTONIC");
+	field_str(w, "counter", counter);
+	field_u64(w, "counter_hz", clk->freq ? clk->freq : NG_INFO_UNKNOWN);
+	field_u64(w, "sync_counter", clk->freq ? clk->counter : NG_INFO_UNKNOWN);
+	field_u64(w, "sync_monotonic_ns", clk->freq ? clk->mono_ns : NG_INFO_UNKNOWN);
+	ng_jw_end(w);
+}
+
+/* The module's settings, or null when record did not read them. */
+static void put_filters(struct ng_json_writer *w,
+			const struct ng_info_settings *settings_read)
+{
+	size_t i;
+
+	if (!open_or_null(w, "filters", settings_read))
+		return;
+	for (i = 0; i < NR_SETTINGS; i++) {
+		ng_jw_key(w, settings[i].key);
+		put_setting(w, settings_read->text[i], settings[i].kind);
+	}
+	ng_jw_end(w);
+}
+
+/* The counts, in the order of Documentation/trace-format.md. */
+static void put_counts(struct ng_json_writer *w, const struct ng_info *in)
+{
+	const struct ng_conv_summary *sum = in->sum;
+	const struct {
+		const char *key;
+		uint64_t v;
+	} counts[] = {
+		{ "threads", sum->threads }, { "calls", sum->pushes },
+		{ "events", sum->events }, { "ignored", sum->ignored },
+		{ "lost", sum->lost }, { "overwritten", in->overwritten },
+		{ "outside_window", sum->outside_window },
+		{ "unattributed", sum->unattributed },
+		{ "skipped", in->skipped }, { "repaired", sum->repaired },
+		{ "closed_at_end", sum->closed_at_end },
+		{ "unmatched_exits", sum->unmatched_exits },
+		{ "clamped", sum->clamped }, { "unresolved", sum->unresolved },
+		{ "sched", sum->sched }, { "wakes", sum->wakes },
+		{ "wakes_attributed", sum->wakes_attributed },
+		{ "wakes_untraced", sum->wakes_untraced },
+		{ "wakes_no_call", sum->wakes_no_call },
+		{ "counters", sum->counters }, { "args", sum->args },
+		{ "retvals", sum->retvals }, { "bytes", sum->bytes },
+	};
+	size_t i;
+
+	open_object(w, "counts");
+	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		field_u64(w, counts[i].key, counts[i].v);
+	ng_jw_end(w);
 }
 
 /*
@@ -334,557 +380,57 @@ static void jw_trigger(struct jw *w, const struct ng_info_trigger *t)
 int ng_info_write(const char *dir, const struct ng_info *in)
 {
 	const struct ng_conv_summary *sum = in->sum;
-	const struct ng_clock *clk = &sum->clock;
-	const char *counter = in->counter;
-	struct jw w = { .first = true };
-	struct utsname u;
-	bool host = in->this_host && !uname(&u);
-	size_t i;
+	struct ng_json_writer w;
+	struct ng_outfile of;
 	int ret;
 
-	if (!counter && clk->name[0])
-		counter = clk->name;
-	ret = ng_outfile_open(&w.of, dir, NG_INFO_FILE);
+	ret = ng_outfile_open(&of, dir, NG_INFO_FILE);
 	if (ret)
 		return ret;
-	jw_open(&w, NULL);
-	jw_key(&w, "format");
-	jw_u64(&w, NG_INFO_FORMAT);
-	jw_key(&w, "nanograph_version");
-	jw_str(&w, NANOGRAPH_VERSION);
-	jw_key(&w, "source");
-	jw_str(&w, in->source);
-	jw_key(&w, "collector_argv");
-	jw_argv(&w, in->argc, in->argv);
-	jw_key(&w, "scope");
-	jw_str(&w, in->scope);
-	jw_key(&w, "traced_command");
-	jw_argv(&w, in->command_argc, in->command);
-	jw_key(&w, "traced_pid");
-	jw_u64(&w, in->pid > 0 ? (uint64_t)in->pid : NG_INFO_UNKNOWN);
-	jw_key(&w, "input");
-	jw_str(&w, in->input);
-	jw_key(&w, "kernel_release");
-	jw_str(&w, host ? u.release : NULL);
-	jw_key(&w, "machine");
-	jw_str(&w, host ? u.machine : NULL);
-	jw_key(&w, "hostname");
-	jw_str(&w, host ? u.nodename : NULL);
-	jw_key(&w, "start_time");
-	jw_time(&w, in->start);
-	jw_key(&w, "duration_ns");
-	jw_u64(&w, in->duration_ns);
-	jw_key(&w, "mode");
-	jw_str(&w, in->mode);
-	jw_trigger(&w, in->trigger);
+	ng_jw_init(&w, &of, NG_JSON_LINES);
+	ng_jw_object(&w);
+	put_head(&w, in);
+	put_clock(&w, in);
+	put_filters(&w, in->settings);
+	put_counts(&w, in);
+	put_overhead(&w, in->overhead);
+	field_u64(&w, "first_ns", sum->events ? sum->first_ns : NG_INFO_UNKNOWN);
+	field_u64(&w, "last_ns", sum->events ? sum->last_ns : NG_INFO_UNKNOWN);
+	ng_jw_end(&w);
+	ng_jw_raw(&w, "\n");
+	return ng_outfile_commit(&of);
+}
 
-	jw_open(&w, "clock");
-	jw_key(&w, "timestamps");
-	jw_str(&w, "CLOCK_MONOTONIC");
-	jw_key(&w, "counter");
-	jw_str(&w, counter);
-	jw_key(&w, "counter_hz");
-	jw_u64(&w, clk->freq ? clk->freq : NG_INFO_UNKNOWN);
-	jw_key(&w, "sync_counter");
-	jw_u64(&w, clk->freq ? clk->counter : NG_INFO_UNKNOWN);
-	jw_key(&w, "sync_monotonic_ns");
-	jw_u64(&w, clk->freq ? clk->mono_ns : NG_INFO_UNKNOWN);
-	jw_close(&w);
+/*
+ * info --json of a recording without info.json: the counts its files
+ * give, under info.json's names, on @fp.
+ */
+int ng_info_write_totals(FILE *fp, const struct ng_rec_totals *t)
+{
+	struct ng_json_writer w;
+	struct ng_outfile of;
 
-	if (in->settings) {
-		jw_open(&w, "filters");
-		for (i = 0; i < NR_SETTINGS; i++) {
-			jw_key(&w, settings[i].key);
-			jw_setting(&w, in->settings->text[i], settings[i].kind);
-		}
-		jw_close(&w);
-	} else {
-		jw_key(&w, "filters");
-		jw_null(&w);
-	}
-
-	jw_open(&w, "counts");
-	jw_key(&w, "threads");
-	jw_u64(&w, sum->threads);
-	jw_key(&w, "calls");
-	jw_u64(&w, sum->pushes);
-	jw_key(&w, "events");
-	jw_u64(&w, sum->events);
-	jw_key(&w, "ignored");
-	jw_u64(&w, sum->ignored);
-	jw_key(&w, "lost");
-	jw_u64(&w, sum->lost);
-	jw_key(&w, "overwritten");
-	jw_u64(&w, in->overwritten);
-	jw_key(&w, "outside_window");
-	jw_u64(&w, sum->outside_window);
-	jw_key(&w, "unattributed");
-	jw_u64(&w, sum->unattributed);
-	jw_key(&w, "skipped");
-	jw_u64(&w, in->skipped);
-	jw_key(&w, "repaired");
-	jw_u64(&w, sum->repaired);
-	jw_key(&w, "closed_at_end");
-	jw_u64(&w, sum->closed_at_end);
-	jw_key(&w, "unmatched_exits");
-	jw_u64(&w, sum->unmatched_exits);
-	jw_key(&w, "clamped");
-	jw_u64(&w, sum->clamped);
-	jw_key(&w, "unresolved");
-	jw_u64(&w, sum->unresolved);
-	jw_key(&w, "sched");
-	jw_u64(&w, sum->sched);
-	jw_key(&w, "wakes");
-	jw_u64(&w, sum->wakes);
-	jw_key(&w, "wakes_attributed");
-	jw_u64(&w, sum->wakes_attributed);
-	jw_key(&w, "wakes_untraced");
-	jw_u64(&w, sum->wakes_untraced);
-	jw_key(&w, "wakes_no_call");
-	jw_u64(&w, sum->wakes_no_call);
-	jw_key(&w, "counters");
-	jw_u64(&w, sum->counters);
-	jw_key(&w, "args");
-	jw_u64(&w, sum->args);
-	jw_key(&w, "retvals");
-	jw_u64(&w, sum->retvals);
-	jw_key(&w, "bytes");
-	jw_u64(&w, sum->bytes);
-	jw_close(&w);
-
-	jw_overhead(&w, in->overhead);
-
-	jw_key(&w, "first_ns");
-	jw_u64(&w, sum->events ? sum->first_ns : NG_INFO_UNKNOWN);
-	jw_key(&w, "last_ns");
-	jw_u64(&w, sum->events ? sum->last_ns : NG_INFO_UNKNOWN);
-	jw_close(&w);
-	ng_outfile_printf(&w.of, "\n");
-	return ng_outfile_commit(&w.of);
+	ng_outfile_stream(&of, fp);
+	ng_jw_init(&w, &of, NG_JSON_LINES);
+	ng_jw_object(&w);
+	open_object(&w, "counts");
+	field_u64(&w, "threads", t->threads);
+	field_u64(&w, "calls", t->calls);
+	ng_jw_end(&w);
+	field_u64(&w, "first_ns", t->calls ? t->first_ns : NG_INFO_UNKNOWN);
+	field_u64(&w, "last_ns", t->calls ? t->last_ns : NG_INFO_UNKNOWN);
+	ng_jw_end(&w);
+	ng_jw_raw(&w, "\n");
+	return ng_outfile_commit(&of);
 }
 
 /* ---- reading ---- */
 
-/* What the parse makes at most: keys and values, and one key path. */
-#define MAX_POOL	(16U << 20)
-#define MAX_PATH	1024
-
 struct ng_info_file {
 	char *text;		/* the file, NUL-terminated */
 	size_t len;
-	char *pool;		/* keys and values, NUL-terminated each */
-	struct ng_info_field *fields;
-	size_t nr;
+	struct ng_json_doc doc;
 };
-
-/* A field while the pool may still move: offsets, not pointers. */
-struct field_at {
-	size_t key, value;
-	enum ng_json_type type;
-	bool element;
-};
-
-/* An open object or array. */
-struct frame {
-	bool array;
-	size_t count;		/* members or elements before this one */
-	size_t path_len;	/* its own key path's length */
-	size_t key_at;		/* an array's path in the pool: its elements' key */
-};
-
-struct parser {
-	const char *s, *p, *end;
-	char *pool;
-	size_t pool_len, pool_cap;
-	struct field_at *f;
-	size_t nr, cap;
-	char path[MAX_PATH];
-	size_t path_len;
-	struct ng_pp_bad *bad;
-};
-
-/* The error, on the line of the parser's position. */
-static int bad_at(struct parser *ps, const char *why)
-{
-	const char *q;
-
-	ps->bad->line = 1;
-	for (q = ps->s; q < ps->p && q < ps->end; q++)
-		ps->bad->line += *q == '\n';
-	snprintf(ps->bad->why, sizeof(ps->bad->why), "%s", why);
-	return -EBADMSG;
-}
-
-/* Append @n bytes to the pool; -EFBIG past MAX_POOL. */
-static int pool_put(struct parser *ps, const void *b, size_t n)
-{
-	size_t cap = ps->pool_cap ? ps->pool_cap : 4096;
-	char *np;
-
-	if (ps->pool_len + n > ps->pool_cap) {
-		while (cap < ps->pool_len + n)
-			cap *= 2;
-		if (cap > MAX_POOL)
-			return -EFBIG;
-		np = realloc(ps->pool, cap);
-		if (!np)
-			return -ENOMEM;
-		ps->pool = np;
-		ps->pool_cap = cap;
-	}
-	memcpy(ps->pool + ps->pool_len, b, n);
-	ps->pool_len += n;
-	return 0;
-}
-
-/* A NUL-terminated copy of @n bytes in the pool, at *@at. */
-static int pool_str(struct parser *ps, const char *s, size_t n, size_t *at)
-{
-	*at = ps->pool_len;
-	return pool_put(ps, s, n) ?: pool_put(ps, "", 1);
-}
-
-static int add_field(struct parser *ps, size_t key, size_t value,
-		     enum ng_json_type type, bool element)
-{
-	struct field_at *nf;
-	size_t cap;
-
-	if (ps->nr == ps->cap) {
-		cap = ps->cap ? 2 * ps->cap : 64;
-		nf = realloc(ps->f, cap * sizeof(*nf));
-		if (!nf)
-			return -ENOMEM;
-		ps->f = nf;
-		ps->cap = cap;
-	}
-	ps->f[ps->nr++] = (struct field_at){ key, value, type, element };
-	return 0;
-}
-
-static void skip_ws(struct parser *ps)
-{
-	while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\t' ||
-				   *ps->p == '\n' || *ps->p == '\r'))
-		ps->p++;
-}
-
-/* Four hex digits at @s (which has at least 4 bytes before its end). */
-static bool hex4(const char *s, unsigned int *v)
-{
-	int i;
-
-	*v = 0;
-	for (i = 0; i < 4; i++) {
-		char c = s[i];
-
-		*v <<= 4;
-		if (c >= '0' && c <= '9')
-			*v |= c - '0';
-		else if (c >= 'a' && c <= 'f')
-			*v |= c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			*v |= c - 'A' + 10;
-		else
-			return false;
-	}
-	return true;
-}
-
-/* A code point as UTF-8 into the pool. */
-static int put_utf8(struct parser *ps, unsigned int cp)
-{
-	unsigned char b[4];
-	size_t n;
-
-	if (cp < 0x80) {
-		b[0] = cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		b[0] = 0xc0 | cp >> 6;
-		b[1] = 0x80 | (cp & 0x3f);
-		n = 2;
-	} else if (cp < 0x10000) {
-		b[0] = 0xe0 | cp >> 12;
-		b[1] = 0x80 | (cp >> 6 & 0x3f);
-		b[2] = 0x80 | (cp & 0x3f);
-		n = 3;
-	} else {
-		b[0] = 0xf0 | cp >> 18;
-		b[1] = 0x80 | (cp >> 12 & 0x3f);
-		b[2] = 0x80 | (cp >> 6 & 0x3f);
-		b[3] = 0x80 | (cp & 0x3f);
-		n = 4;
-	}
-	return pool_put(ps, b, n);
-}
-
-/*
- * The string at ps->p (its opening quote), unescaped into the pool at
- * *@at. A \u0000 or a lone surrogate becomes U+FFFD: values are C
- * strings, and UTF-8 has no surrogates.
- */
-static int parse_string(struct parser *ps, size_t *at)
-{
-	unsigned int cp, lo;
-	int ret = 0;
-	char c;
-
-	*at = ps->pool_len;
-	ps->p++;
-	while (!ret) {
-		if (ps->p >= ps->end)
-			return bad_at(ps, "unterminated string");
-		c = *ps->p;
-		if (c == '"') {
-			ps->p++;
-			break;
-		}
-		if ((unsigned char)c < 0x20)
-			return bad_at(ps, "control character in a string");
-		if (c != '\\') {
-			ret = pool_put(ps, &c, 1);
-			ps->p++;
-			continue;
-		}
-		if (ps->end - ps->p < 2)
-			return bad_at(ps, "unterminated string");
-		c = ps->p[1];
-		ps->p += 2;
-		switch (c) {
-		case '"': case '\\': case '/':
-			break;
-		case 'b': c = '\b'; break;
-		case 'f': c = '\f'; break;
-		case 'n': c = '\n'; break;
-		case 'r': c = '\r'; break;
-		case 't': c = '\t'; break;
-		case 'u':
-			if (ps->end - ps->p < 4 || !hex4(ps->p, &cp))
-				return bad_at(ps, "\\u is not followed by 4 hex digits");
-			ps->p += 4;
-			if (cp >= 0xd800 && cp <= 0xdbff && ps->end - ps->p >= 6 &&
-			    ps->p[0] == '\\' && ps->p[1] == 'u' &&
-			    hex4(ps->p + 2, &lo) && lo >= 0xdc00 && lo <= 0xdfff) {
-				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-				ps->p += 6;
-			} else if ((cp >= 0xd800 && cp <= 0xdfff) || !cp) {
-				cp = 0xfffd;
-			}
-			ret = put_utf8(ps, cp);
-			continue;
-		default:
-			ps->p--;
-			return bad_at(ps, "unknown escape in a string");
-		}
-		ret = pool_put(ps, &c, 1);
-	}
-	return ret ?: pool_put(ps, "", 1);
-}
-
-/* A number as JSON spells it, copied as written. */
-static int parse_number(struct parser *ps, size_t *at)
-{
-	const char *q = ps->p, *start = ps->p;
-	bool digits;
-
-#define DIGITS() do {							\
-	digits = false;							\
-	while (q < ps->end && *q >= '0' && *q <= '9') {			\
-		q++;							\
-		digits = true;						\
-	}								\
-} while (0)
-	if (q < ps->end && *q == '-')
-		q++;
-	if (q < ps->end && *q == '0' && q + 1 < ps->end && q[1] >= '0' && q[1] <= '9')
-		return bad_at(ps, "a number with a leading zero");
-	DIGITS();
-	if (!digits)
-		return bad_at(ps, "expected a value");
-	if (q < ps->end && *q == '.') {
-		q++;
-		DIGITS();
-		if (!digits)
-			return bad_at(ps, "no digit after a decimal point");
-	}
-	if (q < ps->end && (*q == 'e' || *q == 'E')) {
-		q++;
-		if (q < ps->end && (*q == '+' || *q == '-'))
-			q++;
-		DIGITS();
-		if (!digits)
-			return bad_at(ps, "no digit in an exponent");
-	}
-#undef DIGITS
-	ps->p = q;
-	return pool_str(ps, start, q - start, at);
-}
-
-/* A value that is not an object or array, into the pool. */
-static int parse_scalar(struct parser *ps, size_t *at, enum ng_json_type *type)
-{
-	static const struct {
-		const char *word;
-		enum ng_json_type type;
-	} words[] = {
-		{ "true", NG_JSON_BOOL }, { "false", NG_JSON_BOOL },
-		{ "null", NG_JSON_NULL },
-	};
-	size_t i, n;
-
-	if (ps->p < ps->end && *ps->p == '"') {
-		*type = NG_JSON_STRING;
-		return parse_string(ps, at);
-	}
-	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
-		n = strlen(words[i].word);
-		if ((size_t)(ps->end - ps->p) >= n && !memcmp(ps->p, words[i].word, n)) {
-			ps->p += n;
-			*type = words[i].type;
-			return pool_str(ps, words[i].word, n, at);
-		}
-	}
-	*type = NG_JSON_NUMBER;
-	return parse_number(ps, at);
-}
-
-/* Set the path to @len bytes (a container's own path). */
-static void path_cut(struct parser *ps, size_t len)
-{
-	ps->path_len = len;
-	ps->path[len] = '\0';
-}
-
-/* Append to the path; refused past MAX_PATH. */
-static int path_add(struct parser *ps, const char *s, size_t n)
-{
-	if (ps->path_len + n >= MAX_PATH)
-		return bad_at(ps, "key path longer than 1023 bytes");
-	memcpy(ps->path + ps->path_len, s, n);
-	path_cut(ps, ps->path_len + n);
-	return 0;
-}
-
-/* An object's "key": of @f, making the path of the value that follows. */
-static int parse_key(struct parser *ps, const struct frame *f)
-{
-	size_t at, mark = ps->pool_len;
-	int ret;
-
-	skip_ws(ps);
-	if (ps->p >= ps->end || *ps->p != '"')
-		return bad_at(ps, "expected a key in quotes");
-	ret = parse_string(ps, &at);
-	if (!ret && f->path_len)
-		ret = path_add(ps, ".", 1);
-	if (!ret)
-		ret = path_add(ps, ps->pool + at, strlen(ps->pool + at));
-	ps->pool_len = mark;		/* the key lives on in the path only */
-	if (ret)
-		return ret;
-	skip_ws(ps);
-	if (ps->p >= ps->end || *ps->p != ':')
-		return bad_at(ps, "expected ':' after a key");
-	ps->p++;
-	return 0;
-}
-
-/*
- * The document: an object, its values flattened into fields. A loop over
- * values with an explicit stack of open containers; after each value,
- * a ',' goes on in its container, a closing bracket pops it and goes on
- * in the one around it.
- */
-static int parse(struct parser *ps)
-{
-	struct frame st[NG_INFO_MAX_DEPTH], *f;
-	enum ng_json_type type;
-	size_t depth = 0, at, key = 0;
-	char idx[32], open;
-	int ret;
-
-	skip_ws(ps);
-	if (ps->p >= ps->end || *ps->p != '{')
-		return bad_at(ps, "not a JSON object");
-	for (;;) {
-		/* a value: the path is its key (an array's, for an element) */
-		skip_ws(ps);
-		open = ps->p < ps->end ? *ps->p : 0;
-		if (open == '{' || open == '[') {
-			if (depth == NG_INFO_MAX_DEPTH)
-				return bad_at(ps, "nested deeper than 32");
-			if (depth && st[depth - 1].array) {
-				snprintf(idx, sizeof(idx), "[%zu]", st[depth - 1].count);
-				ret = path_add(ps, idx, strlen(idx));
-				if (ret)
-					return ret;
-			}
-			f = &st[depth++];
-			*f = (struct frame){ .array = open == '[', .path_len = ps->path_len };
-			if (f->array) {
-				ret = pool_str(ps, ps->path, ps->path_len, &f->key_at);
-				if (ret)
-					return ret;
-			}
-			ps->p++;
-			skip_ws(ps);
-			if (ps->p < ps->end && *ps->p == (f->array ? ']' : '}')) {
-				ps->p++;
-				/* empty: a field of its own, but the document's */
-				ret = depth == 1 ? 0 :
-				      pool_str(ps, ps->path, ps->path_len, &key) ?:
-				      pool_str(ps, "", 0, &at) ?:
-				      add_field(ps, key, at, f->array ? NG_JSON_EMPTY_ARRAY :
-						NG_JSON_EMPTY_OBJECT, false);
-				if (ret)
-					return ret;
-				depth--;
-			} else {
-				if (!f->array && (ret = parse_key(ps, f)))
-					return ret;
-				continue;
-			}
-		} else {
-			if (!depth)
-				return bad_at(ps, "expected a value");
-			f = &st[depth - 1];
-			ret = parse_scalar(ps, &at, &type);
-			if (!ret && !f->array)
-				ret = pool_str(ps, ps->path, ps->path_len, &key);
-			if (!ret)
-				ret = add_field(ps, f->array ? f->key_at : key, at,
-						type, f->array);
-			if (ret)
-				return ret;
-		}
-		/* after a value: more of its container, or its end */
-		for (;;) {
-			if (!depth) {
-				skip_ws(ps);
-				return ps->p < ps->end ?
-				       bad_at(ps, "text after the object") : 0;
-			}
-			f = &st[depth - 1];
-			f->count++;
-			path_cut(ps, f->path_len);
-			skip_ws(ps);
-			if (ps->p < ps->end && *ps->p == ',') {
-				ps->p++;
-				if (!f->array && (ret = parse_key(ps, f)))
-					return ret;
-				break;
-			}
-			if (ps->p < ps->end && *ps->p == (f->array ? ']' : '}')) {
-				ps->p++;
-				depth--;
-				continue;
-			}
-			return bad_at(ps, f->array ? "expected ',' or ']'" :
-				      "expected ',' or '}'");
-		}
-	}
-}
 
 /* The whole file, at most NG_INFO_MAX_SIZE bytes, NUL-terminated. */
 static int read_text(const char *dir, char **textp, size_t *lenp)
@@ -907,44 +453,22 @@ int ng_info_load(struct ng_info_file **fp, const char *dir,
 		 struct ng_pp_bad *bad)
 {
 	struct ng_info_file *f = calloc(1, sizeof(*f));
-	struct ng_pp_bad ignored;
-	struct parser ps = { .bad = bad ? bad : &ignored };
-	size_t i;
 	int ret;
 
-	memset(ps.bad, 0, sizeof(*ps.bad));
+	if (bad)
+		memset(bad, 0, sizeof(*bad));
 	if (!f)
 		return -ENOMEM;
 	ret = read_text(dir, &f->text, &f->len);
 	if (!ret) {
-		ps.s = ps.p = f->text;
-		ps.end = f->text + f->len;
-		ret = parse(&ps);
-		if (ret == -EBADMSG)
-			ps.bad->file = NG_INFO_FILE;
-	}
-	if (!ret) {
-		f->fields = calloc(ps.nr ? ps.nr : 1, sizeof(*f->fields));
-		if (!f->fields)
-			ret = -ENOMEM;
+		ret = ng_json_flatten(f->text, f->len, &f->doc, bad);
+		if (ret == -EBADMSG && bad)
+			bad->file = NG_INFO_FILE;
 	}
 	if (ret) {
-		free(ps.pool);
-		free(ps.f);
 		ng_info_file_free(f);
 		return ret;
 	}
-	/* the pool stays where it is now: offsets become pointers */
-	f->pool = ps.pool;
-	for (i = 0; i < ps.nr; i++)
-		f->fields[i] = (struct ng_info_field){
-			.key = ps.pool + ps.f[i].key,
-			.value = ps.pool + ps.f[i].value,
-			.type = ps.f[i].type,
-			.element = ps.f[i].element,
-		};
-	f->nr = ps.nr;
-	free(ps.f);
 	*fp = f;
 	return 0;
 }
@@ -952,8 +476,8 @@ int ng_info_load(struct ng_info_file **fp, const char *dir,
 const struct ng_info_field *ng_info_fields(const struct ng_info_file *f,
 					   size_t *nr)
 {
-	*nr = f->nr;
-	return f->fields;
+	*nr = f->doc.nr;
+	return f->doc.fields;
 }
 
 const char *ng_info_text(const struct ng_info_file *f, size_t *len)
@@ -968,9 +492,9 @@ const struct ng_info_field *ng_info_find(const struct ng_info_file *f,
 {
 	size_t i;
 
-	for (i = 0; i < f->nr; i++)
-		if (!strcmp(f->fields[i].key, key))
-			return &f->fields[i];
+	for (i = 0; i < f->doc.nr; i++)
+		if (!strcmp(f->doc.fields[i].key, key))
+			return &f->doc.fields[i];
 	return NULL;
 }
 
@@ -1007,9 +531,9 @@ int ng_info_overhead(const struct ng_info_file *f, struct ng_overhead *o)
 	int ret;
 
 	/* an object is its fields "overhead.*"; anything else is one field */
-	for (i = 0; !fl && i < f->nr; i++)
-		if (!strncmp(f->fields[i].key, "overhead.", 9))
-			fl = &f->fields[i];
+	for (i = 0; !fl && i < f->doc.nr; i++)
+		if (!strncmp(f->doc.fields[i].key, "overhead.", 9))
+			fl = &f->doc.fields[i];
 	if (!fl || (fl->type == NG_JSON_NULL && !strcmp(fl->key, "overhead")))
 		return -ENOENT;
 	if (info_cost(f, "overhead.per_call_ns", &r.per_call_ns) ||
@@ -1077,8 +601,7 @@ void ng_info_file_free(struct ng_info_file *f)
 	if (!f)
 		return;
 	free(f->text);
-	free(f->pool);
-	free(f->fields);
+	ng_json_doc_free(&f->doc);
 	free(f);
 }
 

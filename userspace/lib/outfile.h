@@ -39,17 +39,4 @@ int ng_outfile_unpark(struct ng_outfile *of);
 int ng_outfile_commit(struct ng_outfile *of);
 void ng_outfile_abort(struct ng_outfile *of);
 
-/*
- * Length of the valid UTF-8 sequence at @s that starts with a byte of
- * 0x80 or more, or 0 if it is not one (export.c): the exports write names
- * as UTF-8 and replace what is not.
- */
-size_t ng_utf8_len(const unsigned char *s);
-/*
- * @s as the body of a JSON string, malloc'd (NULL without memory): '"',
- * '\\' and control characters escaped, bytes that are not UTF-8 as
- * \ufffd (export.c).
- */
-char *ng_json_escape(const char *s);
-
 #endif /* NG_OUTFILE_H */

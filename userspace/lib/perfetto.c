@@ -56,7 +56,9 @@
  * Memory: the buffers of two rings (about 9 MB) and one map entry per
  * distinct label, which remembers the label's iid on the current
  * sequence; nothing per call. Parsing, encoding and writing run in three
- * threads (below, "the encoder").
+ * threads (perfetto_int.h): the parser is perfetto_parse.c, the rings
+ * between them perfetto_ring.c, the wire encoding perfetto_pb.h; this
+ * file is the encoder, which builds the tracks and packets.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -66,311 +68,14 @@
 #include <string.h>
 
 #include "nanograph.h"
+#include "json.h"
 #include "outfile.h"
+#include "perfetto_int.h"
+#include "perfetto_pb.h"
 #include "strmap.h"
-
-/* Wire types (encoding.md of protobuf): varint, 64-bit, length-delimited. */
-#define WT_VARINT	0
-#define WT_I64		1
-#define WT_LEN		2
-#define TAG(field, wt)	(((field) << 3) | (wt))
-
-/* Trace (trace.proto) */
-#define TRACE_PACKET			1
-/* TracePacket (trace_packet.proto) */
-#define PKT_CLOCK_SNAPSHOT		6
-#define PKT_TIMESTAMP			8
-#define PKT_SEQUENCE_ID			10	/* trusted_packet_sequence_id */
-#define PKT_TRACK_EVENT			11
-#define PKT_INTERNED_DATA		12
-#define PKT_SEQUENCE_FLAGS		13
-#define PKT_DEFAULTS			59	/* trace_packet_defaults */
-#define PKT_TRACK_DESCRIPTOR		60
-#define SEQ_INCREMENTAL_STATE_CLEARED	1
-#define SEQ_NEEDS_INCREMENTAL_STATE	2
-/* TracePacketDefaults (trace_packet_defaults.proto) */
-#define DEF_TIMESTAMP_CLOCK_ID		58
-#define DEF_TRACK_EVENT_DEFAULTS	11
-/* TrackEventDefaults (track_event/track_event.proto) */
-#define TED_TRACK_UUID			11
-/* TrackEvent (track_event/track_event.proto) */
-#define TE_TYPE				9
-#define TE_NAME_IID			10
-#define TE_TRACK_UUID			11
-#define TE_NAME				23
-#define TE_DEBUG_ANNOTATIONS		4
-#define TE_FLOW_IDS			47	/* repeated fixed64 */
-#define TE_TERMINATING_FLOW_IDS		48	/* repeated fixed64 */
-#define TYPE_SLICE_BEGIN		1
-#define TYPE_SLICE_END			2
-#define TYPE_INSTANT			3
-/* DebugAnnotation (track_event/debug_annotation.proto) */
-#define DA_STRING_VALUE			6
-#define DA_NAME				10
-/* InternedData (interned_data/interned_data.proto), EventName */
-#define ID_EVENT_NAMES			2
-#define EN_IID				1
-#define EN_NAME				2
-/* ClockSnapshot and its Clock (clock_snapshot.proto) */
-#define CS_CLOCKS			1
-#define CS_PRIMARY_TRACE_CLOCK		2
-#define CLK_CLOCK_ID			1
-#define CLK_TIMESTAMP			2
-#define CLK_IS_INCREMENTAL		3
-#define BUILTIN_CLOCK_MONOTONIC		3	/* common/builtin_clock.proto */
-/* TrackDescriptor (track_event/track_descriptor.proto) */
-#define TD_UUID				1
-#define TD_NAME				2
-#define TD_PROCESS			3
-#define TD_THREAD			4
-#define TD_PARENT_UUID			5
-/* ProcessDescriptor (track_event/process_descriptor.proto) */
-#define PD_PID				1
-#define PD_PROCESS_NAME			6
-/* ThreadDescriptor (track_event/thread_descriptor.proto) */
-#define THD_PID				1
-#define THD_TID				2
-#define THD_THREAD_NAME			5
-
-/* ---- wire encoding ---- */
-
-/* Bytes of @v as a varint: 7 bits a byte. */
-static inline size_t vlen(uint64_t v)
-{
-	size_t n = 1;
-
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
-}
-
-/* @v as a varint at @p; returns the end. */
-static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
-{
-	while (v >= 0x80) {
-		*p++ = (uint8_t)v | 0x80;
-		v >>= 7;
-	}
-	*p++ = (uint8_t)v;
-	return p;
-}
-
-/*
- * A message being built, for the packets written once per thread or per
- * name: fields appended in any order, a nested message built in a
- * builder of its own and appended with its length. Out of memory sticks.
- */
-struct pb {
-	uint8_t *p;
-	size_t len, cap;
-	bool oom;
-};
-
-static void pb_raw(struct pb *b, const void *data, size_t len)
-{
-	if (b->oom)
-		return;
-	if (b->len + len > b->cap) {
-		size_t cap = 2 * (b->len + len) + 64;
-		uint8_t *p = realloc(b->p, cap);
-
-		if (!p) {
-			b->oom = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, data, len);
-	b->len += len;
-}
-
-static void pb_varint_raw(struct pb *b, uint64_t v)
-{
-	uint8_t tmp[10];
-
-	pb_raw(b, tmp, put_varint(tmp, v) - tmp);
-}
-
-/* A varint field (uint32, uint64, int64, bool, enum; int32 >= 0). */
-static void pb_varint(struct pb *b, unsigned int field, uint64_t v)
-{
-	pb_varint_raw(b, TAG(field, WT_VARINT));
-	pb_varint_raw(b, v);
-}
-
-/* A fixed64 field: 8 bytes, little-endian. */
-static void pb_fixed64(struct pb *b, unsigned int field, uint64_t v)
-{
-	uint8_t le[8];
-	int i;
-
-	for (i = 0; i < 8; i++)
-		le[i] = (uint8_t)(v >> (8 * i));
-	pb_varint_raw(b, TAG(field, WT_I64));
-	pb_raw(b, le, sizeof(le));
-}
-
-/* A length-delimited field: bytes, string, or an encoded message. */
-static void pb_bytes(struct pb *b, unsigned int field, const void *data,
-		     size_t len)
-{
-	pb_varint_raw(b, TAG(field, WT_LEN));
-	pb_varint_raw(b, len);
-	pb_raw(b, data, len);
-}
-
-static void pb_msg(struct pb *b, unsigned int field, struct pb *sub)
-{
-	if (sub->oom)
-		b->oom = true;
-	pb_bytes(b, field, sub->p, sub->len);
-	sub->len = 0;
-	sub->oom = false;
-}
-
-/* ---- handing buffers from one thread to the next ---- */
-
-/*
- * A ring of buffers between a producer and a consumer thread: [done,
- * filled) are full and wait for the consumer, "filled" is the one the
- * producer fills. The counts never wrap (64 bits).
- */
-#define PF_RING		4
-
-struct pf_ring {
-	uint8_t *bufs[PF_RING];
-	size_t lens[PF_RING], caps[PF_RING];
-	unsigned long filled, done;
-	bool closed;		/* the producer has passed its last buffer */
-	bool cancel;		/* the consumer wants no more */
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-};
-
-/* Buffers of @size bytes; 0 or -ENOMEM (then ring_free() all the same). */
-static int ring_init(struct pf_ring *r, size_t size)
-{
-	unsigned int i;
-
-	memset(r, 0, sizeof(*r));
-	pthread_mutex_init(&r->lock, NULL);
-	pthread_cond_init(&r->cond, NULL);
-	for (i = 0; i < PF_RING; i++) {
-		r->bufs[i] = malloc(size);
-		if (!r->bufs[i])
-			return -ENOMEM;
-		r->caps[i] = size;
-	}
-	return 0;
-}
-
-static void ring_free(struct pf_ring *r)
-{
-	unsigned int i;
-
-	for (i = 0; i < PF_RING; i++)
-		free(r->bufs[i]);
-	pthread_mutex_destroy(&r->lock);
-	pthread_cond_destroy(&r->cond);
-}
-
-/* The buffer the producer fills now. */
-static uint8_t *ring_cur(struct pf_ring *r, size_t *cap)
-{
-	*cap = r->caps[r->filled % PF_RING];
-	return r->bufs[r->filled % PF_RING];
-}
-
-/*
- * Producer: pass on the buffer filled with @len bytes, wait until the
- * next is free, and return it. True in *@cancel once the consumer wants
- * no more (the producer may stop, or go on: nothing is lost either way).
- */
-static uint8_t *ring_push(struct pf_ring *r, size_t len, size_t *cap,
-			  bool *cancel)
-{
-	uint8_t *buf;
-
-	pthread_mutex_lock(&r->lock);
-	r->lens[r->filled % PF_RING] = len;
-	r->filled++;
-	pthread_cond_broadcast(&r->cond);
-	while (r->filled - r->done == PF_RING)
-		pthread_cond_wait(&r->cond, &r->lock);
-	if (cancel)
-		*cancel = r->cancel;
-	buf = ring_cur(r, cap);
-	pthread_mutex_unlock(&r->lock);
-	return buf;
-}
-
-/* Producer: pass on the last buffer (@len bytes, may be 0) and stop. */
-static void ring_close(struct pf_ring *r, size_t len)
-{
-	pthread_mutex_lock(&r->lock);
-	r->lens[r->filled % PF_RING] = len;
-	r->filled++;
-	r->closed = true;
-	pthread_cond_broadcast(&r->cond);
-	pthread_mutex_unlock(&r->lock);
-}
-
-/* Consumer: the next full buffer, or false when the producer closed. */
-static bool ring_pop(struct pf_ring *r, const uint8_t **buf, size_t *len)
-{
-	bool got;
-
-	pthread_mutex_lock(&r->lock);
-	while (r->done == r->filled && !r->closed)
-		pthread_cond_wait(&r->cond, &r->lock);
-	got = r->done != r->filled;
-	if (got) {
-		*buf = r->bufs[r->done % PF_RING];
-		*len = r->lens[r->done % PF_RING];
-	}
-	pthread_mutex_unlock(&r->lock);
-	return got;
-}
-
-/* Consumer: done with the buffer ring_pop() gave; @cancel: want no more. */
-static void ring_release(struct pf_ring *r, bool cancel)
-{
-	pthread_mutex_lock(&r->lock);
-	r->done++;
-	if (cancel)
-		r->cancel = true;
-	pthread_cond_broadcast(&r->cond);
-	pthread_mutex_unlock(&r->lock);
-}
 
 /* ---- the encoder ---- */
 
-/*
- * Three threads, each a loop over buffers: the parser walks the push/pop
- * files (ng_filter_walk(), which checks them) and passes each push and pop on
- * as a record; the encoder (the caller's thread) looks each label up and
- * writes the packets; the writer thread writes the output buffers to the
- * file. Parsing and encoding take about half of the CPU time each
- * (checking the lines, and the hash lookup of each label), writing is
- * the page cache's copy: two cores convert nearly twice as fast as one,
- * and memory is the rings' buffers.
- *
- * Records, in the parser's buffers (numbers in host order, unaligned):
- *   REC_THREAD  u32 index   the next thread of the recording starts
- *   REC_ENTER   u64 ns, u32 len, label   a push
- *   REC_LEAVE   u64 ns                 a pop
- *   REC_VALUES  u32 len, annotations      the debug annotations of the
- *               push or pop that comes next: (u16 len, name, u16 len,
- *               value)...; before it, so that the two may lie in two
- *               buffers
- *   REC_DONE                            the thread's file ended well
- */
-enum { REC_THREAD = 1, REC_ENTER, REC_LEAVE, REC_DONE, REC_VALUES };
-
-#define PF_REC_SIZE	(256U << 10)
 #define PF_OUT_SIZE	(1U << 20)
 /* Room a BEGIN or END packet without interned data never exceeds. */
 #define PF_EVENT_MAX	48
@@ -411,10 +116,10 @@ static void *pf_writer(void *arg)
 	size_t len;
 	int err = 0;
 
-	while (ring_pop(&w->outq, &buf, &len)) {
+	while (ng_pf_ring_pop(&w->outq, &buf, &len)) {
 		if (!err && len && fwrite(buf, 1, len, w->out.fp) != len)
 			err = errno ? -errno : -EIO;
-		ring_release(&w->outq, err);
+		ng_pf_ring_release(&w->outq, err);
 	}
 	w->werr = err;	/* read after pthread_join() */
 	return NULL;
@@ -428,7 +133,7 @@ static void pf_flush(struct pf *w)
 	if (!w->len)
 		return;
 	w->st.bytes += w->len;
-	w->buf = ring_push(&w->outq, w->len, &w->cap, &cancel);
+	w->buf = ng_pf_ring_push(&w->outq, w->len, &w->cap, &cancel);
 	w->len = 0;
 	if (cancel && !w->out.err)
 		w->out.err = -EIO;	/* the writer's own error replaces it */
@@ -875,181 +580,6 @@ static int pf_sched(struct pf *w)
 	return ret;
 }
 
-/* ---- the parser ---- */
-
-struct pf_parser {
-	const struct ng_recording *rec;
-	int tid;			/* the thread's key in the tables */
-	uint8_t ann[4096];		/* a call's annotations being made */
-	size_t ann_len;
-	struct pf_ring q;		/* parser -> encoder */
-	uint8_t *buf;			/* the record buffer being filled */
-	size_t len, cap;
-	struct ng_pp_bad *bad;
-	int ret;			/* the walk's error, -ECANCELED if told */
-	size_t failed;			/* the thread whose file it is */
-};
-
-/* Room for @n more bytes of records; -ECANCELED if the encoder stopped. */
-static inline int rec_room(struct pf_parser *ps, size_t n)
-{
-	bool cancel = false;
-	size_t i;
-	uint8_t *b;
-
-	if (ps->len + n > ps->cap) {
-		ps->buf = ring_push(&ps->q, ps->len, &ps->cap, &cancel);
-		ps->len = 0;
-		if (cancel)
-			return -ECANCELED;
-	}
-	if (n > ps->cap) {	/* a label longer than a buffer */
-		i = ps->q.filled % PF_RING;
-		b = realloc(ps->q.bufs[i], n);
-		if (!b)
-			return -ENOMEM;
-		ps->q.bufs[i] = ps->buf = b;
-		ps->q.caps[i] = ps->cap = n;
-	}
-	return 0;
-}
-
-/* A record without a label: its type and @len bytes of numbers. */
-static int rec_put(struct pf_parser *ps, uint8_t type, const void *num,
-		   size_t len)
-{
-	int ret = rec_room(ps, 1 + len);
-
-	if (ret)
-		return ret;
-	ps->buf[ps->len] = type;
-	if (len)
-		memcpy(ps->buf + ps->len + 1, num, len);
-	ps->len += 1 + len;
-	return 0;
-}
-
-/* One annotation into ps->ann; one that does not fit is left out. */
-static int ann_put(void *priv, const char *name, const char *value, bool typed)
-{
-	struct pf_parser *ps = priv;
-	uint16_t nl = (uint16_t)strlen(name), vl = (uint16_t)strlen(value);
-
-	(void)typed;
-	if (ps->ann_len + 4U + nl + vl > sizeof(ps->ann))
-		return 0;
-	memcpy(ps->ann + ps->ann_len, &nl, 2);
-	memcpy(ps->ann + ps->ann_len + 2, name, nl);
-	memcpy(ps->ann + ps->ann_len + 2 + nl, &vl, 2);
-	memcpy(ps->ann + ps->ann_len + 4 + nl, value, vl);
-	ps->ann_len += 4U + nl + vl;
-	return 0;
-}
-
-/* The annotations made, as a REC_VALUES record after the push or pop. */
-static int rec_values(struct pf_parser *ps)
-{
-	uint32_t len = (uint32_t)ps->ann_len;
-	int ret;
-
-	if (!len)
-		return 0;
-	ret = rec_room(ps, 5 + len);
-	if (ret)
-		return ret;
-	ps->buf[ps->len] = REC_VALUES;
-	memcpy(ps->buf + ps->len + 1, &len, 4);
-	memcpy(ps->buf + ps->len + 5, ps->ann, len);
-	ps->len += 5 + len;
-	return 0;
-}
-
-static int rec_enter(void *priv, const char *label, uint64_t ns, size_t depth)
-{
-	struct pf_parser *ps = priv;
-	uint32_t len = strlen(label);
-	uint8_t *p;
-	int ret;
-
-	if (ps->rec->values) {
-		const struct ng_call_values *v =
-			ng_values_args(ps->rec->values, ps->tid, ns, (unsigned int)depth);
-
-		ps->ann_len = 0;
-		if (v) {
-			ng_args_each(ps->rec->values, label, v, ann_put, ps);
-			if (v->site[0])
-				ann_put(ps, "site", v->site, true);
-		}
-		ret = rec_values(ps);
-		if (ret)
-			return ret;
-	}
-	ret = rec_room(ps, 13 + len);
-	if (ret)
-		return ret;
-	p = ps->buf + ps->len;
-	*p = REC_ENTER;
-	memcpy(p + 1, &ns, 8);
-	memcpy(p + 9, &len, 4);
-	memcpy(p + 13, label, len);
-	ps->len += 13 + len;
-	return 0;
-}
-
-static int rec_leave(void *priv, const struct ng_call *call)
-{
-	struct pf_parser *ps = priv;
-	int ret;
-
-	if (ps->rec->values) {
-		const struct ng_call_values *v =
-			ng_values_ret(ps->rec->values, ps->tid, call->end_ns,
-				      (unsigned int)call->depth);
-		char text[64];
-
-		ps->ann_len = 0;
-		if (v && ng_retval_text(ps->rec->values, call->label, text,
-					sizeof(text), v->retval))
-			ann_put(ps, "ret", text, true);
-		ret = rec_values(ps);
-		if (ret)
-			return ret;
-	}
-	ret = rec_room(ps, 9);
-	if (ret)
-		return ret;
-	ps->buf[ps->len] = REC_LEAVE;
-	memcpy(ps->buf + ps->len + 1, &call->end_ns, 8);
-	ps->len += 9;
-	return 0;
-}
-
-/* The parser thread: every file in turn, until the end or an error. */
-static void *pf_parser_main(void *arg)
-{
-	struct pf_parser *ps = arg;
-	struct ng_pp_visitor v = { rec_enter, rec_leave, ps };
-	uint32_t i;
-	int ret = 0;
-
-	ps->buf = ring_cur(&ps->q, &ps->cap);
-	for (i = 0; !ret && i < ps->rec->nr_threads; i++) {
-		ps->tid = ng_rec_thread_key(&ps->rec->threads[i]);
-		ret = rec_put(ps, REC_THREAD, &i, 4);
-		if (!ret)
-			ret = ng_recording_walk(ps->rec, &ps->rec->threads[i],
-						&v, ps->bad);
-		if (!ret)
-			ret = rec_put(ps, REC_DONE, NULL, 0);
-		if (ret)
-			ps->failed = i;
-	}
-	ps->ret = ret;		/* read after pthread_join() */
-	ring_close(&ps->q, ps->len);
-	return NULL;
-}
-
 /* Encode one buffer of records; the first error stops it. */
 static int pf_records(struct pf *w, const uint8_t *p, size_t len)
 {
@@ -1125,17 +655,17 @@ static int pf_run(struct pf *w, struct pf_parser *ps)
 
 	if ((errno = pthread_create(&writer, NULL, pf_writer, w)))
 		return -errno;
-	if ((errno = pthread_create(&parser, NULL, pf_parser_main, ps))) {
+	if ((errno = pthread_create(&parser, NULL, ng_pf_parser_main, ps))) {
 		ret = -errno;
-		ring_close(&w->outq, 0);
+		ng_pf_ring_close(&w->outq, 0);
 		pthread_join(writer, NULL);
 		return ret;
 	}
-	w->buf = ring_cur(&w->outq, &w->cap);
-	while (ring_pop(&ps->q, &buf, &len)) {
+	w->buf = ng_pf_ring_cur(&w->outq, &w->cap);
+	while (ng_pf_ring_pop(&ps->q, &buf, &len)) {
 		if (!ret)	/* after an error, only keep the ring moving */
 			ret = pf_records(w, buf, len);
-		ring_release(&ps->q, ret);
+		ng_pf_ring_release(&ps->q, ret);
 	}
 	pthread_join(parser, NULL);
 	if (!ret)
@@ -1144,7 +674,7 @@ static int pf_run(struct pf *w, struct pf_parser *ps)
 		ret = pf_sched(w);
 	if (!ret)
 		w->st.bytes += w->len;
-	ring_close(&w->outq, ret ? 0 : w->len);
+	ng_pf_ring_close(&w->outq, ret ? 0 : w->len);
 	pthread_join(writer, NULL);
 	if (ret == -EIO && w->werr)	/* the writer stopped us: its error */
 		ret = w->werr;
@@ -1167,9 +697,9 @@ int ng_export_perfetto(const struct ng_recording *rec, const char *path,
 	w.pids = ng_strmap_new(0);
 	ret = !w.names || !w.pids ? -ENOMEM : 0;
 	if (!ret)
-		ret = ring_init(&w.outq, PF_OUT_SIZE);
+		ret = ng_pf_ring_init(&w.outq, PF_OUT_SIZE);
 	if (!ret)
-		ret = ring_init(&ps.q, PF_REC_SIZE);
+		ret = ng_pf_ring_init(&ps.q, PF_REC_SIZE);
 	if (!ret)
 		ret = ng_outfile_open_path(&w.out, path);
 	if (!ret) {
@@ -1186,8 +716,8 @@ int ng_export_perfetto(const struct ng_recording *rec, const char *path,
 	}
 	if (!ret && st)
 		*st = w.st;
-	ring_free(&ps.q);
-	ring_free(&w.outq);
+	ng_pf_ring_free(&ps.q);
+	ng_pf_ring_free(&w.outq);
 	pf_free(&w);
 	return ret;
 }

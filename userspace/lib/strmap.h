@@ -4,6 +4,7 @@
  * fixed-size values, for the aggregations of report and export (functions,
  * interned labels, call-stack nodes). It grows with its content, so lookups
  * stay O(1) whether a recording has ten functions or a million stacks.
+ * A layer over the one hash map (hashmap.h) that owns its entries.
  */
 #ifndef NG_STRMAP_H
 #define NG_STRMAP_H
@@ -30,7 +31,7 @@ size_t ng_strmap_count(const struct ng_strmap *m);
 /* Every value, in no particular order: a malloc'd array the caller frees. */
 int ng_strmap_values(const struct ng_strmap *m, void ***valuesp, size_t *nr);
 void ng_strmap_free(struct ng_strmap *m);
-/* The most entries one bucket holds (for tests: the hash's spread). */
-size_t ng_strmap_longest_chain(const struct ng_strmap *m);
+/* The most slots a lookup of a present key probes (tests: the hash's spread). */
+size_t ng_strmap_longest_probe(const struct ng_strmap *m);
 
 #endif /* NG_STRMAP_H */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * tasks.c - the threads a recording has seen (tasks.h).
+ * tasks.c - the threads a recording has seen (tasks.h): one entry per tid
+ * in the one hash map (hashmap.h), keyed by the tid's bijective hash.
  */
 #include <limits.h>
 #include <stdbool.h>
@@ -11,12 +12,12 @@
 
 #include "nanograph.h"
 #include "nanograph_event.h"
+#include "hashmap.h"
 #include "tasks.h"
 
-#define TASK_BUCKETS	4096
+#define TASK_SLOTS	4096
 
 struct task {
-	struct task *next;
 	int tid, pid;
 	char comm[16];
 	bool named;		/* comm is from a comm record, at named_at */
@@ -24,12 +25,23 @@ struct task {
 };
 
 struct ng_tasks {
-	struct task *buckets[TASK_BUCKETS];
+	struct ng_hmap map;
+	uint64_t seed;
 };
 
+/* Room for TASK_SLOTS / 2 threads before the map first grows. */
 struct ng_tasks *ng_tasks_new(void)
 {
-	return calloc(1, sizeof(struct ng_tasks));
+	struct ng_tasks *ts = calloc(1, sizeof(*ts));
+
+	if (!ts)
+		return NULL;
+	ts->seed = ng_hash_seed();
+	if (ng_hmap_init(&ts->map, TASK_SLOTS)) {
+		free(ts);
+		return NULL;
+	}
+	return ts;
 }
 
 void ng_tasks_proc(int tid, int *pid, char *comm, size_t size)
@@ -59,14 +71,14 @@ void ng_tasks_proc(int tid, int *pid, char *comm, size_t size)
 	fclose(f);
 }
 
+static uint64_t tid_hash(const struct ng_tasks *ts, int tid)
+{
+	return ng_hmap_u64_hash((uint64_t)(int64_t)tid, ts->seed);
+}
+
 static struct task *find(const struct ng_tasks *ts, int tid)
 {
-	struct task *t;
-
-	for (t = ts->buckets[(unsigned int)tid % TASK_BUCKETS]; t; t = t->next)
-		if (t->tid == tid)
-			return t;
-	return NULL;
+	return ng_hmap_find_hash(&ts->map, tid_hash(ts, tid));
 }
 
 /* A new entry for @tid, with what /proc says of it now; NULL: no memory. */
@@ -81,8 +93,10 @@ static struct task *add(struct ng_tasks *ts, int tid, int pid)
 	ng_tasks_proc(tid, &t->pid, t->comm, sizeof(t->comm));
 	if (pid > 0)
 		t->pid = pid;
-	t->next = ts->buckets[(unsigned int)tid % TASK_BUCKETS];
-	ts->buckets[(unsigned int)tid % TASK_BUCKETS] = t;
+	if (ng_hmap_add(&ts->map, tid_hash(ts, tid), t)) {
+		free(t);
+		return NULL;
+	}
 	return t;
 }
 
@@ -125,17 +139,13 @@ bool ng_tasks_get(const struct ng_tasks *ts, int tid, int *pid, char *comm,
 
 void ng_tasks_free(struct ng_tasks *ts)
 {
-	int i;
+	size_t i = 0;
+	void *t;
 
 	if (!ts)
 		return;
-	for (i = 0; i < TASK_BUCKETS; i++) {
-		struct task *t, *next;
-
-		for (t = ts->buckets[i]; t; t = next) {
-			next = t->next;
-			free(t);
-		}
-	}
+	while ((t = ng_hmap_next(&ts->map, &i)))
+		free(t);
+	ng_hmap_fini(&ts->map);
 	free(ts);
 }
