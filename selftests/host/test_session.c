@@ -3,8 +3,7 @@
  * test_session.c - the recording session (lib/session.c) against a fake
  * control directory: every change undone, the last first, with the
  * value read before the first change (a choice file as its word, the
- * state files at rest); a failure half-way undoes what was done; the
- * buffer files a draining module refuses go last, once it is idle; an
+ * state files at rest); a failure half-way undoes what was done; an
  * undo is done once, and by ng_session_free() if not before.
  */
 #include <errno.h>
@@ -16,7 +15,6 @@
 #include "nanograph.h"
 #include "ktap.h"
 #include "t_util.h"
-#include "../../userspace/lib/session.h"
 
 /* <tmpdir>/nanograph as record finds a module's, and a session on it. */
 static int fake_session(struct ng_ctl *ctl, struct ng_session **sp)
@@ -202,60 +200,10 @@ static void test_admit_process(void)
 	ng_session_free(s);
 }
 
-/* The files the undo wrote, in order; and how long the drain lasts. */
-static char undo_log[512];
-static int drain_left;
-
-/*
- * The module while it drains after tracing_on=0: the buffer files
- * answer EBUSY (drain_left writes of them long), and so does trigger
- * (as while flight is on: an error, not a wait).
- */
-static int draining_write(const struct ng_ctl *ctl, const char *name,
-			  const char *val)
-{
-	size_t n = strlen(undo_log);
-	bool buffer = !strcmp(name, "buffer_mode") ||
-		      !strcmp(name, "raw_buffer_size_kb");
-
-	snprintf(undo_log + n, sizeof(undo_log) - n, "%s ", name);
-	if (!strcmp(name, "trigger"))
-		return -EBUSY;
-	if (buffer && drain_left > 0) {
-		drain_left--;
-		return -EBUSY;
-	}
-	return ng_ctl_write(ctl, name, val);
-}
-
-/*
- * Undone while the module drains: the buffer files it refuses go after
- * all the others, in their order, and are written once it is idle; any
- * other refusal is the undo's error, and not waited for.
- */
-static void test_undo_while_draining(void)
-{
-	struct ng_session *s;
-	struct ng_ctl ctl;
-
-	T_EQ_INT(fake_session(&ctl, &s), 0);
-	T_EQ_INT(record_like(s), 0);
-	ng_session_set_undo_write(s, draining_write);
-	drain_left = 3;
-	T_EQ_INT(ng_session_undo(s), -EBUSY);
-	T_EQ_STR(undo_log, "tracing_on flight trigger buffer_mode raw_buffer_size_kb set_ftrace_filter buffer_mode buffer_mode raw_buffer_size_kb ");
-	T_FILE_EQ(cf("buffer_mode"), "events");
-	T_FILE_EQ(cf("raw_buffer_size_kb"), "4096\n");
-	T_FILE_EQ(cf("set_ftrace_filter"), "vfs_*\n");
-	T_FILE_EQ(cf("trigger"), "vfs_write>5000\n");
-	ng_session_free(s);
-}
-
 static const struct t_case cases[] = {
 	{ "undo_restores", test_undo_restores },
 	{ "undo_order", test_undo_order },
 	{ "undo_after_failure", test_undo_after_failure },
-	{ "undo_while_draining", test_undo_while_draining },
 	{ "keep", test_keep },
 	{ "admit_process", test_admit_process },
 };

@@ -11,9 +11,9 @@
  * arm, tracing_on last), the reverse is the order the module needs to
  * undo them: tracing_on=0 before anything else, the flight recorder off
  * before its triggers and the buffers (EBUSY while it is on), the
- * buffers once the tracer is idle: refused (EBUSY) while the module
- * drains after tracing_on=0, they are put back after all the others,
- * when it is over (undo_when_idle()).
+ * buffers last: the module takes them once the drain that follows
+ * tracing_on=0 is over, a write to them waiting for it
+ * (control-files.md), so nothing here waits or retries.
  *
  * Two files read back a state rather than what a write takes: their
  * undo is their rest value (states[]).  A choice file ("[events] raw")
@@ -22,10 +22,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "nanograph.h"
-#include "session.h"
 
 /* One file changed: what it read before the first change. */
 struct step {
@@ -38,7 +36,6 @@ struct step {
 struct ng_session {
 	struct ng_ctl ctl;
 	struct step *last;
-	ng_session_write_fn undo_write;	/* ng_ctl_write(), or a test's */
 };
 
 /*
@@ -53,16 +50,6 @@ static const struct {
 	{ "flight", "off" },
 };
 
-/*
- * Files the module changes only while the tracer is idle: not
- * recording, and its drain after tracing_on=0 over (control-files.md:
- * "EBUSY while recording or draining").
- */
-static const char *const idle_only[] = { "buffer_mode", "raw_buffer_size_kb" };
-
-#define IDLE_POLL_MS	50
-#define IDLE_WAIT_MS	5000
-
 /* An empty session on @ctl's directory: nothing to undo yet. */
 int ng_session_new(struct ng_session **sp, const struct ng_ctl *ctl)
 {
@@ -71,15 +58,8 @@ int ng_session_new(struct ng_session **sp, const struct ng_ctl *ctl)
 	if (!s)
 		return -ENOMEM;
 	s->ctl = *ctl;
-	s->undo_write = ng_ctl_write;
 	*sp = s;
 	return 0;
-}
-
-/* The tests' seam (session.h): a write that answers as a draining module. */
-void ng_session_set_undo_write(struct ng_session *s, ng_session_write_fn write)
-{
-	s->undo_write = write;
 }
 
 /* The directory a session changes, for reads and messages. */
@@ -201,90 +181,31 @@ int ng_session_admit_process(struct ng_session *s, int pid, const char **file)
 	return ret ? ret : ng_ctl_admit_process(&s->ctl, pid, file);
 }
 
-/* One of idle_only[]: a refusal (EBUSY) is waited out, not an error. */
-static bool is_idle_only(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(idle_only) / sizeof(idle_only[0]); i++)
-		if (!strcmp(idle_only[i], name))
-			return true;
-	return false;
-}
-
 /* Put one file back: an empty list as a lone newline, which clears it. */
 static int undo_step(const struct ng_session *s, const struct step *st)
 {
-	return s->undo_write(&s->ctl, st->name, *st->undo ? st->undo : "\n");
-}
-
-/*
- * The idle-only steps the module refused (EBUSY), in their order, once
- * every other step is undone: each again until the tracer is idle.
- *
- * The wait is the module's, and needed: after tracing_on=0 (undone
- * before these files, as set after them) the module drains
- * (kmod/tracer.c, ng_drain_work()): frames still live get 100 ms to
- * return by themselves, the rest are abandoned, then two RCU-tasks
- * grace periods pass, about 0.3 to 1 s in all (design.md, "Unload
- * protocol"); until it lets go, the buffers may still be written and
- * buffer_mode and raw_buffer_size_kb answer EBUSY.  No control file
- * tells the drain's end or blocks until it, so the write itself is the
- * probe: again every IDLE_POLL_MS, for at most IDLE_WAIT_MS in all (a
- * task that another tracer's return hook wraps can hold the drain
- * longer: the file then stays as the recording set it, and this says
- * EBUSY).  Everything else was put back meanwhile: the module answers
- * it at once while it drains.
- */
-static int undo_when_idle(const struct ng_session *s, struct step *busy)
-{
-	struct timespec poll = { 0, IDLE_POLL_MS * 1000000L };
-	int ret = 0, first = 0, waited = 0;
-	struct step *st;
-
-	while (busy) {
-		st = busy;
-		ret = undo_step(s, st);
-		if (ret == -EBUSY && waited < IDLE_WAIT_MS) {
-			nanosleep(&poll, NULL);
-			waited += IDLE_POLL_MS;
-			continue;
-		}
-		if (ret && !first)
-			first = ret;
-		busy = st->prev;
-		free_step(st);
-	}
-	return first;
+	return ng_ctl_write(&s->ctl, st->name, *st->undo ? st->undo : "\n");
 }
 
 /*
  * Every step, the last first, each once: a second undo (or a change
- * made after it) finds nothing to do.  A buffer file the module refuses
- * until its drain is over goes last (undo_when_idle()).  The first
- * error, after trying them all.
+ * made after it) finds nothing to do.  The first error, after trying
+ * them all.
  */
 int ng_session_undo(struct ng_session *s)
 {
-	struct step *st, *busy = NULL, **tail = &busy;
+	struct step *st;
 	int ret, first = 0;
 
 	while (s && s->last) {
 		st = s->last;
 		s->last = st->prev;
 		ret = undo_step(s, st);
-		if (ret == -EBUSY && is_idle_only(st->name)) {
-			st->prev = NULL;
-			*tail = st;
-			tail = &st->prev;
-			continue;
-		}
 		if (ret && !first)
 			first = ret;
 		free_step(st);
 	}
-	ret = s ? undo_when_idle(s, busy) : 0;
-	return first ? first : ret;
+	return first;
 }
 
 /* Undo what is left (an exit path that did not), then free. */
