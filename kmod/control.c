@@ -272,7 +272,6 @@ struct ng_value_attr {
 	unsigned long max;	/* largest value accepted */
 	int over_max;		/* errno for a larger one */
 	int (*apply)(unsigned long *val);
-	bool after_drain;	/* wait for a drain running (ng_control_lock_drained()) */
 };
 
 static ssize_t ng_value_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -312,13 +311,7 @@ static ssize_t ng_value_store(struct kobject *kobj, struct kobj_attribute *attr,
 	ret = ng_parse_number(buf, count, va->max, va->over_max, &val);
 	if (ret)
 		return ret;
-	if (va->after_drain) {
-		ret = ng_control_lock_drained();
-		if (ret)
-			return ret;
-	} else {
-		mutex_lock(&ng_control_lock);
-	}
+	mutex_lock(&ng_control_lock);
 	ret = va->apply ? va->apply(&val) : 0;
 	if (!ret)
 		WRITE_ONCE(*va->value, val);
@@ -326,7 +319,7 @@ static ssize_t ng_value_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return ret ?: count;
 }
 
-#define NG_VALUE_ATTR_DRAIN(_var, _file, _max, _over_max, _apply, _drain) \
+#define NG_VALUE_ATTR(_var, _file, _max, _over_max, _apply)		\
 	struct ng_value_attr ng_attr_##_var = {				\
 		.kattr = {						\
 			.attr = { .name = _file, .mode = 0600 },	\
@@ -337,11 +330,7 @@ static ssize_t ng_value_store(struct kobject *kobj, struct kobj_attribute *attr,
 		.max = _max,						\
 		.over_max = _over_max,					\
 		.apply = _apply,					\
-		.after_drain = _drain,					\
 	}
-
-#define NG_VALUE_ATTR(_var, _file, _max, _over_max, _apply)		\
-	NG_VALUE_ATTR_DRAIN(_var, _file, _max, _over_max, _apply, false)
 
 /*
  * tracing_on: like ftrace's, "0" stops and any other number starts; it
@@ -491,21 +480,40 @@ static int ng_calibrate_apply(unsigned long *n)
 
 static NG_VALUE_ATTR(calibrate, "calibrate", NG_CALIBRATE_MAX, ERANGE, ng_calibrate_apply);
 
+/* @kb rounds to the size there is already. */
+static bool ng_raw_size_same(unsigned long *kb)
+{
+	if (*kb < 4 || roundup_pow_of_two(*kb) != ng_raw_size_kb)
+		return false;
+	*kb = ng_raw_size_kb;
+	return true;
+}
+
 /*
  * raw_buffer_size_kb: the raw mode's per-CPU buffer, as ftrace's
- * buffer_size_kb; a power of two, changed only while idle.
+ * buffer_size_kb; a power of two, changed only while idle (after the
+ * drain of a stop, which a change waits for).
  */
 static int ng_raw_size_apply(unsigned long *kb)
 {
-	if (*kb >= 4 && roundup_pow_of_two(*kb) == ng_raw_size_kb) {
-		*kb = ng_raw_size_kb;
+	int ret;
+
+	if (ng_raw_size_same(kb))
 		return 0;	/* no change: fine even while tracing */
-	}
+	if (*kb < 4)
+		return -EINVAL;
+	if (ng_flight_busy())
+		return -EBUSY;
+	ret = ng_control_wait_drained();
+	if (ret)
+		return ret;
+	if (ng_raw_size_same(kb))
+		return 0;	/* another write made it so meanwhile */
 	return ng_tracer_busy() || ng_flight_busy() ? -EBUSY : ng_raw_resize(kb);
 }
 
-static NG_VALUE_ATTR_DRAIN(raw_size_kb, "raw_buffer_size_kb", 1U << 20, ERANGE,
-			   ng_raw_size_apply, true);
+static NG_VALUE_ATTR(raw_size_kb, "raw_buffer_size_kb", 1U << 20, ERANGE,
+		     ng_raw_size_apply);
 
 /*
  * buffer_mode: where records go, shown as ftrace shows trace_clock, the
@@ -523,7 +531,7 @@ static ssize_t buffer_mode_store(struct kobject *kobj, struct kobj_attribute *at
 				 const char *buf, size_t count)
 {
 	bool raw;
-	int ret;
+	int ret = 0;
 
 	if (count >= PAGE_SIZE)
 		return -E2BIG;
@@ -533,15 +541,12 @@ static ssize_t buffer_mode_store(struct kobject *kobj, struct kobj_attribute *at
 		raw = false;
 	else
 		return -EINVAL;
-	ret = ng_control_lock_drained();
-	if (ret)
-		return ret;
-	if (raw == ng_raw_mode())
-		ret = 0;	/* no change: fine even while tracing */
-	else if (ng_tracer_busy() || ng_flight_busy())
-		ret = -EBUSY;
-	else
-		ret = ng_raw_set_mode(raw);
+	mutex_lock(&ng_control_lock);
+	/* A change waits for a stop's drain (the current mode never does). */
+	if (raw != ng_raw_mode() && !ng_flight_busy())
+		ret = ng_control_wait_drained();
+	if (!ret && raw != ng_raw_mode())
+		ret = ng_tracer_busy() || ng_flight_busy() ? -EBUSY : ng_raw_set_mode(raw);
 	mutex_unlock(&ng_control_lock);
 	return ret ?: count;
 }

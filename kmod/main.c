@@ -85,6 +85,7 @@ out_counter:
  */
 static void __exit nanograph_exit(void)
 {
+	ng_tracer_exiting();
 	ng_ft_unregister();
 	ng_control_exit();
 	ng_tracer_exit();

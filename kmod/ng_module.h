@@ -306,7 +306,10 @@ static inline bool ng_inject(unsigned int what)
  * Functions that need a lock held say so with lockdep_assert_held().
  */
 extern struct mutex ng_control_lock;
-int ng_control_lock_drained(void);
+int ng_control_wait_drained(void);
+void ng_tracer_exiting(void);
+/* The longest a buffer file's write waits for a drain to end. */
+#define NG_DRAIN_WAIT_MS	10000
 
 int ng_parse_number(const char *buf, size_t count, unsigned long max,
 		    int over_max, unsigned long *val);

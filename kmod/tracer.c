@@ -111,6 +111,8 @@ static bool ng_pinned;			/* we hold a reference on ourselves */
 static atomic_t ng_self_refs = ATOMIC_INIT(0);
 /* The last drain step left only tasks another tracer wraps. */
 static bool ng_drain_stalled;
+/* The unload has begun (ng_tracer_exiting()). */
+static bool ng_exiting;
 /* Their live frames then: no stop while none of them returns. */
 static unsigned long ng_wrapped_live;
 static DECLARE_WAIT_QUEUE_HEAD(ng_drained_wq);
@@ -1053,16 +1055,17 @@ static void ng_drain_finish(void)
 	lockdep_assert_held(&ng_control_lock);
 	ng_stacks_release();
 	WRITE_ONCE(ng_pinned, false);
-	/* A buffer file's write waiting for this (ng_control_lock_drained()). */
+	/* A buffer file's write waiting for this (ng_control_wait_drained()). */
 	wake_up_all(&ng_drained_wq);
 }
 
 /*
  * The drain, a work item polling every NG_DRAIN_POLL_MS until every frame
  * is gone, then waiting out the grace periods with the control lock
- * dropped, so that tracing_on, buffer_mode and the lists answer at once
- * (EBUSY where they must) instead of blocking.  A tracing_on=1 in between
- * (a new generation) cancels it; the next tracing_on=0 starts another.
+ * dropped, so that tracing_on and the lists answer at once (buffer_mode
+ * and raw_buffer_size_kb wait for the drain's end instead:
+ * ng_control_wait_drained()).  A tracing_on=1 in between (a new
+ * generation) cancels it; the next tracing_on=0 starts another.
  */
 static void ng_drain_work(struct work_struct *work)
 {
@@ -1122,28 +1125,45 @@ void ng_drain_wait(unsigned int ms)
 }
 
 /*
- * Take the control lock for a change that needs the tracer idle
- * (buffer_mode, raw_buffer_size_kb), once a drain running has ended: the
- * write waits for it, as a write to ftrace's buffer_size_kb waits for
- * its buffers, instead of answering EBUSY for the second a drain takes
- * ("echo 0 > tracing_on; echo events > buffer_mode" works).  Not while
- * recording, nor once the drain waits on tasks another tracer wraps (they
- * may sleep for long): the caller finds the tracer busy then.  Returns 0
- * with the lock held, or -EINTR without it.
+ * With the control lock held, before a change that needs the tracer idle
+ * (buffer_mode, raw_buffer_size_kb): while a stop's drain runs, wait for
+ * its end, the lock dropped meanwhile, instead of answering EBUSY for the
+ * second or so a drain takes ("echo 0 > tracing_on; echo events >
+ * buffer_mode" works).  Not while recording, nor once the drain waits on
+ * tasks another tracer wraps (they may sleep for long): the caller finds
+ * the tracer busy then.  At most NG_DRAIN_WAIT_MS (then EBUSY); a signal
+ * (-ERESTARTSYS) or the unload (-ENODEV) ends it.  The lock is held on
+ * return.
  */
-int ng_control_lock_drained(void)
+int ng_control_wait_drained(void)
 {
-	for (;;) {
-		mutex_lock(&ng_control_lock);
-		if (ng_registered || !ng_pinned || ng_drain_stalled)
-			return 0;
+	long left = msecs_to_jiffies(NG_DRAIN_WAIT_MS);
+
+	lockdep_assert_held(&ng_control_lock);
+	while (ng_pinned && !ng_registered && !ng_drain_stalled) {
 		mutex_unlock(&ng_control_lock);
-		if (wait_event_interruptible(ng_drained_wq,
-					     !READ_ONCE(ng_pinned) ||
-					     READ_ONCE(ng_registered) ||
-					     READ_ONCE(ng_drain_stalled)))
-			return -EINTR;
+		left = wait_event_interruptible_timeout(ng_drained_wq,
+							!READ_ONCE(ng_pinned) ||
+							READ_ONCE(ng_registered) ||
+							READ_ONCE(ng_drain_stalled) ||
+							READ_ONCE(ng_exiting),
+							left);
+		mutex_lock(&ng_control_lock);
+		if (left < 0)
+			return left;
+		if (READ_ONCE(ng_exiting))
+			return -ENODEV;
+		if (!left)
+			return -EBUSY;
 	}
+	return 0;
+}
+
+/* The unload begins: a write waiting for a drain gives up. */
+void ng_tracer_exiting(void)
+{
+	WRITE_ONCE(ng_exiting, true);
+	wake_up_all(&ng_drained_wq);
 }
 
 /*
