@@ -12,11 +12,11 @@
  * While recording, ng_rec_drain() moves whatever the per-CPU buffers hold
  * (whole ring-buffer pages, from per_cpu/cpuN/trace_pipe_raw through
  * libtracefs) to one spill file per CPU, and notes each new thread's
- * process and name while it is still alive. ng_rec_replay() then walks the
- * spill files with libtraceevent's kbuffer, merges the CPUs by ring-buffer
- * timestamp (each CPU's order kept) and feeds the converter. Memory stays
- * flat however long the recording runs; disk holds the raw pages until the
- * push/pop files are written.
+ * process and name while it is still alive. ng_rec_replay() then reads the
+ * spill files back through the pipeline (source.h): the events source
+ * (src_events.c), the merge by ring-buffer timestamp, the sink. Memory
+ * stays flat however long the recording runs; disk holds the raw pages
+ * until the push/pop files are written.
  *
  * Opened with ng_rec_opts.raw, the recorder reads the module's raw
  * buffers instead (rawrec.c), and every ng_rec_* call hands over there.
@@ -38,6 +38,7 @@
 #include "nanograph_event.h"
 #include "rawrec.h"
 #include "readall.h"
+#include "source.h"
 #include "tasks.h"
 
 struct cpu_spill {
@@ -316,117 +317,35 @@ int ng_rec_lost(const struct ng_recorder *r, uint64_t *lost)
 	return 0;
 }
 
-/* One CPU's position in its spill file during the merge. */
-struct cursor {
-	struct kbuffer *kbuf;
-	int fd;
-	uint64_t page, pages;
-	void *buf;
-	void *data;		/* current event, NULL when done */
-	unsigned long long ts;
-};
-
-/* Advance to the next event, loading pages; missed events go to @conv. */
-static int cursor_next(struct ng_recorder *r, struct cursor *c, bool first,
-		       struct ng_conv *conv, int cpu)
-{
-	if (!first && c->data)
-		c->data = kbuffer_next_event(c->kbuf, &c->ts);
-	while (!c->data && c->page < c->pages) {
-		ssize_t n = pread(c->fd, c->buf, r->subbuf,
-				  (off_t)(c->page * r->subbuf));
-
-		if (n != r->subbuf)
-			return n < 0 ? -errno : -EIO;
-		c->page++;
-		if (kbuffer_load_subbuffer(c->kbuf, c->buf) < 0)
-			continue;
-		if (conv && kbuffer_missed_events(c->kbuf))
-			ng_conv_lost(conv, cpu, kbuffer_missed_events(c->kbuf));
-		c->data = kbuffer_read_event(c->kbuf, &c->ts);
-	}
-	return 0;
-}
-
 /*
- * Merge the spilled events of all CPUs by timestamp and hand each to
- * @fn, which returns 0 to go on, > 0 to stop there (returned), or -errno.
- * With @conv, the pages' missed events are counted there as lost.
- */
-static int merge(struct ng_recorder *r, struct ng_conv *conv,
-		 int (*fn)(void *priv, const struct ng_event *ev), void *priv)
-{
-	struct cursor *cur;
-	struct tep_record rec;
-	struct ng_event ev;
-	int cpu, best, ret = 0;
-
-	cur = calloc(r->nr_cpus, sizeof(*cur));
-	if (!cur)
-		return -ENOMEM;
-	for (cpu = 0; cpu < r->nr_cpus && !ret; cpu++) {
-		cur[cpu].fd = r->cpus[cpu].fd;
-		cur[cpu].pages = r->cpus[cpu].tcpu ? r->cpus[cpu].pages : 0;
-		cur[cpu].kbuf = tep_kbuffer(r->tep);
-		cur[cpu].buf = malloc(r->subbuf);
-		if (!cur[cpu].kbuf || !cur[cpu].buf)
-			ret = -ENOMEM;
-		else
-			ret = cursor_next(r, &cur[cpu], true, conv, cpu);
-	}
-	while (!ret) {
-		/* The earliest event of all CPUs; ties go to the lower CPU. */
-		best = -1;
-		for (cpu = 0; cpu < r->nr_cpus; cpu++)
-			if (cur[cpu].data &&
-			    (best < 0 || cur[cpu].ts < cur[best].ts))
-				best = cpu;
-		if (best < 0)
-			break;
-		memset(&rec, 0, sizeof(rec));
-		rec.ts = cur[best].ts;
-		rec.cpu = best;
-		rec.data = cur[best].data;
-		rec.size = kbuffer_event_size(cur[best].kbuf);
-		ng_decode(r->dec, &rec, &ev);
-		ret = fn(priv, &ev);
-		if (!ret)
-			ret = cursor_next(r, &cur[best], false, conv, best);
-	}
-	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
-		if (cur[cpu].kbuf)
-			kbuffer_free(cur[cpu].kbuf);
-		free(cur[cpu].buf);
-	}
-	free(cur);
-	return ret;
-}
-
-static int scan(void *priv, const struct ng_event *ev)
-{
-	return ng_conv_scan(priv, ev);
-}
-
-static int feed(void *priv, const struct ng_event *ev)
-{
-	return ng_conv_event(priv, ev);
-}
-
-/*
- * Two passes over the spill files: the first finds the recording's first
- * clock_sync, so that the second converts every event at once, holding
- * none back. The first stops at that event: at the start of a recording.
+ * Replay the spill files through the pipeline: the events source (which
+ * decodes with our decoder), the merge, the sink (source.h).
  */
 int ng_rec_replay(struct ng_recorder *r, struct ng_conv *conv)
 {
-	int ret;
+	struct ng_source *s;
+	uint64_t *pages;
+	int *fds, cpu, ret;
 
 	if (r->raw)
 		return ng_rawrec_replay(r->raw, conv);
-	ret = merge(r, NULL, scan, conv);
-	if (ret < 0)
-		return ret;
-	return merge(r, conv, feed, conv);
+	fds = calloc(r->nr_cpus, sizeof(*fds));
+	pages = calloc(r->nr_cpus, sizeof(*pages));
+	ret = fds && pages ? 0 : -ENOMEM;
+	for (cpu = 0; !ret && cpu < r->nr_cpus; cpu++) {
+		fds[cpu] = r->cpus[cpu].fd;
+		pages[cpu] = r->cpus[cpu].tcpu ? r->cpus[cpu].pages : 0;
+	}
+	if (!ret)
+		ret = ng_src_events_new(&s, r->tep, r->dec, r->subbuf, fds,
+					pages, r->nr_cpus);
+	if (!ret) {
+		ret = ng_sink_replay(s, conv);
+		ng_src_events_free(s);
+	}
+	free(fds);
+	free(pages);
+	return ret;
 }
 
 /* The value of @tid's "<tid> <value>" line of saved_tgids / saved_cmdlines. */
