@@ -123,33 +123,20 @@ static int open_cpu(struct ng_recorder *r, const char *raw_dir, int cpu)
 	return 0;
 }
 
-int ng_rec_open(struct ng_recorder **rp, const struct ng_rec_opts *o)
+/*
+ * The events' formats, a decoder for them, and the buffers a drain
+ * reads pages into. 0 or -errno.
+ */
+static int rec_init(struct ng_recorder *r, const struct ng_rec_opts *o)
 {
-	const char *name = o->instance ? o->instance : "nanograph";
-	struct ng_recorder *r;
-	int cpu, ret;
+	int ret, cpu;
 
-	r = calloc(1, sizeof(*r));
-	if (!r)
-		return -ENOMEM;
-	r->tasks = ng_tasks_new();
-	if (!r->tasks) {
-		free(r);
-		return -ENOMEM;
-	}
-	if (o->raw) {
-		ret = ng_rawrec_open(&r->raw, o->ctl_root, o->raw_dir, r->tasks);
-		if (ret)
-			goto err;
-		*rp = r;
-		return 0;
-	}
 	ret = ng_tracefs_events_tep("nanograph", &r->tep);
 	if (ret)
-		goto err;
+		return ret;
 	ret = ng_decoder_new(&r->dec, r->tep);
 	if (ret)
-		goto err;
+		return ret;
 	r->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
 	r->subbuf = tep_get_sub_buffer_size(r->tep);
 	if (r->subbuf <= 0)
@@ -166,34 +153,45 @@ int ng_rec_open(struct ng_recorder **rp, const struct ng_rec_opts *o)
 	r->page = malloc(r->subbuf);
 	r->kbuf = tep_kbuffer(r->tep);
 	r->cpus = calloc(r->nr_cpus, sizeof(*r->cpus));
-	if (!r->page || !r->cpus || !r->kbuf) {
-		ret = -ENOMEM;
-		goto err;
-	}
+	if (!r->page || !r->cpus || !r->kbuf)
+		return -ENOMEM;
 	for (cpu = 0; cpu < r->nr_cpus; cpu++)
 		r->cpus[cpu].fd = -1;
+	return 0;
+}
+
+/*
+ * Our instance, with a fresh, empty, lossless-or-counted buffer, and
+ * each CPU's reader and spill file. 0 or -errno.
+ */
+static int rec_instance(struct ng_recorder *r, const struct ng_rec_opts *o)
+{
+	const char *name = o->instance ? o->instance : "nanograph";
+	int cpu, ret;
+
 	errno = 0;
 	r->inst = tracefs_instance_create(name);
-	if (!r->inst) {
-		ret = -(errno ? errno : EIO);
-		goto err;
-	}
-	/* A fresh, empty, lossless-or-counted buffer in our instance. */
+	if (!r->inst)
+		return -(errno ? errno : EIO);
 	tracefs_event_disable(r->inst, NULL, NULL);
 	if (tracefs_option_disable(r->inst, TRACEFS_OPTION_OVERWRITE) ||
 	    tracefs_option_enable(r->inst, TRACEFS_OPTION_RECORD_TGID) ||
 	    (o->buffer_kb &&
 	     tracefs_instance_set_buffer_size(r->inst, o->buffer_kb, -1)) ||
-	    tracefs_instance_file_clear(r->inst, "trace")) {
-		ret = -(errno ? errno : EIO);
-		goto err;
-	}
+	    tracefs_instance_file_clear(r->inst, "trace"))
+		return -(errno ? errno : EIO);
 	grow_cmdlines(r, 4096);
 	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
 		ret = open_cpu(r, o->raw_dir, cpu);
 		if (ret)
-			goto err;
+			return ret;
 	}
+	return 0;
+}
+
+/* Our events on in the instance, and the instance's tracing. 0 or -errno. */
+static int rec_enable(struct ng_recorder *r)
+{
 	/*
 	 * One event per call (func_call, with func_open for the calls
 	 * still open at the end), not func_entry and func_exit: half the
@@ -202,10 +200,8 @@ int ng_rec_open(struct ng_recorder **rp, const struct ng_rec_opts *o)
 	if (tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_CALL) ||
 	    tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_OPEN) ||
 	    tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_CLOCK) ||
-	    tracefs_trace_on(r->inst)) {
-		ret = -(errno ? errno : EIO);
-		goto err;
-	}
+	    tracefs_trace_on(r->inst))
+		return -(errno ? errno : EIO);
 	/*
 	 * The scheduling, counters and value events too: written only while
 	 * their options are on (a module older than them has none, and
@@ -218,11 +214,32 @@ int ng_rec_open(struct ng_recorder **rp, const struct ng_rec_opts *o)
 	tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_COUNTERS);
 	tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_ARGS);
 	tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_RETVAL);
+	return 0;
+}
+
+int ng_rec_open(struct ng_recorder **rp, const struct ng_rec_opts *o)
+{
+	struct ng_recorder *r;
+	int ret;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->tasks = ng_tasks_new();
+	if (!r->tasks) {
+		free(r);
+		return -ENOMEM;
+	}
+	if (o->raw)
+		ret = ng_rawrec_open(&r->raw, o->ctl_root, o->raw_dir, r->tasks);
+	else
+		ret = rec_init(r, o) ?: rec_instance(r, o) ?: rec_enable(r);
+	if (ret) {
+		ng_rec_close(r);
+		return ret;
+	}
 	*rp = r;
 	return 0;
-err:
-	ng_rec_close(r);
-	return ret;
 }
 
 /* Move every page the buffers hold now to the spill files. */
