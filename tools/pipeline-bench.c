@@ -14,7 +14,7 @@
  *
  * CALLS calls (an entry and an exit each) over 4 CPUs, one thread a CPU,
  * 2000 functions, nesting up to 16, 20 to 400 counter ticks apart; the
- * same bytes every time (a fixed xorshift seed). Each run converts into a
+ * same bytes every time (a fixed splitmix64 seed). Each run converts into a
  * new directory under DIR, removed after it. Prints each source's CPU
  * times (user + system, getrusage) and their median: on a shared machine
  * CPU time follows the code, wall time what else runs.
@@ -40,15 +40,16 @@
 #define DEPTH	16
 #define BASE	((uint64_t)0xffffffff81000000ULL)
 
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+static uint64_t rng = 42;
 
-/* xorshift64*: the same sequence everywhere. */
+/* splitmix64: the same sequence everywhere. */
 static uint64_t rnd(void)
 {
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 0x2545f4914f6cdd1dULL;
+	uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
 }
 
 /* A kallsyms text of FUNCS functions, 0x100 bytes apart. */

@@ -63,7 +63,12 @@ static void fake_end(struct ng_source *s)
 	((struct fake *)s)->ended++;
 }
 
-static const struct ng_source_ops fake_ops = { fake_begin, fake_next, fake_end };
+static const struct ng_source_ops fake_ops = {
+	.cpu_size = 1,
+	.begin = fake_begin,
+	.next = fake_next,
+	.end = fake_end,
+};
 
 static void fake_init(struct fake *f, int cpus, bool wraps)
 {

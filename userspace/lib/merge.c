@@ -136,16 +136,23 @@ int ng_merge(struct ng_source *s, struct ng_conv *conv, ng_event_fn fn,
 	int ret;
 
 	h.v = calloc(s->nr_cpus > 0 ? s->nr_cpus : 1, sizeof(*h.v));
-	if (!h.v)
+	s->cpu = calloc(s->nr_cpus > 0 ? s->nr_cpus : 1, s->ops->cpu_size);
+	if (!h.v || !s->cpu) {
+		free(h.v);
+		free(s->cpu);
+		s->cpu = NULL;
 		return -ENOMEM;
+	}
 	s->conv = conv;
-	ret = s->ops->begin(s);
+	ret = s->ops->begin ? s->ops->begin(s) : 0;
 	if (!ret)
 		ret = heap_fill(&h, s);
 	if (!ret)
 		ret = heap_drain(&h, s, fn, priv);
 	s->ops->end(s);
 	s->conv = NULL;
+	free(s->cpu);
+	s->cpu = NULL;
 	free(h.v);
 	return ret;
 }

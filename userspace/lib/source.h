@@ -22,6 +22,7 @@
 #define NG_SOURCE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct ng_conv;
@@ -33,7 +34,15 @@ struct ng_source;
 typedef int (*ng_event_fn)(void *priv, const struct ng_event *ev);
 
 struct ng_source_ops {
-	/* Start a pass: every CPU from its first record. 0 or -errno. */
+	/*
+	 * Bytes of a CPU's state during a pass (a cursor): the merge gives
+	 * the pass an array of them in s->cpu, zeroed, and frees it after.
+	 */
+	size_t cpu_size;
+	/*
+	 * Start a pass: every CPU from its first record (NULL: nothing to
+	 * do). 0 or -errno.
+	 */
 	int (*begin)(struct ng_source *s);
 	/*
 	 * CPU @cpu's next record into *@ev (the source's, valid until the
@@ -54,7 +63,18 @@ struct ng_source {
 	 * records are counted there. NULL during a scan.
 	 */
 	struct ng_conv *conv;
+	void *cpu;		/* each CPU's state during a pass (cpu_size) */
+	int *fds;		/* a file a CPU (-1: none), if read from files */
 };
+
+/*
+ * Set up @s with @ops over @nr CPUs; @fds (may be NULL) is copied: each
+ * CPU's file. 0 or -ENOMEM.
+ */
+int ng_source_init(struct ng_source *s, const struct ng_source_ops *ops,
+		   int nr, bool wraps, const int *fds);
+/* Free what ng_source_init() took (not @s itself). */
+void ng_source_release(struct ng_source *s);
 
 /*
  * One pass over @s: every record of every CPU in time order (ties to the

@@ -31,28 +31,24 @@ struct cursor {
 };
 
 struct src_events {
-	struct ng_source src;
+	struct ng_source src;	/* with the spill files */
 	struct tep_handle *tep;
 	const struct ng_decoder *dec;
 	int subbuf;		/* bytes of a sub-buffer, as spilled */
-	int *fds;
 	uint64_t *pages;	/* sub-buffers in each file */
-	struct cursor *cur;
 };
 
 /* A kbuffer and a page buffer for each CPU; nothing read yet. */
 static int events_begin(struct ng_source *s)
 {
 	struct src_events *e = (struct src_events *)s;
+	struct cursor *cur = s->cpu;
 	int cpu;
 
-	e->cur = calloc(s->nr_cpus > 0 ? s->nr_cpus : 1, sizeof(*e->cur));
-	if (!e->cur)
-		return -ENOMEM;
 	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
-		e->cur[cpu].kbuf = tep_kbuffer(e->tep);
-		e->cur[cpu].buf = malloc(e->subbuf);
-		if (!e->cur[cpu].kbuf || !e->cur[cpu].buf)
+		cur[cpu].kbuf = tep_kbuffer(e->tep);
+		cur[cpu].buf = malloc(e->subbuf);
+		if (!cur[cpu].kbuf || !cur[cpu].buf)
 			return -ENOMEM;
 	}
 	return 0;
@@ -62,7 +58,7 @@ static int events_begin(struct ng_source *s)
 static int load_page(struct src_events *e, struct cursor *c, int cpu)
 {
 	while (!c->data && c->page < e->pages[cpu]) {
-		ssize_t n = pread(e->fds[cpu], c->buf, e->subbuf,
+		ssize_t n = pread(e->src.fds[cpu], c->buf, e->subbuf,
 				  (off_t)(c->page * e->subbuf));
 
 		if (n != e->subbuf)
@@ -81,7 +77,7 @@ static int load_page(struct src_events *e, struct cursor *c, int cpu)
 static int events_next(struct ng_source *s, int cpu, const struct ng_event **ev)
 {
 	struct src_events *e = (struct src_events *)s;
-	struct cursor *c = &e->cur[cpu];
+	struct cursor *c = &((struct cursor *)s->cpu)[cpu];
 	struct tep_record rec;
 	int ret;
 
@@ -103,19 +99,18 @@ static int events_next(struct ng_source *s, int cpu, const struct ng_event **ev)
 
 static void events_end(struct ng_source *s)
 {
-	struct src_events *e = (struct src_events *)s;
+	struct cursor *cur = s->cpu;
 	int cpu;
 
-	for (cpu = 0; e->cur && cpu < s->nr_cpus; cpu++) {
-		if (e->cur[cpu].kbuf)
-			kbuffer_free(e->cur[cpu].kbuf);
-		free(e->cur[cpu].buf);
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		if (cur[cpu].kbuf)
+			kbuffer_free(cur[cpu].kbuf);
+		free(cur[cpu].buf);
 	}
-	free(e->cur);
-	e->cur = NULL;
 }
 
 static const struct ng_source_ops events_ops = {
+	.cpu_size = sizeof(struct cursor),
 	.begin = events_begin,
 	.next = events_next,
 	.end = events_end,
@@ -126,22 +121,16 @@ int ng_src_events_new(struct ng_source **sp, struct tep_handle *tep,
 		      const int *fds, const uint64_t *pages, int nr)
 {
 	struct src_events *e = calloc(1, sizeof(*e));
-	size_t n = nr > 0 ? nr : 1;
 
 	if (!e)
 		return -ENOMEM;
-	e->fds = calloc(n, sizeof(*e->fds));
-	e->pages = calloc(n, sizeof(*e->pages));
-	if (!e->fds || !e->pages) {
+	e->pages = calloc(nr > 0 ? nr : 1, sizeof(*e->pages));
+	if (!e->pages || ng_source_init(&e->src, &events_ops, nr, false, fds)) {
 		ng_src_events_free(&e->src);
 		return -ENOMEM;
 	}
-	if (nr > 0) {
-		memcpy(e->fds, fds, nr * sizeof(*fds));
+	if (nr > 0)
 		memcpy(e->pages, pages, nr * sizeof(*pages));
-	}
-	e->src.ops = &events_ops;
-	e->src.nr_cpus = nr;
 	e->tep = tep;
 	e->dec = dec;
 	e->subbuf = subbuf;
@@ -155,7 +144,7 @@ void ng_src_events_free(struct ng_source *s)
 
 	if (!e)
 		return;
-	free(e->fds);
+	ng_source_release(s);
 	free(e->pages);
 	free(e);
 }

@@ -352,30 +352,25 @@ static int cursor_next(struct cursor *c)
 	}
 }
 
-/* The source: the files, and each one's cursor during a pass. */
+/* The source: the files (its common part's), and who is told the names. */
 struct src_raw {
 	struct ng_source src;
-	int *fds;
 	struct ng_tasks *tasks;	/* told the comm names while converting */
-	struct cursor *cur;
 };
 
 /* Every file from its start, each with a buffer of its own. */
 static int raw_begin(struct ng_source *s)
 {
-	struct src_raw *r = (struct src_raw *)s;
+	struct cursor *cur = s->cpu;
 	int i;
 
-	r->cur = calloc(s->nr_cpus > 0 ? s->nr_cpus : 1, sizeof(*r->cur));
-	if (!r->cur)
-		return -ENOMEM;
 	for (i = 0; i < s->nr_cpus; i++) {
-		struct cursor *c = &r->cur[i];
+		struct cursor *c = &cur[i];
 
-		c->fd = r->fds[i];
+		c->fd = s->fds[i];
 		c->cpu = i;
 		c->tid = -1;
-		c->tasks = s->conv ? r->tasks : NULL;
+		c->tasks = s->conv ? ((struct src_raw *)s)->tasks : NULL;
 		c->done = c->fd < 0;
 		if (c->done)
 			continue;
@@ -390,7 +385,7 @@ static int raw_begin(struct ng_source *s)
 
 static int raw_next(struct ng_source *s, int cpu, const struct ng_event **ev)
 {
-	struct cursor *c = &((struct src_raw *)s)->cur[cpu];
+	struct cursor *c = &((struct cursor *)s->cpu)[cpu];
 	int ret;
 
 	if (c->done)
@@ -405,21 +400,20 @@ static int raw_next(struct ng_source *s, int cpu, const struct ng_event **ev)
 /* The records that named no task go to the converter, if converting. */
 static void raw_end(struct ng_source *s)
 {
-	struct src_raw *r = (struct src_raw *)s;
+	struct cursor *cur = s->cpu;
 	uint64_t unattributed = 0;
 	int i;
 
-	for (i = 0; r->cur && i < s->nr_cpus; i++) {
-		unattributed += r->cur[i].unattributed;
-		free(r->cur[i].buf);
+	for (i = 0; i < s->nr_cpus; i++) {
+		unattributed += cur[i].unattributed;
+		free(cur[i].buf);
 	}
 	if (s->conv)
 		ng_conv_unattributed(s->conv, unattributed);
-	free(r->cur);
-	r->cur = NULL;
 }
 
 static const struct ng_source_ops raw_ops = {
+	.cpu_size = sizeof(struct cursor),
 	.begin = raw_begin,
 	.next = raw_next,
 	.end = raw_end,
@@ -429,19 +423,15 @@ int ng_src_raw_new(struct ng_source **sp, const int *fds, int nr,
 		   struct ng_tasks *tasks)
 {
 	struct src_raw *r = calloc(1, sizeof(*r));
+	int ret;
 
 	if (!r)
 		return -ENOMEM;
-	r->fds = calloc(nr > 0 ? nr : 1, sizeof(*r->fds));
-	if (!r->fds) {
+	ret = ng_source_init(&r->src, &raw_ops, nr, true, fds);
+	if (ret) {
 		free(r);
-		return -ENOMEM;
+		return ret;
 	}
-	if (nr > 0)
-		memcpy(r->fds, fds, nr * sizeof(*fds));
-	r->src.ops = &raw_ops;
-	r->src.nr_cpus = nr;
-	r->src.wraps = true;
 	r->tasks = tasks;
 	*sp = &r->src;
 	return 0;
@@ -449,12 +439,10 @@ int ng_src_raw_new(struct ng_source **sp, const int *fds, int nr,
 
 void ng_src_raw_free(struct ng_source *s)
 {
-	struct src_raw *r = (struct src_raw *)s;
-
-	if (!r)
+	if (!s)
 		return;
-	free(r->fds);
-	free(r);
+	ng_source_release(s);
+	free(s);
 }
 
 /* Both passes over @fds into @conv; @tasks (may be NULL) told the names. */

@@ -28,68 +28,54 @@ struct tdat {
 	struct ng_decoder *dec;
 	struct ng_conv *conv;
 	const struct ng_syms *syms;
-	struct tep_record **next;	/* each CPU's record during a pass */
-	struct ng_event *ev;		/* and what it decoded to */
+};
+
+/* A CPU's record during a pass, and what it decoded to. */
+struct tdat_cpu {
+	struct tep_record *rec;
+	struct ng_event ev;
 };
 
 /*
- * The source's pass: the CPUs' records from libtracecmd's
- * tracecmd_read_cpu_first() and tracecmd_read_data(), merged by
- * merge.c in timestamp order (ties to the lower CPU) as
- * tracecmd_iterate_events() would. The merge is ours: libtracecmd 3.1's
- * iterator, stopped early, frees records it does not own (it warns, and
- * leaks them).
- */
-static int tdat_begin(struct ng_source *s)
-{
-	struct tdat *t = (struct tdat *)s;
-	size_t n = s->nr_cpus > 0 ? s->nr_cpus : 1;
-
-	t->next = calloc(n, sizeof(*t->next));
-	t->ev = calloc(n, sizeof(*t->ev));
-	return t->next && t->ev ? 0 : -ENOMEM;
-}
-
-/*
  * The CPU's next record, decoded; from its first on a pass's first call,
- * wherever an earlier pass stopped. Missed events count as lost.
+ * wherever an earlier pass stopped. Missed events count as lost. The
+ * records come from libtracecmd's tracecmd_read_cpu_first() and
+ * tracecmd_read_data(), merged by merge.c in timestamp order (ties to
+ * the lower CPU) as tracecmd_iterate_events() would. The merge is ours:
+ * libtracecmd 3.1's iterator, stopped early, frees records it does not
+ * own (it warns, and leaks them).
  */
 static int tdat_next(struct ng_source *s, int cpu, const struct ng_event **ev)
 {
 	struct tdat *t = (struct tdat *)s;
-	struct tep_record *rec;
+	struct tdat_cpu *c = &((struct tdat_cpu *)s->cpu)[cpu];
 
-	if (!t->next[cpu]) {
-		rec = tracecmd_read_cpu_first(t->handle, cpu);
+	if (!c->rec) {
+		c->rec = tracecmd_read_cpu_first(t->handle, cpu);
 	} else {
-		tracecmd_free_record(t->next[cpu]);
-		rec = tracecmd_read_data(t->handle, cpu);
+		tracecmd_free_record(c->rec);
+		c->rec = tracecmd_read_data(t->handle, cpu);
 	}
-	t->next[cpu] = rec;
-	if (!rec)
+	if (!c->rec)
 		return 0;
-	if (s->conv && rec->missed_events)
-		ng_conv_lost(s->conv, cpu, rec->missed_events);
-	ng_decode(t->dec, rec, &t->ev[cpu]);
-	*ev = &t->ev[cpu];
+	if (s->conv && c->rec->missed_events)
+		ng_conv_lost(s->conv, cpu, c->rec->missed_events);
+	ng_decode(t->dec, c->rec, &c->ev);
+	*ev = &c->ev;
 	return 1;
 }
 
 static void tdat_end(struct ng_source *s)
 {
-	struct tdat *t = (struct tdat *)s;
+	struct tdat_cpu *c = s->cpu;
 	int cpu;
 
-	for (cpu = 0; t->next && cpu < s->nr_cpus; cpu++)
-		tracecmd_free_record(t->next[cpu]);
-	free(t->next);
-	free(t->ev);
-	t->next = NULL;
-	t->ev = NULL;
+	for (cpu = 0; cpu < s->nr_cpus; cpu++)
+		tracecmd_free_record(c[cpu].rec);
 }
 
 static const struct ng_source_ops tdat_ops = {
-	.begin = tdat_begin,
+	.cpu_size = sizeof(struct tdat_cpu),
 	.next = tdat_next,
 	.end = tdat_end,
 };
@@ -197,8 +183,7 @@ int ng_tdat_convert(const char *path, const char *dir,
 		goto out;
 	t.handle = handle;
 	t.tep = tracecmd_get_tep(handle);
-	t.src.ops = &tdat_ops;
-	t.src.nr_cpus = tep_get_cpus(t.tep);
+	ng_source_init(&t.src, &tdat_ops, tep_get_cpus(t.tep), false, NULL);
 	ret = ng_decoder_new(&t.dec, t.tep);
 	if (ret)
 		goto out;
