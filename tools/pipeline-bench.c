@@ -10,7 +10,8 @@
  *              by the host tests' tdat_gen.c): ng_tdat_convert(), what
  *              "nanograph convert" runs
  *
- *   pipeline-bench DIR [CALLS [RUNS]]   defaults: 2000000 calls, 5 runs
+ *   pipeline-bench DIR [CALLS [RUNS [raw|trace.dat]]]
+ *       defaults: 2000000 calls, 5 runs, both sources
  *
  * CALLS calls (an entry and an exit each) over 4 CPUs, one thread a CPU,
  * 2000 functions, nesting up to 16, 20 to 400 counter ticks apart; the
@@ -246,11 +247,12 @@ int main(int argc, char **argv)
 {
 	uint64_t calls = argc > 2 ? strtoull(argv[2], NULL, 10) : 2000000;
 	int runs = argc > 3 ? atoi(argv[3]) : 5;
+	const char *only = argc > 4 ? argv[4] : "";
 	struct ng_syms *syms = NULL;
 	char *ksyms = kallsyms();
 
 	if (argc < 2 || runs < 1 || runs > 64 || !ksyms) {
-		fprintf(stderr, "usage: pipeline-bench DIR [CALLS [RUNS (1-64)]]\n");
+		fprintf(stderr, "usage: pipeline-bench DIR [CALLS [RUNS (1-64) [raw|trace.dat]]]\n");
 		return 2;
 	}
 	if (write_raw(argv[1], calls) || write_tdat(argv[1], calls, ksyms) ||
@@ -260,8 +262,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("# %" PRIu64 " calls, %d CPUs, %d functions\n", calls, CPUS, FUNCS);
-	if (bench("raw", argv[1], runs, syms, calls) ||
-	    bench("trace.dat", argv[1], runs, NULL, calls))
+	if ((strcmp(only, "trace.dat") && bench("raw", argv[1], runs, syms, calls)) ||
+	    (strcmp(only, "raw") && bench("trace.dat", argv[1], runs, NULL, calls)))
 		return 1;
 	ng_syms_free(syms);
 	free(ksyms);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_merge.c - the recording pipeline's merge (merge.c) and its raw
- * source (src_raw.c): the heap's order against a linear scan over many
- * CPUs, ties, 56-bit wraps, a stop and an error in the middle of a pass;
- * the raw source's events as the merge hands them out, twice in a row.
+ * source (src_raw.c): the tournament tree's order against a linear scan
+ * over 1 to 61 CPUs, ties, 56-bit wraps, a stop and an error in the
+ * middle of a pass; the raw source's events as the merge hands them out,
+ * twice in a row.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -113,7 +114,7 @@ static int reference(const struct fake *f, uint64_t *out)
 }
 
 /* Many CPUs, some empty, random gaps and many ties: the scan's order. */
-static void test_heap_order(void)
+static void test_order(void)
 {
 	static struct fake f;
 	static struct seen s;
@@ -145,7 +146,7 @@ static void test_heap_order(void)
 }
 
 /* 56-bit counters across their wrap: the wrapped ones come after. */
-static void test_heap_wrap(void)
+static void test_wrap(void)
 {
 	static struct fake f;
 	static struct seen s;
@@ -165,7 +166,7 @@ static void test_heap_wrap(void)
 }
 
 /* The callback stops a pass, or a source fails in it: returned, end() run. */
-static void test_heap_stop_and_error(void)
+static void test_stop_and_error(void)
 {
 	static struct fake f;
 	static struct seen s;
@@ -243,9 +244,9 @@ static void test_raw_source(void)
 }
 
 static const struct t_case cases[] = {
-	{ "heap_order", test_heap_order },
-	{ "heap_wrap", test_heap_wrap },
-	{ "heap_stop_and_error", test_heap_stop_and_error },
+	{ "order", test_order },
+	{ "wrap", test_wrap },
+	{ "stop_and_error", test_stop_and_error },
 	{ "raw_source", test_raw_source },
 };
 

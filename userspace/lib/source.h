@@ -13,10 +13,11 @@
  * table; nothing else is said about where the records come from.
  *
  * The merge (merge.c) takes the earliest record of all CPUs, ties to the
- * lower CPU, with a binary heap over the CPUs, and hands it on. The sink
- * (sink.c) is the converter: it makes calls of the entries and exits and
- * writes the push/pop files, the tables beside them and the counts; its
- * two passes (the time base first, then everything) are sink.c's too.
+ * lower CPU, with a tournament tree over the CPUs (a binary tree kept as
+ * a heap is), and hands it on. The sink is the converter (conv.h): it
+ * makes calls of the entries and exits and writes the push/pop files,
+ * the tables beside them and the counts; its two passes (the time base
+ * first, then everything) are sink.c's.
  */
 #ifndef NG_SOURCE_H
 #define NG_SOURCE_H
