@@ -15,11 +15,13 @@
 #include "nanograph.h"
 #include "source.h"
 
+/* The first pass's callback: stop (1) at the first clock record. */
 static int scan(void *priv, const struct ng_event *ev)
 {
 	return ng_conv_scan(priv, ev);
 }
 
+/* The second pass's: every record into the converter. */
 static int feed(void *priv, const struct ng_event *ev)
 {
 	return ng_conv_event(priv, ev);

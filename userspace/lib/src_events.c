@@ -74,6 +74,7 @@ static int load_page(struct src_events *e, struct cursor *c, int cpu)
 	return 0;
 }
 
+/* The CPU's next event: the next in its sub-buffer, or the next one's first. */
 static int events_next(struct ng_source *s, int cpu, const struct ng_event **ev)
 {
 	struct src_events *e = (struct src_events *)s;
@@ -97,6 +98,7 @@ static int events_next(struct ng_source *s, int cpu, const struct ng_event **ev)
 	return 1;
 }
 
+/* Free what begin() took, however far the pass went. */
 static void events_end(struct ng_source *s)
 {
 	struct cursor *cur = s->cpu;

@@ -383,6 +383,7 @@ static int raw_begin(struct ng_source *s)
 	return 0;
 }
 
+/* The CPU's next event, unless its file has ended. */
 static int raw_next(struct ng_source *s, int cpu, const struct ng_event **ev)
 {
 	struct cursor *c = &((struct cursor *)s->cpu)[cpu];

@@ -65,6 +65,7 @@ static int tdat_next(struct ng_source *s, int cpu, const struct ng_event **ev)
 	return 1;
 }
 
+/* The records the pass still holds go back to libtracecmd. */
 static void tdat_end(struct ng_source *s)
 {
 	struct tdat_cpu *c = s->cpu;
