@@ -27,7 +27,7 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$build"
 make -s -C "$ROOT/userspace" O="$build" >/dev/null
 pkgs="libtracecmd libtracefs libtraceevent libbpf"
-# shellcheck disable=SC2046
+# shellcheck disable=SC2046,SC2086 # the flags are words, as pkg-config prints them
 gcc -O2 -Wall -Wextra -Werror -I"$ROOT/userspace/include" -I"$ROOT/include" \
 	-I"$ROOT/selftests/host" $(pkg-config --cflags $pkgs) \
 	-o "$work/pipeline-bench" "$ROOT/tools/pipeline-bench.c" \
