@@ -3,20 +3,23 @@
  * test_merge.c - the recording pipeline's merge (merge.c) and its raw
  * source (src_raw.c): the tournament tree's order against a linear scan
  * over 1 to 61 CPUs, ties, 56-bit wraps, a stop and an error in the
- * middle of a pass; the raw source's events as the merge hands them out,
- * twice in a row.
+ * middle of a pass; the raw and the events source's events as the merge
+ * hands them out, twice in a row.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <trace-cmd.h>
 
 #include "nanograph.h"
 #include "nanograph_event.h"
 #include "../../userspace/lib/source.h"
 #include "ktap.h"
+#include "tdat_gen.h"
 
 #define MAX_CPUS	64
 #define MAX_EVENTS	64
@@ -243,11 +246,83 @@ static void test_raw_source(void)
 	T_ASSERT(!memcmp(got[0], got[1], sizeof(got[0])));
 }
 
+/* Page @i of the last @n of @path, the CPU data of a trace.dat, into a memfd. */
+static int page_file(const char *path, int n, int i)
+{
+	char page[4096];
+	int in = open(path, O_RDONLY), fd = memfd_create("spill", 0);
+	off_t end = in >= 0 ? lseek(in, 0, SEEK_END) : -1;
+
+	if (in < 0 || fd < 0 || end < 0 ||
+	    pread(in, page, sizeof(page), end - (off_t)(n - i) * 4096) != sizeof(page) ||
+	    write(fd, page, sizeof(page)) != sizeof(page))
+		t_diag("cannot copy page %d of %s", i, path);
+	if (in >= 0)
+		close(in);
+	return fd;
+}
+
+/*
+ * The events source: spill files of whole sub-buffers, one a CPU (here
+ * the pages of a generated trace.dat, with its formats), decoded and
+ * merged by timestamp, the clock first; a second pass the same.
+ */
+static void test_events_source(void)
+{
+	static const char ksyms[] = "ffffffff81001000 T vfs_read\n";
+	const int want_cpu[] = { 0, 0, 1, 0, 1 };
+	const uint64_t want_ts[] = { 50, 100, 200, 300, 400 };
+	const uint64_t pages[2] = { 1, 1 };
+	struct ng_event got[2][8];
+	struct tracecmd_input *h;
+	struct ng_decoder *dec;
+	struct ng_source *s;
+	char path[4096];
+	int fds[2], pass, i;
+	struct t_tdat *t;
+
+	snprintf(path, sizeof(path), "%s/trace.dat", t_tmpdir());
+	t = t_tdat_open(path, 2, ksyms, "");
+	t_tdat_clock(t, 0, 50, 50, 1000, 1000000000);
+	t_tdat_entry(t, 0, 7, 100, 100, 0, 0xffffffff81001000ULL);
+	t_tdat_exit(t, 0, 7, 300, 300, 0, 0xffffffff81001000ULL);
+	t_tdat_entry(t, 1, 8, 200, 200, 0, 0xffffffff81001000ULL);
+	t_tdat_exit(t, 1, 8, 400, 400, 0, 0xffffffff81001000ULL);
+	T_EQ_INT(t_tdat_close(t), 0);
+	h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	T_ASSERT(h);
+	T_EQ_INT(ng_decoder_new(&dec, tracecmd_get_tep(h)), 0);
+	fds[0] = page_file(path, 2, 0);
+	fds[1] = page_file(path, 2, 1);
+	T_EQ_INT(ng_src_events_new(&s, tracecmd_get_tep(h), dec, 4096, fds,
+				   pages, 2), 0);
+	for (pass = 0; pass < 2; pass++) {
+		memset(got[pass], 0, sizeof(got[pass]));
+		T_EQ_INT(ng_merge(s, NULL, events, got[pass]), 0);
+	}
+	ng_src_events_free(s);
+	ng_decoder_free(dec);
+	tracecmd_close(h);
+	close(fds[0]);
+	close(fds[1]);
+	T_EQ_INT(got[0][0].type, NG_EV_CLOCK);
+	T_EQ_INT(got[0][1].type, NG_EV_ENTRY);
+	T_EQ_INT(got[0][1].tid, 7);
+	T_EQ_INT(got[0][4].type, NG_EV_EXIT);
+	T_EQ_INT(got[0][5].type, NG_EV_OTHER);
+	for (i = 0; i < 5; i++) {
+		T_EQ_U64(got[0][i].ts, want_ts[i]);
+		T_EQ_INT(got[0][i].cpu, want_cpu[i]);
+	}
+	T_ASSERT(!memcmp(got[0], got[1], sizeof(got[0])));
+}
+
 static const struct t_case cases[] = {
 	{ "order", test_order },
 	{ "wrap", test_wrap },
 	{ "stop_and_error", test_stop_and_error },
 	{ "raw_source", test_raw_source },
+	{ "events_source", test_events_source },
 };
 
 T_SUITE(merge, cases);
