@@ -15,6 +15,7 @@
  * only the matches on its path to the root are played again: log2(CPUs)
  * comparisons, a fixed number, each a swap done or not by a mask,
  * without a branch.
+ *
  * A plain binary heap makes as many comparisons but stops sifting at a
  * place that depends on the data: a mispredicted branch per record or
  * two, which measured 5% slower than the linear scan it replaced, on
