@@ -118,5 +118,8 @@ int conv_on_sched(struct ng_conv *c, const struct ng_event *ev);
 int conv_on_counters(struct ng_conv *c, const struct ng_event *ev);
 int conv_on_args(struct ng_conv *c, const struct ng_event *ev);
 int conv_on_retval(struct ng_conv *c, const struct ng_event *ev);
+/* Publish the tables opened (0 or -errno: the rest are left open), or drop them. */
+int conv_tables_commit(struct ng_conv *c);
+void conv_tables_abort(struct ng_conv *c);
 
 #endif /* NG_CONV_H */

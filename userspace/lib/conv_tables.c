@@ -196,3 +196,42 @@ int conv_on_retval(struct ng_conv *c, const struct ng_event *ev)
 	c->sum.retvals++;
 	return ng_outfile_printf(&c->retvals, "\t0x%" PRIx64 "\n", ev->retval);
 }
+
+/* Each table's file and whether it is open, for the two loops below. */
+static void tables(struct ng_conv *c, struct ng_outfile **f, bool **open)
+{
+	f[0] = &c->sched, open[0] = &c->sched_open;
+	f[1] = &c->counters, open[1] = &c->counters_open;
+	f[2] = &c->args, open[2] = &c->args_open;
+	f[3] = &c->retvals, open[3] = &c->retvals_open;
+}
+
+/* Under their final names, in order; the first error stops it. */
+int conv_tables_commit(struct ng_conv *c)
+{
+	struct ng_outfile *f[4];
+	bool *open[4];
+	int i, ret = 0;
+
+	tables(c, f, open);
+	for (i = 0; i < 4 && !ret; i++) {
+		if (!*open[i])
+			continue;
+		*open[i] = false;
+		ret = ng_outfile_commit(f[i]);
+	}
+	return ret;
+}
+
+/* Every table still open removed: nothing under a final name. */
+void conv_tables_abort(struct ng_conv *c)
+{
+	struct ng_outfile *f[4];
+	bool *open[4];
+	int i;
+
+	tables(c, f, open);
+	for (i = 0; i < 4; i++)
+		if (*open[i])
+			ng_outfile_abort(f[i]);
+}

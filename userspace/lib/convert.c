@@ -449,14 +449,7 @@ static void free_all(struct ng_conv *c)
 			free(s);
 		}
 	}
-	if (c->sched_open)
-		ng_outfile_abort(&c->sched);
-	if (c->counters_open)
-		ng_outfile_abort(&c->counters);
-	if (c->args_open)
-		ng_outfile_abort(&c->args);
-	if (c->retvals_open)
-		ng_outfile_abort(&c->retvals);
+	conv_tables_abort(c);
 	for (j = 0; j < c->nr_owned; j++)
 		free(c->owned[j]);
 	free(c->owned);
@@ -532,22 +525,8 @@ int ng_conv_finish(struct ng_conv *c, struct ng_conv_summary *sum)
 	c->sum.clock = c->clock;
 	if (!ret)
 		ret = write_threads(c, v);
-	if (!ret && c->sched_open) {
-		c->sched_open = false;
-		ret = ng_outfile_commit(&c->sched);
-	}
-	if (!ret && c->counters_open) {
-		c->counters_open = false;
-		ret = ng_outfile_commit(&c->counters);
-	}
-	if (!ret && c->args_open) {
-		c->args_open = false;
-		ret = ng_outfile_commit(&c->args);
-	}
-	if (!ret && c->retvals_open) {
-		c->retvals_open = false;
-		ret = ng_outfile_commit(&c->retvals);
-	}
+	if (!ret)
+		ret = conv_tables_commit(c);
 	if (ret && v) {
 		unpublish(c, v, done);
 		c->sum.threads = 0;
