@@ -31,7 +31,7 @@ extern const struct t_suite t_suite_pushpop, t_suite_check, t_suite_threads,
 	t_suite_analyze, t_suite_syms, t_suite_rawrec, t_suite_perfetto,
 	t_suite_num, t_suite_outdir, t_suite_info, t_suite_replay,
 	t_suite_calls, t_suite_compensate, t_suite_flight, t_suite_strmap,
-	t_suite_session, t_suite_json, t_suite_hashmap;
+	t_suite_session, t_suite_json, t_suite_hashmap, t_suite_merge;
 
 static const struct t_suite *const suites[] = {
 	&t_suite_pushpop, &t_suite_check, &t_suite_threads,
@@ -48,6 +48,7 @@ static const struct t_suite *const suites[] = {
 	&t_suite_session,
 	&t_suite_json,
 	&t_suite_hashmap,
+	&t_suite_merge,
 };
 
 #define TEST_TIMEOUT_S	30

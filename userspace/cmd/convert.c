@@ -101,7 +101,15 @@ static int write_info(const char *in, const struct ng_clock *clockp,
 	return ng_info_write(dir, &info);
 }
 
-int cmd_convert(const struct ng_cmd *self, int argc, char **argv)
+/* What the command line asks for. */
+struct conv_opts {
+	const char *dir, *ksyms, *clock_file, *btf, *in;
+	bool quiet, help;
+};
+
+/* The options into @o: 0, or the exit code of a usage error. */
+static int parse(const struct ng_cmd *self, int argc, char **argv,
+		 struct conv_opts *o)
 {
 	enum { OPT_KALLSYMS = 256, OPT_CLOCK, OPT_BTF };
 	static const struct option longopts[] = {
@@ -112,39 +120,30 @@ int cmd_convert(const struct ng_cmd *self, int argc, char **argv)
 		{ "btf", required_argument, NULL, OPT_BTF },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *dir = "nanograph.data", *ksyms = NULL, *clock_file = NULL;
-	const char *btf = NULL;
-	struct ng_clock clock = { 0 }, *clockp = NULL;
-	struct ng_conv_summary sum;
-	struct ng_syms *syms = NULL;
-	struct ng_cancel cancel = { cancelled, NULL };
-	struct sigaction sa = { 0 };
-	struct ng_outdir *out;
-	bool quiet = false;
-	const char *in;
-	int c, ret;
+	int c;
 
+	o->dir = "nanograph.data";
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:hqo:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			ng_cmd_help(self);
-			return NG_EXIT_OK;
+			o->help = true;
+			return 0;
 		case 'q':
-			quiet = true;
+			o->quiet = true;
 			break;
 		case 'o':
-			dir = optarg;
+			o->dir = optarg;
 			break;
 		case OPT_KALLSYMS:
-			ksyms = optarg;
+			o->ksyms = optarg;
 			break;
 		case OPT_CLOCK:
-			clock_file = optarg;
+			o->clock_file = optarg;
 			break;
 		case OPT_BTF:
-			btf = optarg;
+			o->btf = optarg;
 			break;
 		default:
 			return ng_option_error(self, c, argv, longopts);
@@ -160,20 +159,113 @@ int cmd_convert(const struct ng_cmd *self, int argc, char **argv)
 		return ng_usage_error(self->name, argc == optind ?
 				      "which trace.dat? give one file" :
 				      "give exactly one trace.dat");
-	in = argv[optind];
-	if (access(in, R_OK))
-		return fail(in, strerror(errno));
-	if (clock_file) {
-		ret = read_clock(clock_file, &clock);
+	o->in = argv[optind];
+	return 0;
+}
+
+/*
+ * Beside the push/pop files, the types of the values (from the BTF
+ * given) and info.json; then DIR swapped in whole. An exit code.
+ */
+static int publish(const struct conv_opts *o, const struct ng_clock *clockp,
+		   const struct ng_conv_summary *sum, struct ng_outdir *out)
+{
+	struct ng_protos_stats st;
+	int ret;
+
+	if (o->btf && (sum->args || sum->retvals)) {
+		ret = ng_protos_write(ng_outdir_path(out), o->btf, &st);
+		if (ret) {
+			ng_outdir_abort(out);
+			return fail(o->btf, ret == -ENOENT ? "not a BTF file libbpf can read" :
+				    strerror(-ret));
+		}
+	}
+	ret = write_info(o->in, clockp, sum, ng_outdir_path(out));
+	if (ret) {
+		ng_outdir_abort(out);
+		if (ret == -ENOSPC || ret == -EDQUOT)
+			return fail(o->dir, "no space left; nothing was kept: free some space or choose another -o DIR");
+		fprintf(stderr, "nanograph convert: writing %s/%s: %s; nothing was kept\n",
+			o->dir, NG_INFO_FILE, strerror(-ret));
+		return NG_EXIT_FAIL;
+	}
+	ret = ng_outdir_commit(out);
+	if (ret)
+		return fail(o->dir, strerror(-ret));
+	return NG_EXIT_OK;
+}
+
+/* Why the conversion failed (-errno @err), in one line: an exit code. */
+static int say_failure(const struct conv_opts *o, int err)
+{
+	switch (err) {
+	case -ECANCELED:
+		fprintf(stderr, "nanograph convert: interrupted: nothing was kept, %s is as it was\n",
+			o->dir);
+		return 128 + interrupted;
+	case -EBADMSG:
+		return fail(o->in, "not a trace-cmd trace.dat, or truncated or damaged: libtracecmd cannot read it");
+	case -ENOENT:
+		return fail(o->in, "holds no nanograph events (record with 'trace-cmd record -e nanograph')");
+	case -ENODATA:
+		return fail(o->in, "no nanograph:clock_sync event to convert timestamps with: start trace-cmd before 'echo 1 > tracing_on', or pass --clock FILE");
+	case -ENOSPC:
+	case -EDQUOT:
+		return fail(o->dir, "no space left; nothing was kept: free some space or choose another -o DIR");
+	default:
+		return fail(o->in, strerror(-err));
+	}
+}
+
+/* What was converted, unless --quiet. */
+static void say_summary(const struct conv_opts *o,
+			const struct ng_conv_summary *sum)
+{
+	if (o->quiet)
+		return;
+	fprintf(stderr,
+		"nanograph: %" PRIu64 " threads, %" PRIu64 " events (%" PRIu64
+		" calls), %" PRIu64 " lost, %.1f KiB in %s/\n",
+		sum->threads, sum->events, sum->pushes, sum->lost,
+		sum->bytes / 1024.0, o->dir);
+	if (sum->unresolved)
+		fprintf(stderr,
+			"nanograph: warning: %" PRIu64 " function address%s in no function of the trace's kallsyms: written as hex\n",
+			sum->unresolved, sum->unresolved == 1 ? " lies" : "es lie");
+	ng_cmd_say_left_out(sum);
+}
+
+int cmd_convert(const struct ng_cmd *self, int argc, char **argv)
+{
+	struct conv_opts o = { 0 };
+	struct ng_clock clock = { 0 }, *clockp = NULL;
+	struct ng_conv_summary sum;
+	struct ng_syms *syms = NULL;
+	struct ng_cancel cancel = { cancelled, NULL };
+	struct sigaction sa = { 0 };
+	struct ng_outdir *out;
+	int ret;
+
+	ret = parse(self, argc, argv, &o);
+	if (ret || o.help) {
+		if (o.help)
+			ng_cmd_help(self);
+		return ret;
+	}
+	if (access(o.in, R_OK))
+		return fail(o.in, strerror(errno));
+	if (o.clock_file) {
+		ret = read_clock(o.clock_file, &clock);
 		if (ret)
 			return ret;
 		clockp = &clock;
 	}
-	ret = ng_syms_load(&syms, ksyms);
-	if (ret && ksyms)
-		return fail(ksyms, strerror(-ret));
+	ret = ng_syms_load(&syms, o.ksyms);
+	if (ret && o.ksyms)
+		return fail(o.ksyms, strerror(-ret));
 	/* Into a new directory, swapped in whole at the end. */
-	if (ng_cmd_open_outdir(self, dir, &out)) {
+	if (ng_cmd_open_outdir(self, o.dir, &out)) {
 		ng_syms_free(syms);
 		return NG_EXIT_FAIL;
 	}
@@ -182,62 +274,15 @@ int cmd_convert(const struct ng_cmd *self, int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	ret = ng_tdat_convert(in, ng_outdir_path(out), syms, clockp, &cancel,
+	ret = ng_tdat_convert(o.in, ng_outdir_path(out), syms, clockp, &cancel,
 			      &sum);
 	ng_syms_free(syms);
-	/* The types of the values, from the BTF given. */
-	if (!ret && btf && (sum.args || sum.retvals)) {
-		struct ng_protos_stats st;
-
-		ret = ng_protos_write(ng_outdir_path(out), btf, &st);
-		if (ret) {
-			ng_outdir_abort(out);
-			return fail(btf, ret == -ENOENT ? "not a BTF file libbpf can read" :
-				    strerror(-ret));
-		}
-	}
-	if (!ret && (ret = write_info(in, clockp, &sum, ng_outdir_path(out)))) {
+	if (ret) {
 		ng_outdir_abort(out);
-		if (ret == -ENOSPC || ret == -EDQUOT)
-			return fail(dir, "no space left; nothing was kept: free some space or choose another -o DIR");
-		fprintf(stderr, "nanograph convert: writing %s/%s: %s; nothing was kept\n",
-			dir, NG_INFO_FILE, strerror(-ret));
-		return NG_EXIT_FAIL;
+		return say_failure(&o, ret);
 	}
-	if (ret)
-		ng_outdir_abort(out);
-	else if ((ret = ng_outdir_commit(out)))
-		return fail(dir, strerror(-ret));
-	switch (ret) {
-	case 0:
-		break;
-	case -ECANCELED:
-		fprintf(stderr, "nanograph convert: interrupted: nothing was kept, %s is as it was\n",
-			dir);
-		return 128 + interrupted;
-	case -EBADMSG:
-		return fail(in, "not a trace-cmd trace.dat, or truncated or damaged: libtracecmd cannot read it");
-	case -ENOENT:
-		return fail(in, "holds no nanograph events (record with 'trace-cmd record -e nanograph')");
-	case -ENODATA:
-		return fail(in, "no nanograph:clock_sync event to convert timestamps with: start trace-cmd before 'echo 1 > tracing_on', or pass --clock FILE");
-	case -ENOSPC:
-	case -EDQUOT:
-		return fail(dir, "no space left; nothing was kept: free some space or choose another -o DIR");
-	default:
-		return fail(in, strerror(-ret));
-	}
-	if (quiet)
-		return NG_EXIT_OK;
-	fprintf(stderr,
-		"nanograph: %" PRIu64 " threads, %" PRIu64 " events (%" PRIu64
-		" calls), %" PRIu64 " lost, %.1f KiB in %s/\n",
-		sum.threads, sum.events, sum.pushes, sum.lost,
-		sum.bytes / 1024.0, dir);
-	if (sum.unresolved)
-		fprintf(stderr,
-			"nanograph: warning: %" PRIu64 " function address%s in no function of the trace's kallsyms: written as hex\n",
-			sum.unresolved, sum.unresolved == 1 ? " lies" : "es lie");
-	ng_cmd_say_left_out(&sum);
-	return NG_EXIT_OK;
+	ret = publish(&o, clockp, &sum, out);
+	if (!ret)
+		say_summary(&o, &sum);
+	return ret;
 }

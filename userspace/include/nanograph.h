@@ -475,7 +475,7 @@ const struct ng_sym *ng_syms_lookup(const struct ng_syms *s, uint64_t addr);
 size_t ng_syms_count(const struct ng_syms *s);
 void ng_syms_free(struct ng_syms *s);
 
-/* ---- events: decoding and conversion to push/pop (decode.c, convert.c) - */
+/* ---- events: decoding (decode.c) and the converter (convert.c, conv_*.c) */
 
 struct tep_record;
 
@@ -754,7 +754,10 @@ int ng_rec_spill_to(struct ng_recorder *r, const char *raw_dir);
 uint64_t ng_rec_bytes(const struct ng_recorder *r);
 /* Events the ring buffer dropped or overwrote, from its per-CPU stats. */
 int ng_rec_lost(const struct ng_recorder *r, uint64_t *lost);
-/* Merge the spilled events by timestamp and feed them to @conv. */
+/*
+ * Read the spill files back through the pipeline (lib/source.h): merged
+ * by timestamp, every event fed to @conv. 0 or -errno.
+ */
 int ng_rec_replay(struct ng_recorder *r, struct ng_conv *conv);
 /* An ng_thread_info_fn: pass the recorder as its priv. */
 void ng_rec_thread_info(void *priv, int tid, int *pid, char *comm,
@@ -765,7 +768,7 @@ void ng_rec_close(struct ng_recorder *r);
 /*
  * Merge files of raw-mode records (per_cpu/cpuN/raw content, @fds[i]
  * holding CPU i's, -1 for none) by counter and feed them to @conv; read
- * from the start of each file.
+ * from the start of each file (src_raw.c). 0 or -errno.
  */
 int ng_raw_replay_fds(const int *fds, int nr, struct ng_conv *conv);
 

@@ -74,12 +74,22 @@ static unsigned char depth_of(const struct ng_event *ev)
 	return ev->depth > NG_TSD_DEPTH_MAX ? NG_TSD_DEPTH_MAX : ev->depth;
 }
 
-/* The thread's state, made on its first call or open. */
-static struct ng_calls *calls_get(struct ng_calls **cp)
+/*
+ * The thread's state, made on its first call or open, with the table
+ * per depth that a func_call (@opens false: returned) or a func_open
+ * (open) keeps made at its first use; NULL if out of memory.
+ */
+static struct ng_calls *calls_get(struct ng_calls **cp, bool opens)
 {
-	if (!*cp)
-		*cp = calloc(1, sizeof(**cp));
-	return *cp;
+	struct ng_calls *c = *cp ? *cp : (*cp = calloc(1, sizeof(**cp)));
+
+	if (c && opens && !c->open)
+		c->open = calloc(NR_DEPTHS, sizeof(*c->open));
+	if (c && !opens && !c->returned)
+		c->returned = calloc(NR_DEPTHS, sizeof(*c->returned));
+	if (!c || (opens ? !c->open : !c->returned))
+		return NULL;
+	return c;
 }
 
 /* One more node at the end; indices stay valid, pointers do not. */
@@ -230,16 +240,12 @@ static int seal(struct ng_calls *c, uint64_t entry, unsigned char depth,
 int ng_calls_call(struct ng_calls **cp, const struct ng_event *ev,
 		  ng_calls_emit_fn emit, void *priv)
 {
-	struct ng_calls *c = calls_get(cp);
+	struct ng_calls *c = calls_get(cp, false);
 	unsigned char depth = depth_of(ev);
 	struct open_call *o;
 	int ret = 0;
 
 	if (!c)
-		return -ENOMEM;
-	if (!c->returned)
-		c->returned = calloc(NR_DEPTHS, sizeof(*c->returned));
-	if (!c->returned)
 		return -ENOMEM;
 	c->returned[depth] = ev->counter | RETURNED;
 	o = c->open ? &c->open[depth] : NULL;
@@ -258,18 +264,12 @@ int ng_calls_call(struct ng_calls **cp, const struct ng_event *ev,
 int ng_calls_open(struct ng_calls **cp, const struct ng_event *ev,
 		  ng_calls_emit_fn emit, void *priv)
 {
-	struct ng_calls *c = calls_get(cp);
-	unsigned char depth = depth_of(ev);
-	struct open_call *o;
-	int ret = 0;
+	struct ng_calls *c = calls_get(cp, true);
+	struct open_call *o = c ? &c->open[depth_of(ev)] : NULL;
+	int ret;
 
-	if (!c)
+	if (!o)
 		return -ENOMEM;
-	if (!c->open)
-		c->open = calloc(NR_DEPTHS, sizeof(*c->open));
-	if (!c->open)
-		return -ENOMEM;
-	o = &c->open[depth];
 	if (o->set && o->entry == ev->counter)
 		return 0;	/* written again when its task was freed */
 	/*
@@ -277,10 +277,9 @@ int ng_calls_open(struct ng_calls **cp, const struct ng_event *ev,
 	 * this call (on another CPU) before the walk wrote its func_open:
 	 * the func_call came first.  The call is over; it is not open.
 	 */
-	if (c->returned && c->returned[depth] == (ev->counter | RETURNED))
+	if (c->returned && c->returned[depth_of(ev)] == (ev->counter | RETURNED))
 		return 0;
-	if (o->set)
-		ret = seal(c, ev->counter, depth, emit, priv);
+	ret = o->set ? seal(c, ev->counter, depth_of(ev), emit, priv) : 0;
 	if (ret)
 		return ret;
 	*o = (struct open_call){ .entry = ev->counter, .ip = ev->ip,

@@ -12,11 +12,11 @@
  * While recording, ng_rec_drain() moves whatever the per-CPU buffers hold
  * (whole ring-buffer pages, from per_cpu/cpuN/trace_pipe_raw through
  * libtracefs) to one spill file per CPU, and notes each new thread's
- * process and name while it is still alive. ng_rec_replay() then walks the
- * spill files with libtraceevent's kbuffer, merges the CPUs by ring-buffer
- * timestamp (each CPU's order kept) and feeds the converter. Memory stays
- * flat however long the recording runs; disk holds the raw pages until the
- * push/pop files are written.
+ * process and name while it is still alive. ng_rec_replay() then reads the
+ * spill files back through the pipeline (source.h): the events source
+ * (src_events.c), the merge by ring-buffer timestamp, the sink. Memory
+ * stays flat however long the recording runs; disk holds the raw pages
+ * until the push/pop files are written.
  *
  * Opened with ng_rec_opts.raw, the recorder reads the module's raw
  * buffers instead (rawrec.c), and every ng_rec_* call hands over there.
@@ -38,6 +38,7 @@
 #include "nanograph_event.h"
 #include "rawrec.h"
 #include "readall.h"
+#include "source.h"
 #include "tasks.h"
 
 struct cpu_spill {
@@ -122,33 +123,20 @@ static int open_cpu(struct ng_recorder *r, const char *raw_dir, int cpu)
 	return 0;
 }
 
-int ng_rec_open(struct ng_recorder **rp, const struct ng_rec_opts *o)
+/*
+ * The events' formats, a decoder for them, and the buffers a drain
+ * reads pages into. 0 or -errno.
+ */
+static int rec_init(struct ng_recorder *r, const struct ng_rec_opts *o)
 {
-	const char *name = o->instance ? o->instance : "nanograph";
-	struct ng_recorder *r;
-	int cpu, ret;
+	int ret, cpu;
 
-	r = calloc(1, sizeof(*r));
-	if (!r)
-		return -ENOMEM;
-	r->tasks = ng_tasks_new();
-	if (!r->tasks) {
-		free(r);
-		return -ENOMEM;
-	}
-	if (o->raw) {
-		ret = ng_rawrec_open(&r->raw, o->ctl_root, o->raw_dir, r->tasks);
-		if (ret)
-			goto err;
-		*rp = r;
-		return 0;
-	}
 	ret = ng_tracefs_events_tep("nanograph", &r->tep);
 	if (ret)
-		goto err;
+		return ret;
 	ret = ng_decoder_new(&r->dec, r->tep);
 	if (ret)
-		goto err;
+		return ret;
 	r->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
 	r->subbuf = tep_get_sub_buffer_size(r->tep);
 	if (r->subbuf <= 0)
@@ -165,34 +153,45 @@ int ng_rec_open(struct ng_recorder **rp, const struct ng_rec_opts *o)
 	r->page = malloc(r->subbuf);
 	r->kbuf = tep_kbuffer(r->tep);
 	r->cpus = calloc(r->nr_cpus, sizeof(*r->cpus));
-	if (!r->page || !r->cpus || !r->kbuf) {
-		ret = -ENOMEM;
-		goto err;
-	}
+	if (!r->page || !r->cpus || !r->kbuf)
+		return -ENOMEM;
 	for (cpu = 0; cpu < r->nr_cpus; cpu++)
 		r->cpus[cpu].fd = -1;
+	return 0;
+}
+
+/*
+ * Our instance, with a fresh, empty, lossless-or-counted buffer, and
+ * each CPU's reader and spill file. 0 or -errno.
+ */
+static int rec_instance(struct ng_recorder *r, const struct ng_rec_opts *o)
+{
+	const char *name = o->instance ? o->instance : "nanograph";
+	int cpu, ret;
+
 	errno = 0;
 	r->inst = tracefs_instance_create(name);
-	if (!r->inst) {
-		ret = -(errno ? errno : EIO);
-		goto err;
-	}
-	/* A fresh, empty, lossless-or-counted buffer in our instance. */
+	if (!r->inst)
+		return -(errno ? errno : EIO);
 	tracefs_event_disable(r->inst, NULL, NULL);
 	if (tracefs_option_disable(r->inst, TRACEFS_OPTION_OVERWRITE) ||
 	    tracefs_option_enable(r->inst, TRACEFS_OPTION_RECORD_TGID) ||
 	    (o->buffer_kb &&
 	     tracefs_instance_set_buffer_size(r->inst, o->buffer_kb, -1)) ||
-	    tracefs_instance_file_clear(r->inst, "trace")) {
-		ret = -(errno ? errno : EIO);
-		goto err;
-	}
+	    tracefs_instance_file_clear(r->inst, "trace"))
+		return -(errno ? errno : EIO);
 	grow_cmdlines(r, 4096);
 	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
 		ret = open_cpu(r, o->raw_dir, cpu);
 		if (ret)
-			goto err;
+			return ret;
 	}
+	return 0;
+}
+
+/* Our events on in the instance, and the instance's tracing. 0 or -errno. */
+static int rec_enable(struct ng_recorder *r)
+{
 	/*
 	 * One event per call (func_call, with func_open for the calls
 	 * still open at the end), not func_entry and func_exit: half the
@@ -201,10 +200,8 @@ int ng_rec_open(struct ng_recorder **rp, const struct ng_rec_opts *o)
 	if (tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_CALL) ||
 	    tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_OPEN) ||
 	    tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_CLOCK) ||
-	    tracefs_trace_on(r->inst)) {
-		ret = -(errno ? errno : EIO);
-		goto err;
-	}
+	    tracefs_trace_on(r->inst))
+		return -(errno ? errno : EIO);
 	/*
 	 * The scheduling, counters and value events too: written only while
 	 * their options are on (a module older than them has none, and
@@ -217,11 +214,32 @@ int ng_rec_open(struct ng_recorder **rp, const struct ng_rec_opts *o)
 	tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_COUNTERS);
 	tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_ARGS);
 	tracefs_event_enable(r->inst, NG_EVENT_SYSTEM, NG_EVENT_RETVAL);
+	return 0;
+}
+
+int ng_rec_open(struct ng_recorder **rp, const struct ng_rec_opts *o)
+{
+	struct ng_recorder *r;
+	int ret;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->tasks = ng_tasks_new();
+	if (!r->tasks) {
+		free(r);
+		return -ENOMEM;
+	}
+	if (o->raw)
+		ret = ng_rawrec_open(&r->raw, o->ctl_root, o->raw_dir, r->tasks);
+	else
+		ret = rec_init(r, o) ?: rec_instance(r, o) ?: rec_enable(r);
+	if (ret) {
+		ng_rec_close(r);
+		return ret;
+	}
 	*rp = r;
 	return 0;
-err:
-	ng_rec_close(r);
-	return ret;
 }
 
 /* Move every page the buffers hold now to the spill files. */
@@ -316,117 +334,35 @@ int ng_rec_lost(const struct ng_recorder *r, uint64_t *lost)
 	return 0;
 }
 
-/* One CPU's position in its spill file during the merge. */
-struct cursor {
-	struct kbuffer *kbuf;
-	int fd;
-	uint64_t page, pages;
-	void *buf;
-	void *data;		/* current event, NULL when done */
-	unsigned long long ts;
-};
-
-/* Advance to the next event, loading pages; missed events go to @conv. */
-static int cursor_next(struct ng_recorder *r, struct cursor *c, bool first,
-		       struct ng_conv *conv, int cpu)
-{
-	if (!first && c->data)
-		c->data = kbuffer_next_event(c->kbuf, &c->ts);
-	while (!c->data && c->page < c->pages) {
-		ssize_t n = pread(c->fd, c->buf, r->subbuf,
-				  (off_t)(c->page * r->subbuf));
-
-		if (n != r->subbuf)
-			return n < 0 ? -errno : -EIO;
-		c->page++;
-		if (kbuffer_load_subbuffer(c->kbuf, c->buf) < 0)
-			continue;
-		if (conv && kbuffer_missed_events(c->kbuf))
-			ng_conv_lost(conv, cpu, kbuffer_missed_events(c->kbuf));
-		c->data = kbuffer_read_event(c->kbuf, &c->ts);
-	}
-	return 0;
-}
-
 /*
- * Merge the spilled events of all CPUs by timestamp and hand each to
- * @fn, which returns 0 to go on, > 0 to stop there (returned), or -errno.
- * With @conv, the pages' missed events are counted there as lost.
- */
-static int merge(struct ng_recorder *r, struct ng_conv *conv,
-		 int (*fn)(void *priv, const struct ng_event *ev), void *priv)
-{
-	struct cursor *cur;
-	struct tep_record rec;
-	struct ng_event ev;
-	int cpu, best, ret = 0;
-
-	cur = calloc(r->nr_cpus, sizeof(*cur));
-	if (!cur)
-		return -ENOMEM;
-	for (cpu = 0; cpu < r->nr_cpus && !ret; cpu++) {
-		cur[cpu].fd = r->cpus[cpu].fd;
-		cur[cpu].pages = r->cpus[cpu].tcpu ? r->cpus[cpu].pages : 0;
-		cur[cpu].kbuf = tep_kbuffer(r->tep);
-		cur[cpu].buf = malloc(r->subbuf);
-		if (!cur[cpu].kbuf || !cur[cpu].buf)
-			ret = -ENOMEM;
-		else
-			ret = cursor_next(r, &cur[cpu], true, conv, cpu);
-	}
-	while (!ret) {
-		/* The earliest event of all CPUs; ties go to the lower CPU. */
-		best = -1;
-		for (cpu = 0; cpu < r->nr_cpus; cpu++)
-			if (cur[cpu].data &&
-			    (best < 0 || cur[cpu].ts < cur[best].ts))
-				best = cpu;
-		if (best < 0)
-			break;
-		memset(&rec, 0, sizeof(rec));
-		rec.ts = cur[best].ts;
-		rec.cpu = best;
-		rec.data = cur[best].data;
-		rec.size = kbuffer_event_size(cur[best].kbuf);
-		ng_decode(r->dec, &rec, &ev);
-		ret = fn(priv, &ev);
-		if (!ret)
-			ret = cursor_next(r, &cur[best], false, conv, best);
-	}
-	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
-		if (cur[cpu].kbuf)
-			kbuffer_free(cur[cpu].kbuf);
-		free(cur[cpu].buf);
-	}
-	free(cur);
-	return ret;
-}
-
-static int scan(void *priv, const struct ng_event *ev)
-{
-	return ng_conv_scan(priv, ev);
-}
-
-static int feed(void *priv, const struct ng_event *ev)
-{
-	return ng_conv_event(priv, ev);
-}
-
-/*
- * Two passes over the spill files: the first finds the recording's first
- * clock_sync, so that the second converts every event at once, holding
- * none back. The first stops at that event: at the start of a recording.
+ * Replay the spill files through the pipeline: the events source (which
+ * decodes with our decoder), the merge, the sink (source.h).
  */
 int ng_rec_replay(struct ng_recorder *r, struct ng_conv *conv)
 {
-	int ret;
+	struct ng_source *s;
+	uint64_t *pages;
+	int *fds, cpu, ret;
 
 	if (r->raw)
 		return ng_rawrec_replay(r->raw, conv);
-	ret = merge(r, NULL, scan, conv);
-	if (ret < 0)
-		return ret;
-	return merge(r, conv, feed, conv);
+	fds = calloc(r->nr_cpus, sizeof(*fds));
+	pages = calloc(r->nr_cpus, sizeof(*pages));
+	ret = fds && pages ? 0 : -ENOMEM;
+	for (cpu = 0; !ret && cpu < r->nr_cpus; cpu++) {
+		fds[cpu] = r->cpus[cpu].fd;
+		pages[cpu] = r->cpus[cpu].tcpu ? r->cpus[cpu].pages : 0;
+	}
+	if (!ret)
+		ret = ng_src_events_new(&s, r->tep, r->dec, r->subbuf, fds,
+					pages, r->nr_cpus);
+	if (!ret) {
+		ret = ng_sink_replay(s, conv);
+		ng_src_events_free(s);
+	}
+	free(fds);
+	free(pages);
+	return ret;
 }
 
 /* The value of @tid's "<tid> <value>" line of saved_tgids / saved_cmdlines. */

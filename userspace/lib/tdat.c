@@ -4,10 +4,10 @@
  *
  * "trace-cmd record -e nanograph" stores the per-CPU ring-buffer pages,
  * the event formats, kallsyms and saved comms in trace.dat. libtracecmd
- * reads it; the CPUs are merged by timestamp, the same order "record"
- * merges its own buffers in, and each record goes through the same
- * decoder and converter. The module writes a clock_sync event when
- * tracing starts, so the file also carries its own time base.
+ * reads it: this file is the pipeline's trace.dat source (source.h), and
+ * its records go through the same decoder, merge and sink as "record"'s.
+ * The module writes a clock_sync event when tracing starts, so the file
+ * also carries its own time base.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,68 +19,67 @@
 #include <trace-cmd.h>
 
 #include "nanograph.h"
+#include "source.h"
 
 struct tdat {
+	struct ng_source src;
+	struct tracecmd_input *handle;
 	struct tep_handle *tep;
 	struct ng_decoder *dec;
 	struct ng_conv *conv;
 	const struct ng_syms *syms;
 };
 
-/*
- * Every record of every CPU in timestamp order (ties to the lower CPU),
- * as tracecmd_iterate_events() merges them, handed to @fn, which returns
- * 0 to go on, > 0 to stop there (returned), or -errno. The merge is our
- * own, on tracecmd_read_data(): libtracecmd 3.1's iterator, stopped
- * early, frees records it does not own (it warns, and leaks them). With
- * @conv, missed events are counted there as lost.
- */
-static int tdat_merge(struct tracecmd_input *handle, struct tdat *t,
-		      struct ng_conv *conv,
-		      int (*fn)(void *priv, const struct ng_event *ev),
-		      void *priv)
-{
-	int cpus = tep_get_cpus(tracecmd_get_tep(handle)), cpu, best, ret = 0;
-	struct tep_record **next;
+/* A CPU's record during a pass, and what it decoded to. */
+struct tdat_cpu {
+	struct tep_record *rec;
 	struct ng_event ev;
+};
 
-	if (cpus <= 0)
-		return 0;
-	next = calloc(cpus, sizeof(*next));
-	if (!next)
-		return -ENOMEM;
-	/* From each CPU's first record, wherever an earlier pass stopped. */
-	for (cpu = 0; cpu < cpus; cpu++)
-		next[cpu] = tracecmd_read_cpu_first(handle, cpu);
-	while (!ret) {
-		best = -1;
-		for (cpu = 0; cpu < cpus; cpu++)
-			if (next[cpu] && (best < 0 || next[cpu]->ts < next[best]->ts))
-				best = cpu;
-		if (best < 0)
-			break;
-		if (conv && next[best]->missed_events)
-			ng_conv_lost(conv, best, next[best]->missed_events);
-		ng_decode(t->dec, next[best], &ev);
-		ret = fn(priv, &ev);
-		tracecmd_free_record(next[best]);
-		next[best] = tracecmd_read_data(handle, best);
+/*
+ * The CPU's next record, decoded; from its first on a pass's first call,
+ * wherever an earlier pass stopped. Missed events count as lost. The
+ * records come from libtracecmd's tracecmd_read_cpu_first() and
+ * tracecmd_read_data(), merged by merge.c in timestamp order (ties to
+ * the lower CPU) as tracecmd_iterate_events() would. The merge is ours:
+ * libtracecmd 3.1's iterator, stopped early, frees records it does not
+ * own (it warns, and leaks them).
+ */
+static int tdat_next(struct ng_source *s, int cpu, const struct ng_event **ev)
+{
+	struct tdat *t = (struct tdat *)s;
+	struct tdat_cpu *c = &((struct tdat_cpu *)s->cpu)[cpu];
+
+	if (!c->rec) {
+		c->rec = tracecmd_read_cpu_first(t->handle, cpu);
+	} else {
+		tracecmd_free_record(c->rec);
+		c->rec = tracecmd_read_data(t->handle, cpu);
 	}
-	for (cpu = 0; cpu < cpus; cpu++)
-		tracecmd_free_record(next[cpu]);
-	free(next);
-	return ret;
+	if (!c->rec)
+		return 0;
+	if (s->conv && c->rec->missed_events)
+		ng_conv_lost(s->conv, cpu, c->rec->missed_events);
+	ng_decode(t->dec, c->rec, &c->ev);
+	*ev = &c->ev;
+	return 1;
 }
 
-static int scan(void *priv, const struct ng_event *ev)
+/* The records the pass still holds go back to libtracecmd. */
+static void tdat_end(struct ng_source *s)
 {
-	return ng_conv_scan(priv, ev);
+	struct tdat_cpu *c = s->cpu;
+	int cpu;
+
+	for (cpu = 0; cpu < s->nr_cpus; cpu++)
+		tracecmd_free_record(c[cpu].rec);
 }
 
-static int feed(void *priv, const struct ng_event *ev)
-{
-	return ng_conv_event(priv, ev);
-}
+static const struct ng_source_ops tdat_ops = {
+	.cpu_size = sizeof(struct tdat_cpu),
+	.next = tdat_next,
+	.end = tdat_end,
+};
 
 /*
  * Would libtracecmd open @path without crashing?  Its failed open frees a
@@ -129,25 +128,6 @@ static int tdat_open(const char *path, struct tracecmd_input **handlep)
 	if (*handlep)
 		return 0;
 	return errno == ENOENT || errno == EACCES ? -errno : -EBADMSG;
-}
-
-/*
- * The first pass: find the first clock_sync in timestamp order, reading
- * no further than it (the module writes one when tracing starts, so that
- * is the beginning, unless trace-cmd started later), and make it @conv's
- * clock. The second pass starts over on the same handle (tdat_merge()
- * rewinds every CPU): an open parses the file's event formats and
- * kallsyms, seconds under emulation. 1 if found, 0 if not, or -errno.
- */
-static int tdat_find_clock(struct tracecmd_input *handle, struct ng_conv *conv)
-{
-	struct tdat t = { 0 };
-	int ret = ng_decoder_new(&t.dec, tracecmd_get_tep(handle));
-
-	if (!ret)
-		ret = tdat_merge(handle, &t, NULL, scan, conv);
-	ng_decoder_free(t.dec);
-	return ret;
 }
 
 /* trace.dat carries the comms trace-cmd saved, not the thread groups. */
@@ -202,28 +182,33 @@ int ng_tdat_convert(const char *path, const char *dir,
 	ret = tdat_open(path, &handle);
 	if (ret)
 		goto out;
+	t.handle = handle;
+	t.tep = tracecmd_get_tep(handle);
+	ng_source_init(&t.src, &tdat_ops, tep_get_cpus(t.tep), false, NULL);
+	ret = ng_decoder_new(&t.dec, t.tep);
+	if (ret)
+		goto out;
 	/*
 	 * The time base first: without one, fail before writing anything.
 	 * A clock given wins over the file's first clock_sync (to line the
-	 * conversion up with another recording's sync pair).
+	 * conversion up with another recording's sync pair). The second
+	 * pass starts over on the same handle (each CPU from its first
+	 * record): an open parses the file's event formats and kallsyms,
+	 * seconds under emulation.
 	 */
 	if (clock) {
 		ng_conv_set_clock(t.conv, clock);
 	} else {
-		ret = tdat_find_clock(handle, t.conv);
+		ret = ng_sink_find_clock(&t.src, t.conv);
 		if (!ret)
 			ret = -ENODATA;	/* no clock_sync in the file */
 		if (ret < 0)
 			goto out;
 	}
-	t.tep = tracecmd_get_tep(handle);
-	ret = ng_decoder_new(&t.dec, t.tep);
-	if (ret)
-		goto out;
 	t.syms = syms;
 	ng_conv_set_thread_info(t.conv, tdat_thread, &t);
 	ng_conv_set_resolver(t.conv, tdat_sym, &t);
-	ret = tdat_merge(handle, &t, t.conv, feed, t.conv);
+	ret = ng_sink_feed(&t.src, t.conv);
 	if (ret)
 		goto out;
 	ret = ng_conv_finish(t.conv, sum);
