@@ -173,6 +173,43 @@ static void test_keep(void)
 	T_FILE_EQ(cf("max_graph_depth"), "3\n");
 }
 
+/* Files kept since a mark and forgotten are not written back. */
+static void test_forget_to(void)
+{
+	struct ng_session *s;
+	struct ng_ctl ctl;
+	const void *mark;
+
+	T_EQ_INT(fake_session(&ctl, &s), 0);
+	T_EQ_INT(ng_session_set(s, "max_graph_depth", "9"), 0);
+	mark = ng_session_mark(s);
+	T_EQ_INT(ng_session_keep(s, "set_ftrace_filter"), 0);
+	T_EQ_INT(ng_session_keep(s, "missing"), -ENOENT);
+	ng_session_forget_to(s, mark);
+	/* changed by someone else meanwhile: not ours to put back */
+	T_EQ_INT(t_write_file(cf("set_ftrace_filter"), "ksys_read\n"), 0);
+	T_EQ_INT(ng_session_undo(s), 0);
+	ng_session_free(s);
+	T_FILE_EQ(cf("set_ftrace_filter"), "ksys_read\n");
+	T_FILE_EQ(cf("max_graph_depth"), "3\n");
+}
+
+/* A glob with brackets is a glob: put back whole, not as a choice's word. */
+static void test_bracket_glob(void)
+{
+	struct ng_session *s;
+	struct ng_ctl ctl;
+
+	T_EQ_INT(fake_session(&ctl, &s), 0);
+	T_EQ_INT(t_write_file(cf("set_event_comm"), "kworker[0-9]*\n"), 0);
+	T_EQ_INT(ng_session_set(s, "set_event_comm", "bash"), 0);
+	T_EQ_INT(ng_session_set(s, "buffer_mode", "raw"), 0);
+	T_EQ_INT(ng_session_undo(s), 0);
+	ng_session_free(s);
+	T_FILE_EQ(cf("set_event_comm"), "kworker[0-9]*\n");
+	T_FILE_EQ(cf("buffer_mode"), "events");
+}
+
 /* ng_session_admit_process(): set_event_pid kept, then the threads added. */
 static void test_admit_process(void)
 {
@@ -205,6 +242,8 @@ static const struct t_case cases[] = {
 	{ "undo_order", test_undo_order },
 	{ "undo_after_failure", test_undo_after_failure },
 	{ "keep", test_keep },
+	{ "bracket_glob", test_bracket_glob },
+	{ "forget_to", test_forget_to },
 	{ "admit_process", test_admit_process },
 };
 

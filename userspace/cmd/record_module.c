@@ -171,6 +171,7 @@ static int set_options(struct run *r, const struct rec_opts *o)
 {
 	const char *files[7];
 	int n = 0, i, ret;
+	const void *mark;
 
 	if (o->sched)
 		files[n++] = "options/sched";
@@ -184,9 +185,12 @@ static int set_options(struct run *r, const struct rec_opts *o)
 		files[n++] = "options/args";
 		files[n++] = "set_args_filter";
 	}
-	/* each read before any is written */
+	/* each read before any is written; none written back if one fails */
+	mark = ng_session_mark(r->session);
 	for (i = 0, ret = 0; i < n && !ret; i++)
 		ret = ng_session_keep(r->session, files[i]);
+	if (ret)
+		ng_session_forget_to(r->session, mark);
 	if (ret == -ENOENT)
 		return rec_fail("this nanograph module lacks %s: load one built from this tree",
 				n == 1 ? files[0] : "one of the option files asked for");
@@ -247,6 +251,8 @@ static int set_files(struct run *r, const struct rec_opts *o)
 	/* all read before any is written: a module without one is left alone */
 	for (i = 0; !ret && record_files[i]; i++)
 		ret = ng_session_keep(r->session, record_files[i]);
+	if (ret)
+		ng_session_forget_to(r->session, NULL);
 	if (ret)
 		return rec_fail("cannot read the module's settings in %s: %s",
 				ng_ctl_root(&r->ctl), strerror(-ret));

@@ -146,10 +146,9 @@ int ng_ctl_admit_process(const struct ng_ctl *ctl, int pid, const char **file);
  * order the module needs (the buffers before tracing_on=1, the triggers
  * before the flight arm): the reverse is then the order it needs to
  * undo them.  tracing_on and flight are put back at rest ("0", "off"),
- * not as read; buffer_mode and raw_buffer_size_kb, which the module
- * refuses while it drains after tracing_on=0, after all the others,
- * once the drain is over (up to 5 s).  Each returns 0 or a -errno and
- * never prints.
+ * not as read; buffer_mode and raw_buffer_size_kb after tracing_on=0,
+ * the module's write waiting for its drain to end.  Each returns 0 or a
+ * -errno and never prints.
  */
 struct ng_session;
 
@@ -157,6 +156,13 @@ int ng_session_new(struct ng_session **sp, const struct ng_ctl *ctl);
 const struct ng_ctl *ng_session_ctl(const struct ng_session *s);
 /* Remember @name's value to put back, without changing it (yet). */
 int ng_session_keep(struct ng_session *s, const char *name);
+/*
+ * Where @s stands; ng_session_forget_to() lets the files kept since go
+ * without writing them back (read, not yet changed: a read that failed
+ * part-way leaves the module untouched).
+ */
+const void *ng_session_mark(const struct ng_session *s);
+void ng_session_forget_to(struct ng_session *s, const void *mark);
 /* ng_ctl_write() and ng_ctl_append(), @name kept first. */
 int ng_session_set(struct ng_session *s, const char *name, const char *val);
 int ng_session_append(struct ng_session *s, const char *name,

@@ -348,7 +348,7 @@ static struct thread **thread_array(struct ng_conv *c)
 static int write_threads(struct ng_conv *c, struct thread **v)
 {
 	struct ng_threads_writer *tw;
-	unsigned int i;
+	size_t i;
 	int ret;
 
 	ret = ng_threads_open(&tw, c->dir);
@@ -377,10 +377,10 @@ static int write_threads(struct ng_conv *c, struct thread **v)
 }
 
 /* Remove published files after a later failure: all or nothing. */
-static void unpublish(struct ng_conv *c, struct thread **v, unsigned int n)
+static void unpublish(struct ng_conv *c, struct thread **v, size_t n)
 {
 	char path[4096];
-	unsigned int i;
+	size_t i;
 
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/%s", c->dir, v[i]->name);
@@ -438,7 +438,7 @@ static int flush_calls(struct ng_conv *c)
 int ng_conv_finish(struct ng_conv *c, struct ng_conv_summary *sum)
 {
 	struct thread **v = NULL;
-	unsigned int i, done = 0;
+	size_t i, done = 0;
 	struct stat st;
 	char path[4096];
 	int ret = c->err;

@@ -333,13 +333,22 @@ static void setting_choice(char *v)
 	v[close - open - 1] = '\0';
 }
 
+/*
+ * The choice files.  Only they: a glob list reads back as written, and
+ * "kworker[0-9]*" is a glob, not a choice.
+ */
+static bool is_choice(const char *name)
+{
+	return !strcmp(name, "buffer_mode");
+}
+
 /* What a recording session keeps, to write back as it was. */
 int ng_ctl_read_setting(const struct ng_ctl *ctl, const char *name,
 			char **valp)
 {
 	int ret = ng_ctl_read(ctl, name, valp, NULL);
 
-	if (!ret)
+	if (!ret && is_choice(name))
 		setting_choice(*valp);
 	return ret;
 }

@@ -51,7 +51,7 @@ static inline size_t ng_hmap_home(const struct ng_hmap *m, uint64_t hash)
 	return (size_t)(hash >> m->shift);
 }
 
-/* An empty map of at least @slots slots (rounded up); -ENOMEM. */
+/* An empty map of at least @slots slots (rounded up); -ENOMEM.  Before any use. */
 int ng_hmap_init(struct ng_hmap *m, size_t slots);
 /* The slots go; the items are the caller's to free (first, if need be). */
 void ng_hmap_fini(struct ng_hmap *m);

@@ -153,10 +153,11 @@ static int rec_init(struct ng_recorder *r, const struct ng_rec_opts *o)
 	r->page = malloc(r->subbuf);
 	r->kbuf = tep_kbuffer(r->tep);
 	r->cpus = calloc(r->nr_cpus, sizeof(*r->cpus));
+	/* No descriptors yet, whatever fails next: the close closes none. */
+	for (cpu = 0; r->cpus && cpu < r->nr_cpus; cpu++)
+		r->cpus[cpu].fd = -1;
 	if (!r->page || !r->cpus || !r->kbuf)
 		return -ENOMEM;
-	for (cpu = 0; cpu < r->nr_cpus; cpu++)
-		r->cpus[cpu].fd = -1;
 	return 0;
 }
 

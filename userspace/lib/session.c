@@ -11,9 +11,9 @@
  * arm, tracing_on last), the reverse is the order the module needs to
  * undo them: tracing_on=0 before anything else, the flight recorder off
  * before its triggers and the buffers (EBUSY while it is on), the
- * buffers last: the module takes them once the drain that follows
- * tracing_on=0 is over, a write to them waiting for it
- * (control-files.md), so nothing here waits or retries.
+ * buffers after tracing_on=0: the module takes them once the drain that
+ * follows is over, a write to them waiting for it (control-files.md),
+ * so nothing here waits or retries.
  *
  * Two files read back a state rather than what a write takes: their
  * undo is their rest value (states[]).  A choice file ("[events] raw")
@@ -125,6 +125,24 @@ static int add_step(struct ng_session *s, const char *name)
 	st->prev = s->last;
 	s->last = st;
 	return 0;
+}
+
+/* Where the session stands: the last step so far. */
+const void *ng_session_mark(const struct ng_session *s)
+{
+	return s->last;
+}
+
+/* The steps since @mark go unwritten: their files were only read. */
+void ng_session_forget_to(struct ng_session *s, const void *mark)
+{
+	struct step *st;
+
+	while (s->last && s->last != mark) {
+		st = s->last;
+		s->last = st->prev;
+		free_step(st);
+	}
 }
 
 /* A file changed twice is put back as the first change found it. */
