@@ -37,6 +37,17 @@
 #endif
 .endm
 
+/*
+ * 6.2: call depth tracking (renamed MITIGATION_ in 6.9): code reached by
+ * a call that did not go through a call thunk counts itself, as
+ * ftrace_caller does (the assembler macro CALL_DEPTH_ACCOUNT).
+ */
+.macro NG_CALL_DEPTH_ACCOUNT
+#if defined(CONFIG_MITIGATION_CALL_DEPTH_TRACKING) || defined(CONFIG_CALL_DEPTH_TRACKING)
+	CALL_DEPTH_ACCOUNT
+#endif
+.endm
+
 #else /* !__ASSEMBLY__ */
 
 #include <linux/ftrace.h>
@@ -100,6 +111,40 @@
 #else
 #define ng_arch_fregs(fregs)	(fregs)
 #endif
+
+/*
+ * 6.3: register_ftrace_direct_multi(ops, addr), on x86_64 since 5.16,
+ * became register_ftrace_direct(ops, addr) (the one-function API of that
+ * name went), and its unregister gained free_filters.  Kbuild sets
+ * NG_DIRECT_MULTI from the header.
+ */
+#ifdef NG_DIRECT_MULTI
+#define ng_register_direct(ops, addr)	register_ftrace_direct_multi(ops, addr)
+#define ng_unregister_direct(ops, addr)	unregister_ftrace_direct_multi(ops, addr)
+#else
+#define ng_register_direct(ops, addr)	register_ftrace_direct(ops, addr)
+#define ng_unregister_direct(ops, addr)	unregister_ftrace_direct(ops, addr, false)
+#endif
+
+/*
+ * struct ftrace_hash is private to kernel/trace/trace.h; its head (the
+ * size in bits, the buckets, the count) is the same from 3.x to 7.3.
+ * Read for the stats file only (direct.c), of an ops of ours that
+ * nothing else changes.  An empty hash may be NULL (never set).
+ */
+struct ng_ftrace_hash_head {
+	unsigned long size_bits;
+	struct hlist_head *buckets;
+	unsigned long count;
+};
+
+static inline unsigned long ng_ops_filter_count(struct ftrace_ops *ops)
+{
+	const struct ng_ftrace_hash_head *h;
+
+	h = (const void *)rcu_access_pointer(ops->func_hash->filter_hash);
+	return h ? h->count : 0;
+}
 
 /*
  * CONFIG_TASKS_RUDE_RCU: selected by ftrace on every kernel nanograph

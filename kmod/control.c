@@ -453,6 +453,20 @@ static NG_VALUE_ATTR(retaddr_opt, "retaddr", 1, EINVAL, ng_retaddr_apply);
 static NG_VALUE_ATTR(retval, "retval", 1, EINVAL, ng_retval_apply);
 
 /*
+ * options/direct: hook set_ftrace_filter's functions through ftrace's
+ * direct calls (direct.c) from the next tracing_on=1; 1 by default where
+ * the kernel and the architecture have them, and only 0 elsewhere
+ * (EOPNOTSUPP).  Off while recording through them hands over to the ops
+ * path at once.
+ */
+static int ng_direct_apply(unsigned long *on)
+{
+	return *on ? 0 : ng_direct_handover();
+}
+
+static NG_VALUE_ATTR(direct, "direct", NG_DIRECT_MAX, EOPNOTSUPP, ng_direct_apply);
+
+/*
  * calibrate: a write of N makes N calls of ng_calib_target()
  * (calib_target.c), which the collector hooks and times to learn the
  * tracer's cost per call; the file reads back the last N.  At any time:
@@ -613,6 +627,7 @@ static struct attribute *ng_option_attrs[] = {
 	&ng_attr_args.kattr.attr,
 	&ng_attr_retaddr_opt.kattr.attr,
 	&ng_attr_retval.kattr.attr,
+	&ng_attr_direct.kattr.attr,
 	NULL,
 };
 

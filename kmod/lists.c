@@ -39,8 +39,6 @@
 
 #include "ng_module.h"
 
-/* Longest glob accepted: a kernel symbol name is at most 512 bytes. */
-#define NG_TOKEN_MAX	512
 /* Most globs one list holds. */
 #define NG_LIST_MAX	65536
 
@@ -398,6 +396,14 @@ bool ng_list_empty(enum ng_list list)
 {
 	lockdep_assert_held(&ng_control_lock);
 	return !ng_lists[list].n;
+}
+
+/* The globs of @list, in the order written: how many, in *@tokens. */
+unsigned int ng_list_tokens(enum ng_list list, char ***tokens)
+{
+	lockdep_assert_held(&ng_control_lock);
+	*tokens = ng_lists[list].tokens;
+	return ng_lists[list].n;
 }
 
 void ng_lists_free(void)

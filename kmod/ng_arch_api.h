@@ -45,6 +45,19 @@
  *			find each frame group's return slot on @tsk's
  *			stack, put the real return address back
  *
+ * Optional, the direct path (kmod/direct.c), where the kernel has
+ * CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS:
+ *
+ *   NG_ARCH_DIRECT	defined: the architecture has ng_direct_caller
+ *   NG_ARCH_CALL_INSN_SIZE
+ *			the call site's length: the trampoline hands
+ *			ng_direct_entry() the address after it
+ *   ng_direct_caller	the direct trampoline (direct_caller.S, its
+ *			register contract at its top): entered as ftrace's
+ *			caller would be, saves the argument registers, calls
+ *			ng_direct_entry(pc, slot, key, args) and goes on into
+ *			the traced function
+ *
  * Optional, the defaults below unless ng_arch.h defines a macro of the
  * name (32-bit arm: the return-slot cache, arch/arm/site_cache.c):
  * ng_arch_init()/ng_arch_exit(), ng_arch_tracing_start(),
@@ -67,6 +80,18 @@ struct ng_slot_group;
 /* The trampoline, and the one C function it calls (tracer.c). */
 void ng_return_hooker(void);
 unsigned long ng_return_handler(unsigned long sp, u64 retval);
+
+/* The direct path, where the kernel and the architecture have it. */
+#if defined(NG_ARCH_DIRECT) && defined(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS)
+#define NG_HAVE_DIRECT		1
+#define NG_DIRECT_MAX		1
+void ng_direct_caller(void);
+void ng_direct_entry(unsigned long pc, unsigned long *slot, unsigned long key,
+		     const unsigned long *args);
+static_assert(NG_ARCH_CALL_INSN_SIZE > 0);
+#else
+#define NG_DIRECT_MAX		0
+#endif
 
 /*
  * Find the slots of @tsk's @n frame groups (struct ng_slot_group,

@@ -37,6 +37,7 @@
 #include "nanograph_event.h"
 
 struct ftrace_ops;
+struct ftrace_regs;
 struct task_struct;
 
 /* Hooked frames one task can hold; deeper calls are counted as skipped. */
@@ -461,6 +462,9 @@ ssize_t ng_list_write(enum ng_list list, struct file *filp, const char *buf,
 		      loff_t off, size_t count);
 void ng_list_render(enum ng_list list, struct seq_buf *s);
 bool ng_list_empty(enum ng_list list);
+unsigned int ng_list_tokens(enum ng_list list, char ***tokens);
+/* Longest glob accepted: a kernel symbol name is at most 512 bytes. */
+#define NG_TOKEN_MAX	512
 void ng_lists_keep_init(void);
 void ng_lists_free(void);
 
@@ -559,7 +563,39 @@ int ng_tracer_apply_list(enum ng_list list, char **tokens, unsigned int n,
 			 bool reset);
 int ng_tracer_init(void);
 
+/* ng_ops's callback, and the globs of a list applied to an ops (tracer.c). */
+void ng_entry_trace(unsigned long ip, unsigned long parent_ip,
+		    struct ftrace_ops *op, struct ftrace_regs *fregs);
+int ng_ops_globs(struct ftrace_ops *ops, bool exclude, char **tokens,
+		 unsigned int n, bool reset);
+
+/*
+ * What the direct trampoline hands ng_hook() (tracer.c): where the
+ * traced function's return address is, the key its return will present,
+ * its argument registers in order.
+ */
+struct ng_direct_site {
+	unsigned long *slot;
+	unsigned long key;
+	const unsigned long *args;
+};
+
+/*
+ * The direct path (direct.c), with ng_control_lock held.  ng_direct:
+ * options/direct.
+ */
+extern unsigned int ng_direct;
+int ng_direct_start(void);
+int ng_direct_handover(void);		/* tracer.c */
+void ng_direct_stop(void);
+bool ng_direct_active(void);
+void ng_direct_stats_render(struct seq_buf *s);
+void ng_direct_exit(void);
+
 /* Registering ng_ops, every function in steps (ops_steps.c). */
+#define NG_NR_SLICES	15
+extern const char *const ng_slices[NG_NR_SLICES];
+void ng_patch_timed(u64 t0);
 int ng_ops_register_steps(struct ftrace_ops *ops, bool every);
 int ng_ops_filter_every(struct ftrace_ops *ops);
 int ng_ops_unregister_steps(struct ftrace_ops *ops, bool every);

@@ -53,11 +53,13 @@
 /*
  * The slices, in order, each about a tenth of the functions or less
  * (x86_64 6.1: "__" begins 4335 of 38163 names, "s" 3462, "p" 3300, "q"
- * 319); anything they miss comes with the final reset.
+ * 319), no two sharing a function (the direct path, direct.c, registers
+ * one group of functions per slice, and a function can be in one only);
+ * anything they miss comes with the final reset.
  */
-static const char *const ng_slices[] = {
-	"__[a-m]*", "__[!a-m]*", "s*", "p*", "i*", "a*", "d*", "c*", "[bt]*",
-	"[rf]*", "[mxn]*", "[egkuh]*", "[vlwqozjy]*", "[!a-z]*",
+const char *const ng_slices[NG_NR_SLICES] = {
+	"__[a-m]*", "__[!a-m]*", "_[!_]*", "s*", "p*", "i*", "a*", "d*", "c*",
+	"[bt]*", "[rf]*", "[mxn]*", "[egkuh]*", "[vlwqozjy]*", "[!a-z_]*",
 };
 
 /* In us: an unsigned long is read whole on 32-bit too. */
@@ -66,16 +68,18 @@ static unsigned long ng_patch_max_us;
 static unsigned long ng_patch_steps;
 
 /*
- * The slice a shrinking filter keeps: "s*", which no other slice
- * overlaps (the last one, "[!a-z]*", loses its "__" names with the
- * first two) and which every kernel has.  ng_keep_matched: it matched
- * functions when the filter last grew; if not, the stop is one step.
+ * The slice a shrinking filter keeps: "s*", which every kernel has.
+ * ng_keep_matched: it matched functions when the filter last grew; if
+ * not, the stop is one step.
  */
-#define NG_SLICE_KEEP	2
+#define NG_SLICE_KEEP	3
 static bool ng_keep_matched;
 
-/* One ftrace call that patches text ended: count it, keep the longest. */
-static void ng_timed(u64 t0)
+/*
+ * One ftrace call that patches text, begun at @t0, ended: count it, keep
+ * the longest.
+ */
+void ng_patch_timed(u64 t0)
 {
 	unsigned long d = div_u64(ktime_get_ns() - t0, NSEC_PER_USEC);
 
@@ -91,7 +95,7 @@ static int ng_register(struct ftrace_ops *ops)
 	u64 t0 = ktime_get_ns();
 	int ret = register_ftrace_function(ops);
 
-	ng_timed(t0);
+	ng_patch_timed(t0);
 	return ret;
 }
 
@@ -124,7 +128,7 @@ static int ng_slice_filter(struct ftrace_ops *ops, unsigned int i, bool reset,
 	strscpy(glob + 1, ng_slices[i], sizeof(glob) - 1);
 	t0 = ktime_get_ns();
 	ret = ftrace_set_filter(ops, g, strlen(g), reset);
-	ng_timed(t0);
+	ng_patch_timed(t0);
 	if (i == NG_SLICE_KEEP && !out)
 		ng_keep_matched = !ret;
 	return ret;
@@ -151,7 +155,7 @@ static int ng_slices_grow(struct ftrace_ops *ops, unsigned int first)
 	cond_resched();
 	t0 = ktime_get_ns();
 	ret = ftrace_set_filter(ops, NULL, 0, 1);
-	ng_timed(t0);
+	ng_patch_timed(t0);
 	return ret;
 }
 
@@ -206,7 +210,7 @@ static int ng_slices_shrink(struct ftrace_ops *ops)
 	t0 = ktime_get_ns();
 	ret = ng_inject(NG_INJECT_REGISTER) ? -ENOMEM :
 	      ftrace_set_filter(ops, all, 1, 1);
-	ng_timed(t0);
+	ng_patch_timed(t0);
 	for (i = 0; !ret && i < ARRAY_SIZE(ng_slices); i++) {
 		if (i == NG_SLICE_KEEP)
 			continue;
@@ -256,6 +260,6 @@ int ng_ops_filter_every(struct ftrace_ops *ops)
 		return ng_slices_grow(ops, 0);
 	t0 = ktime_get_ns();
 	ret = ftrace_set_filter(ops, NULL, 0, 1);
-	ng_timed(t0);
+	ng_patch_timed(t0);
 	return ret;
 }

@@ -137,5 +137,7 @@ void ng_stats_render(struct seq_buf *s)
 	 */
 	seq_buf_printf(s, "patch_max_us %lu\n", ng_patch_max());
 	seq_buf_printf(s, "patch_steps %lu\n", ng_patch_count());
+	/* The functions on the direct path and on the ops path (direct.c). */
+	ng_direct_stats_render(s);
 	ng_arch_stats_render(s);
 }

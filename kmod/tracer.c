@@ -51,8 +51,6 @@
 #include "ng_arch_api.h"
 #include "rawbuf.h"
 
-static void ng_entry_trace(unsigned long ip, unsigned long parent_ip,
-			   struct ftrace_ops *op, struct ftrace_regs *fregs);
 static void ng_entry_root(unsigned long ip, unsigned long parent_ip,
 			  struct ftrace_ops *op, struct ftrace_regs *fregs);
 static void ng_entry_notrace(unsigned long ip, unsigned long parent_ip,
@@ -101,7 +99,8 @@ static struct ftrace_ops ng_args_ops = {
 };
 
 unsigned int ng_max_depth;		/* max_graph_depth; 0: unlimited */
-static bool ng_registered;		/* ng_ops is registered */
+static bool ng_registered;		/* the hook is on: ng_ops or the direct path */
+static bool ng_ops_on;			/* ng_ops is registered */
 static bool ng_pinned;			/* we hold a reference on ourselves */
 /*
  * References on ourselves the drain has yet to drop (ng_drain_wait()):
@@ -189,14 +188,31 @@ static __always_inline void ng_emit_entry(unsigned long ip, u64 tsd)
 	trace_func_entry(ip, tsd);
 }
 
+/*
+ * Where a hooked call's argument registers are: in @fregs on the ops
+ * path, in the direct trampoline's frame (@saved, in argument order) on
+ * the direct path.
+ */
+struct ng_args_at {
+	struct ftrace_regs *fregs;
+	const unsigned long *saved;
+};
+
+/* Argument register @n of the call. */
+static __always_inline unsigned long ng_call_arg(const struct ng_args_at *at,
+						 unsigned int n)
+{
+	return at->saved ? at->saved[n] : ng_arch_arg(at->fregs, n);
+}
+
 /* Argument register @i into @x[@i], if the call records that many. */
 static __always_inline void ng_arg_rec(struct ng_raw_record *x, u64 depth,
-				       struct ftrace_regs *fregs,
+				       const struct ng_args_at *at,
 				       unsigned int nr, unsigned int i)
 {
 	if (i < NG_ARCH_NARGS && i < nr) {
 		x[i].tsd = NG_RAW_ARG_REC(depth, i);
-		x[i].ip = ng_arch_arg(fregs, i);
+		x[i].ip = ng_call_arg(at, i);
 	}
 }
 
@@ -207,7 +223,7 @@ static __always_inline void ng_arg_rec(struct ng_raw_record *x, u64 depth,
  */
 static __always_inline unsigned int ng_entry_value_recs(struct ng_raw_record *x,
 							u64 depth, unsigned long site,
-							struct ftrace_regs *fregs,
+							const struct ng_args_at *at,
 							unsigned int nr)
 {
 	if (site) {
@@ -216,15 +232,15 @@ static __always_inline unsigned int ng_entry_value_recs(struct ng_raw_record *x,
 		x++;
 	}
 	/*
-	 * Unrolled, at constant places: each register's place in @fregs and
+	 * Unrolled, at constant places: each register's place in @at and
 	 * its record's in @x are then one operand.
 	 */
-	ng_arg_rec(x, depth, fregs, nr, 0);
-	ng_arg_rec(x, depth, fregs, nr, 1);
-	ng_arg_rec(x, depth, fregs, nr, 2);
-	ng_arg_rec(x, depth, fregs, nr, 3);
-	ng_arg_rec(x, depth, fregs, nr, 4);
-	ng_arg_rec(x, depth, fregs, nr, 5);
+	ng_arg_rec(x, depth, at, nr, 0);
+	ng_arg_rec(x, depth, at, nr, 1);
+	ng_arg_rec(x, depth, at, nr, 2);
+	ng_arg_rec(x, depth, at, nr, 3);
+	ng_arg_rec(x, depth, at, nr, 4);
+	ng_arg_rec(x, depth, at, nr, 5);
 	return !!site + nr;
 }
 
@@ -237,13 +253,13 @@ static __always_inline unsigned int ng_entry_value_recs(struct ng_raw_record *x,
 static noinline void ng_raw_entry_values_held(struct ng_raw_cpu *c,
 					      unsigned long ip, u64 tsd,
 					      unsigned long site,
-					      struct ftrace_regs *fregs,
+					      const struct ng_args_at *at,
 					      unsigned int nr)
 {
 	struct ng_raw_record x[1 + NG_ARCH_NARGS];
 	unsigned int n;
 
-	n = ng_entry_value_recs(x, NG_TSD_DEPTH(tsd), site, fregs, nr);
+	n = ng_entry_value_recs(x, NG_TSD_DEPTH(tsd), site, at, nr);
 	ng_raw_emit_held(c, tsd, ip, x, n);
 }
 
@@ -252,13 +268,13 @@ static noinline void ng_raw_entry_values_wrap(struct ng_raw_cpu *c,
 					      unsigned long pos,
 					      unsigned long ip, u64 tsd,
 					      unsigned long site,
-					      struct ftrace_regs *fregs,
+					      const struct ng_args_at *at,
 					      unsigned int nr)
 {
 	struct ng_raw_record x[1 + NG_ARCH_NARGS];
 	unsigned int n, i;
 
-	n = ng_entry_value_recs(x, NG_TSD_DEPTH(tsd), site, fregs, nr);
+	n = ng_entry_value_recs(x, NG_TSD_DEPTH(tsd), site, at, nr);
 	ng_raw_put(c, pos, tsd, ip);
 	for (i = 0; i < n; i++)
 		ng_raw_put(c, pos + 1 + i, x[i].tsd, x[i].ip);
@@ -272,7 +288,7 @@ static noinline void ng_raw_entry_values_wrap(struct ng_raw_cpu *c,
  */
 static __always_inline void ng_raw_entry_values(unsigned long ip, u64 tsd,
 						unsigned long site,
-						struct ftrace_regs *fregs,
+						const struct ng_args_at *at,
 						unsigned int nr)
 {
 	struct ng_raw_cpu *c = this_cpu_ptr(&ng_raw_cpus);
@@ -280,17 +296,17 @@ static __always_inline void ng_raw_entry_values(unsigned long ip, u64 tsd,
 	struct ng_raw_record *r;
 
 	if (unlikely(!ng_raw_begin(c, n, &pos))) {
-		ng_raw_entry_values_held(c, ip, tsd, site, fregs, nr);
+		ng_raw_entry_values_held(c, ip, tsd, site, at, nr);
 		return;
 	}
 	r = ng_raw_span(c, pos, n);
 	if (unlikely(!r)) {
-		ng_raw_entry_values_wrap(c, pos, ip, tsd, site, fregs, nr);
+		ng_raw_entry_values_wrap(c, pos, ip, tsd, site, at, nr);
 		return;
 	}
 	r->tsd = tsd;
 	r->ip = ip;
-	ng_entry_value_recs(r + 1, NG_TSD_DEPTH(tsd), site, fregs, nr);
+	ng_entry_value_recs(r + 1, NG_TSD_DEPTH(tsd), site, at, nr);
 	ng_raw_commit(c);
 }
 
@@ -301,14 +317,14 @@ static __always_inline void ng_raw_entry_values(unsigned long ip, u64 tsd,
  */
 static noinline void ng_emit_entry_values_events(unsigned long ip, u64 tsd,
 						 unsigned long site,
-						 struct ftrace_regs *fregs,
+						 const struct ng_args_at *at,
 						 unsigned int nr)
 {
 	unsigned long args[NG_ARGS_MAX] = { 0 };
 	unsigned int i;
 
 	for (i = 0; i < nr; i++)
-		args[i] = ng_arch_arg(fregs, i);
+		args[i] = ng_call_arg(at, i);
 	if (ng_ft_on()) {
 		ng_ft_emit(false, ip, tsd);
 		ng_ft_emit_args(ip, tsd, site, nr, args);
@@ -324,7 +340,7 @@ static noinline void ng_emit_entry_values_events(unsigned long ip, u64 tsd,
  */
 static noinline void ng_emit_entry_values(unsigned long ip, u64 tsd,
 					  unsigned long site,
-					  struct ftrace_regs *fregs, int bit)
+					  const struct ng_args_at *at, int bit)
 {
 	unsigned int nr = READ_ONCE(ng_args_nr);
 
@@ -349,9 +365,9 @@ static noinline void ng_emit_entry_values(unsigned long ip, u64 tsd,
 		return;
 	}
 	if (static_branch_unlikely(&ng_raw_on))
-		ng_raw_entry_values(ip, tsd, site, fregs, nr);
+		ng_raw_entry_values(ip, tsd, site, at, nr);
 	if (ng_ft_on() || trace_func_entry_enabled() || trace_func_args_enabled())
-		ng_emit_entry_values_events(ip, tsd, site, fregs, nr);
+		ng_emit_entry_values_events(ip, tsd, site, at, nr);
 }
 
 /*
@@ -421,10 +437,14 @@ static __always_inline bool ng_pid_wanted(void)
 
 /*
  * The entry hook.  Runs with preemption off (the recursion lock disables
- * it) in any context: task, softirq, hardirq, NMI.
+ * it) in any context: task, softirq, hardirq, NMI.  Reached through an
+ * ops callback (@fregs; @d NULL) or through the direct trampoline (@d:
+ * the slot, key and argument registers it saved; @fregs NULL): both are
+ * constants where it is inlined.
  */
 static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 				    struct ftrace_regs *fregs,
+				    const struct ng_direct_site *d,
 				    enum ng_hook_mode mode)
 {
 	unsigned long *slot, key, flags;
@@ -493,8 +513,12 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 
 	max = static_branch_unlikely(&ng_narrowed) ? READ_ONCE(ng_max_depth) : 0;
 	depth = READ_ONCE(t->depth);
+	if (d) {
+		slot = d->slot;
+		key = d->key;
+	}
 	if (unlikely(depth >= NG_STACK_DEPTH || (max && depth >= max) ||
-		     !ng_arch_hook_site(fregs, ip, &slot, &key))) {
+		     (!d && !ng_arch_hook_site(fregs, ip, &slot, &key)))) {
 		ng_ctx_inc(bit, skipped);
 		goto out;
 	}
@@ -548,33 +572,55 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	}
 	if (mode == NG_HOOK_ROOT)
 		WRITE_ONCE(t->graph_depth, t->graph_depth + 1);
-	if (static_branch_unlikely(&ng_entry_values_on))
+	if (static_branch_unlikely(&ng_entry_values_on)) {
+		struct ng_args_at at = { fregs, d ? d->args : NULL };
+
 		ng_emit_entry_values(ip, ng_tsd(now, depth),
-				     ng_call_site(t, depth, key, parent_ip), fregs, bit);
-	else
+				     ng_call_site(t, depth, key, parent_ip), &at, bit);
+	} else
 		ng_emit_entry(ip, ng_tsd(now, depth));
 	ng_ctx_inc(bit, entries);
 out:
 	ftrace_test_recursion_unlock(bit);
 }
 
-static void notrace ng_entry_trace(unsigned long ip, unsigned long parent_ip,
-				   struct ftrace_ops *op, struct ftrace_regs *fregs)
+void notrace ng_entry_trace(unsigned long ip, unsigned long parent_ip,
+			    struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	ng_hook(ip, parent_ip, fregs, NG_HOOK_TRACE);
+	ng_hook(ip, parent_ip, fregs, NULL, NG_HOOK_TRACE);
 }
 
 static void notrace ng_entry_root(unsigned long ip, unsigned long parent_ip,
 				  struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	ng_hook(ip, parent_ip, fregs, NG_HOOK_ROOT);
+	ng_hook(ip, parent_ip, fregs, NULL, NG_HOOK_ROOT);
 }
 
 static void notrace ng_entry_notrace(unsigned long ip, unsigned long parent_ip,
 				     struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	ng_hook(ip, parent_ip, fregs, NG_HOOK_NOTRACE);
+	ng_hook(ip, parent_ip, fregs, NULL, NG_HOOK_NOTRACE);
 }
+
+#ifdef NG_HAVE_DIRECT
+/*
+ * The C side of the direct trampoline (arch/<arch>/direct_caller.S),
+ * which a hooked function's patched call site calls instead of ftrace's
+ * caller: @pc is where the traced function goes on (its call site's
+ * address plus NG_ARCH_CALL_INSN_SIZE, the ip ftrace hands an ops), @slot
+ * where its return address is, @key what its return will present, @args
+ * its argument registers.  Only set_ftrace_filter's functions come this
+ * way (direct.c); roots keep their ops, which run before it at a shared
+ * site.
+ */
+void notrace ng_direct_entry(unsigned long pc, unsigned long *slot,
+			     unsigned long key, const unsigned long *args)
+{
+	const struct ng_direct_site d = { slot, key, args };
+
+	ng_hook(pc - NG_ARCH_CALL_INSN_SIZE, *slot, NULL, &d, NG_HOOK_TRACE);
+}
+#endif
 
 /*
  * set_args_filter's callback: this call, in this context on this CPU,
@@ -887,9 +933,13 @@ static int ng_tracer_start(void)
 	ng_arch_tracing_start();
 	ng_raw_restate_tasks();
 	ng_clock_emit();
-	ret = ng_ops_register_steps(&ng_ops, ng_list_empty(NG_FTRACE_FILTER));
-	if (ret)
-		goto err;
+	/* The direct path where it can (direct.c), else ng_ops. */
+	if (ng_direct_start()) {
+		ret = ng_ops_register_steps(&ng_ops, ng_list_empty(NG_FTRACE_FILTER));
+		if (ret)
+			goto err;
+		ng_ops_on = true;
+	}
 	WRITE_ONCE(ng_registered, true);
 	ret = ng_ops_set(&ng_graph_ops, &ng_graph_registered, ng_graph_listed);
 	if (!ret)
@@ -990,8 +1040,33 @@ static void ng_tracer_stop(void)
 		WRITE_ONCE(ng_drain_ms, NG_DRAIN_POLL_MS);
 		return;
 	}
-	ng_ops_unregister_steps(&ng_ops, ng_list_empty(NG_FTRACE_FILTER));
+	ng_direct_stop();
+	if (ng_ops_on)
+		ng_ops_unregister_steps(&ng_ops, ng_list_empty(NG_FTRACE_FILTER));
+	ng_ops_on = false;
 	ng_tracer_stopped();
+}
+
+/*
+ * Recording through the direct path, and set_ftrace_filter or
+ * set_ftrace_notrace changed (ng_ops's filter has), or options/direct
+ * went off: ng_ops takes over for the rest of the recording, on before
+ * the groups come off (direct.c).  On failure the direct path stays,
+ * with the functions it had.
+ */
+int ng_direct_handover(void)
+{
+	int ret;
+
+	lockdep_assert_held(&ng_control_lock);
+	if (!ng_direct_active())
+		return 0;
+	ret = ng_ops_register_steps(&ng_ops, ng_list_empty(NG_FTRACE_FILTER));
+	if (ret)
+		return ret;
+	ng_ops_on = true;
+	ng_direct_stop();
+	return 0;
 }
 
 /*
@@ -1171,8 +1246,8 @@ void ng_tracer_exiting(void)
  * replaces what was there (and none clears it).  Going through ftrace's
  * own matcher gives the files ftrace's glob syntax.
  */
-static int ng_ops_globs(struct ftrace_ops *ops, bool exclude, char **tokens,
-			unsigned int n, bool reset)
+int ng_ops_globs(struct ftrace_ops *ops, bool exclude, char **tokens,
+		 unsigned int n, bool reset)
 {
 	int (*set)(struct ftrace_ops *ops, unsigned char *buf, int len, int reset);
 	unsigned int i;
@@ -1244,12 +1319,13 @@ static int ng_notrace_globs(char **tokens, unsigned int n, bool reset)
 	int ret, on;
 
 	lockdep_assert_held(&ng_control_lock);
-	if (!ng_registered || !(ng_ops.flags & FTRACE_OPS_FL_SAVE_REGS))
+	if (!ng_ops_on || !(ng_ops.flags & FTRACE_OPS_FL_SAVE_REGS))
 		return ng_ops_globs(&ng_ops, true, tokens, n, reset);
 	ng_ops_set(&ng_args_ops, &ng_args_registered, false);
 	ng_ops_set(&ng_notrace_ops, &ng_notrace_registered, false);
 	ng_ops_set(&ng_graph_ops, &ng_graph_registered, false);
 	unregister_ftrace_function(&ng_ops);
+	ng_ops_on = false;
 	ret = ng_ops_globs(&ng_ops, true, tokens, n, reset);
 	on = ng_ops_register_steps(&ng_ops, ng_list_empty(NG_FTRACE_FILTER));
 	if (on) {
@@ -1257,6 +1333,7 @@ static int ng_notrace_globs(char **tokens, unsigned int n, bool reset)
 		ng_tracer_stopped();
 		return ret ?: on;
 	}
+	ng_ops_on = true;
 	on = ng_ops_set(&ng_graph_ops, &ng_graph_registered, ng_graph_listed);
 	if (!on)
 		on = ng_ops_set(&ng_notrace_ops, &ng_notrace_registered, ng_notrace_listed);
@@ -1276,13 +1353,24 @@ static int ng_notrace_globs(char **tokens, unsigned int n, bool reset)
 int ng_tracer_apply_list(enum ng_list list, char **tokens, unsigned int n,
 			 bool reset)
 {
+	int ret;
+
 	switch (list) {
 	case NG_FTRACE_FILTER:
+		/* ng_ops's filter, then ng_ops takes over from the direct path. */
+		if (ng_direct_active()) {
+			ret = ng_ops_globs(&ng_ops, false, tokens, n, reset);
+			return ret ?: ng_direct_handover();
+		}
 		/* Emptied while recording: every function, in steps. */
-		if (reset && !n && ng_registered)
+		if (reset && !n && ng_ops_on)
 			return ng_ops_filter_every(&ng_ops);
 		return ng_ops_globs(&ng_ops, false, tokens, n, reset);
 	case NG_FTRACE_NOTRACE:
+		if (ng_direct_active()) {
+			ret = ng_ops_globs(&ng_ops, true, tokens, n, reset);
+			return ret ?: ng_direct_handover();
+		}
 		return ng_notrace_globs(tokens, n, reset);
 	case NG_GRAPH_FUNCTION:
 		return ng_root_globs(&ng_graph_ops, &ng_graph_listed,
@@ -1357,6 +1445,7 @@ void ng_tracer_exit(void)
 	ng_sched_use(NG_SCHED_RECORDS | NG_SCHED_CLOCKS, false);
 	mutex_unlock(&ng_control_lock);
 	ng_events_sync(false);
+	ng_direct_exit();
 	ftrace_free_filter(&ng_ops);
 	ftrace_free_filter(&ng_graph_ops);
 	ftrace_free_filter(&ng_notrace_ops);

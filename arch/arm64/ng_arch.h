@@ -62,6 +62,14 @@ static __always_inline unsigned long ng_arch_exit_key(unsigned long sp)
 }
 
 /*
+ * The direct path (direct_caller.S): the call site is one BL, and
+ * ng_direct_caller hands over its LR, the address after it (ftrace_caller
+ * subtracts AARCH64_INSN_SIZE from the same for the ops' ip).
+ */
+#define NG_ARCH_DIRECT		1
+#define NG_ARCH_CALL_INSN_SIZE	4
+
+/*
  * Patch every function in slices (kmod/ops_steps.c)?  Not here: arm64's
  * ftrace reschedules between sites (FTRACE_MAY_SLEEP), and one patch of
  * all 42,000 sites of arm64 6.1 took 0.7 s under emulation, while each

@@ -55,6 +55,14 @@ static __always_inline bool ng_arch_hook_site(struct ftrace_regs *fregs,
 }
 
 /*
+ * The direct path (direct_caller.S): the fentry call site is a 5-byte
+ * call, and ng_direct_caller hands over the address after it (what
+ * ftrace_caller subtracts MCOUNT_INSN_SIZE from for the ops' ip).
+ */
+#define NG_ARCH_DIRECT		1
+#define NG_ARCH_CALL_INSN_SIZE	5
+
+/*
  * The traced function's ret popped the slot: the trampoline is entered
  * with %rsp one word above it.
  */

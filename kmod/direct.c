@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The direct path: set_ftrace_filter's functions entered through
+ * ftrace's direct calls.
+ *
+ * Through an ftrace_ops a hooked call goes call site -> ftrace_caller,
+ * which saves a struct ftrace_regs -> the ops callback -> ng_hook().
+ * With a direct call (register_ftrace_direct(), what BPF trampolines
+ * use) the call site calls arch/<arch>/direct_caller.S instead, which
+ * saves the argument registers only and calls ng_direct_entry() ->
+ * ng_hook().  The call site says which function was called, so one
+ * trampoline serves them all.
+ *
+ * A function has one direct caller at most, and a registration fails
+ * whole (EBUSY) when another direct user (a BPF trampoline) holds any of
+ * its functions.  So the functions go in groups by name, one direct ops
+ * each: the slices of ops_steps.c, which on x86 also keep each patch of
+ * the text short (an ops's functions cannot change while it is
+ * registered, before 7.3); elsewhere "*" first, in one group.  A group
+ * refused is split by its next character (ng_split), down to
+ * NG_DIRECT_DEPTH characters more; a group refused there is left to the
+ * ops path, with the functions that share its first characters.
+ *
+ * The ops path is never far.  With every function hooked (an empty
+ * set_ftrace_filter), ng_rest_ops, whose callback is ng_ops's, hooks
+ * every function no group holds: its filter is empty, its notrace the
+ * groups' globs and set_ftrace_notrace.  That is the refused groups,
+ * whatever the slices miss, and the functions of modules loaded while
+ * recording, as ng_ops would hook them.  With a list, its globs less
+ * set_ftrace_notrace's are one group; refused, the list goes through
+ * ng_ops as it did before the direct path (tracer.c).
+ *
+ * Where another ftrace user shares a function (function_graph, the
+ * function tracer, a kprobe, our own root ops), ftrace calls them from
+ * its regs caller and then goes to the direct trampoline as the call
+ * site would have (x86: ftrace_regs_caller's ORIG_RAX; arm64: op's
+ * direct_call): the roots' callbacks run first, as they do on the ops
+ * path.  No ops_func is given: an IPMODIFY user (livepatch, a kprobe
+ * with a post handler) is refused a function a group holds while
+ * recording, and a function it holds already is refused to the group,
+ * which the split leaves to the ops path.
+ *
+ * options/direct (control.c) turns the path off for the next start; off
+ * while recording, or set_ftrace_filter or set_ftrace_notrace changed
+ * while recording, hands over to ng_ops for the rest of the recording:
+ * ng_ops goes on first, then the groups come off, so no call is missed
+ * in between (one hooked by both is taken once: ng_hook()'s check of
+ * the frame below).
+ *
+ * All of it runs under ng_control_lock.
+ */
+#define pr_fmt(fmt) "nanograph: " fmt
+
+#include <linux/ftrace.h>
+#include <linux/ktime.h>
+#include <linux/sched.h>
+#include <linux/seq_buf.h>
+#include <linux/string.h>
+
+#include "compat.h"
+#include "ng_module.h"
+#include "ng_arch_api.h"
+
+/* options/direct: 1 where the kernel and the architecture allow it. */
+unsigned int ng_direct = NG_DIRECT_MAX;
+
+/* For counting what set_ftrace_filter hooks (stats); never registered. */
+static struct ftrace_ops ng_count_ops;
+
+/*
+ * For the stats file, of the last start: the groups refused whole, the
+ * functions the groups hold, and (counted at the first read after a
+ * start: a pass of ftrace's matcher) every function hooked.
+ */
+static unsigned long ng_refused, ng_direct_funcs, ng_hooked_funcs;
+static unsigned int ng_start_gen, ng_counted_gen;
+
+/* An ops not registered loses its functions. */
+static void ng_ops_reset(struct ftrace_ops *ops)
+{
+	ftrace_set_filter(ops, NULL, 0, 1);
+	ftrace_set_notrace(ops, NULL, 0, 1);
+}
+
+/* Take set_ftrace_notrace's @nt out of @ops's filter ("!glob" each). */
+static int ng_filter_out(struct ftrace_ops *ops, char **nt, unsigned int nn)
+{
+	char glob[NG_TOKEN_MAX + 2];
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < nn; i++) {
+		scnprintf(glob, sizeof(glob), "!%s", nt[i]);
+		ret = ftrace_set_filter(ops, glob, strlen(glob), 0);
+		/* A glob of a module gone since matches nothing. */
+		if (ret && ret != -EINVAL)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * How many functions set_ftrace_filter and set_ftrace_notrace hook, as
+ * ftrace's matcher counts them now.
+ */
+static unsigned long ng_count_hooked(void)
+{
+	unsigned int nf, nn;
+	char **ft, **nt;
+	char all[2] = "*";
+	unsigned long n;
+	int ret;
+
+	nf = ng_list_tokens(NG_FTRACE_FILTER, &ft);
+	nn = ng_list_tokens(NG_FTRACE_NOTRACE, &nt);
+	ret = nf ? ng_ops_globs(&ng_count_ops, false, ft, nf, true) :
+		   ftrace_set_filter(&ng_count_ops, all, 1, 1);
+	ret = ret ?: ng_filter_out(&ng_count_ops, nt, nn);
+	n = ret ? 0 : ng_ops_filter_count(&ng_count_ops);
+	ng_ops_reset(&ng_count_ops);
+	return n;
+}
+
+#ifdef NG_HAVE_DIRECT
+
+/* Groups at most; beyond, ng_rest_ops takes the functions. */
+#define NG_DIRECT_GROUPS	128
+/* Characters a refused group is split by, one level each. */
+#define NG_DIRECT_DEPTH		4
+#define NG_DIRECT_GLOB		48
+
+/* A refused group "g*" becomes "g[a-e]*", "g[f-j]*", ... */
+static const char *const ng_split[] = {
+	"[a-e]", "[f-j]", "[k-o]", "[p-t]", "[u-z]", "[!a-z]",
+};
+
+struct ng_direct_group {
+	struct ftrace_ops ops;
+	char glob[NG_DIRECT_GLOB];	/* "" for the set_ftrace_filter list */
+};
+
+static struct ng_direct_group ng_groups[NG_DIRECT_GROUPS];
+/* Registered: the first ng_groups_nr. */
+static unsigned int ng_groups_nr;
+static bool ng_direct_on, ng_rest_on;
+
+static struct ftrace_ops ng_rest_ops = {
+	.func = ng_entry_trace,
+	.flags = NG_ARCH_OPS_FLAGS,
+};
+
+/*
+ * Register group @g, its filter set: 0, or -EINVAL when set_ftrace_notrace
+ * left it no function, -EBUSY when another direct user holds one.  On
+ * failure @g is reset.
+ */
+static int ng_group_register(struct ng_direct_group *g, char **nt,
+			     unsigned int nn)
+{
+	u64 t0;
+	int ret;
+
+	ret = ng_filter_out(&g->ops, nt, nn);
+	if (!ret && ng_inject(NG_INJECT_REGISTER))
+		ret = -ENOMEM;
+	if (!ret) {
+		t0 = ktime_get_ns();
+		ret = ng_register_direct(&g->ops, (unsigned long)ng_direct_caller);
+		ng_patch_timed(t0);
+	}
+	if (!ret)
+		ng_groups_nr++;
+	else
+		ng_ops_reset(&g->ops);
+	return ret;
+}
+
+/*
+ * The functions @glob (ending in '*') matches, as one group, or split
+ * if refused.  Returns 0 whether or not they went direct; an error
+ * only when the kernel failed (ENOMEM).
+ */
+static int ng_direct_glob(const char *glob, unsigned int depth, char **nt,
+			  unsigned int nn)
+{
+	size_t len = strlen(glob);
+	struct ng_direct_group *g;
+	char sub[NG_DIRECT_GLOB];
+	unsigned int i;
+	int ret;
+
+	if (ng_groups_nr == NG_DIRECT_GROUPS) {
+		ng_refused++;
+		return 0;
+	}
+	g = &ng_groups[ng_groups_nr];
+	strscpy(g->glob, glob, sizeof(g->glob));
+	/* ftrace's matcher edits the glob in place: give it a copy. */
+	strscpy(sub, glob, sizeof(sub));
+	ret = ftrace_set_filter(&g->ops, sub, len, 1);
+	if (ret == -EINVAL)
+		return 0;		/* no function of that name */
+	if (ret) {
+		ng_ops_reset(&g->ops);
+		return ret;
+	}
+	ret = ng_group_register(g, nt, nn);
+	if (ret != -EBUSY)
+		return ret == -EINVAL ? 0 : ret;
+	/* Split "*" by the slices, anything else by its next character. */
+	if (!strcmp(glob, "*")) {
+		for (i = 0; i < NG_NR_SLICES; i++) {
+			cond_resched();
+			ret = ng_direct_glob(ng_slices[i], depth, nt, nn);
+			if (ret)
+				return ret;
+		}
+		return 0;
+	}
+	if (depth == NG_DIRECT_DEPTH) {
+		ng_refused++;
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(ng_split); i++) {
+		scnprintf(sub, sizeof(sub), "%.*s%s*", (int)len - 1, glob, ng_split[i]);
+		ret = ng_direct_glob(sub, depth + 1, nt, nn);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Every function: the groups, then ng_rest_ops for the rest. */
+static int ng_direct_every(char **nt, unsigned int nn)
+{
+	char glob[NG_DIRECT_GLOB];
+	unsigned int i;
+	int ret = 0;
+	u64 t0;
+
+	if (!ng_arch_patch_in_steps())
+		ret = ng_direct_glob("*", 0, nt, nn);
+	else
+		for (i = 0; !ret && i < NG_NR_SLICES; i++) {
+			cond_resched();
+			ret = ng_direct_glob(ng_slices[i], 0, nt, nn);
+		}
+	for (i = 0; !ret && i < ng_groups_nr; i++) {
+		strscpy(glob, ng_groups[i].glob, sizeof(glob));
+		ret = ftrace_set_notrace(&ng_rest_ops, glob, strlen(glob), 0);
+	}
+	ret = ret ?: ng_ops_globs(&ng_rest_ops, true, nt, nn, false);
+	if (ret)
+		return ret;
+	t0 = ktime_get_ns();
+	ret = register_ftrace_function(&ng_rest_ops);
+	ng_patch_timed(t0);
+	if (!ret)
+		ng_rest_on = true;
+	return ret;
+}
+
+/* set_ftrace_filter's list as one group. */
+static int ng_direct_list(char **ft, unsigned int nf, char **nt,
+			  unsigned int nn)
+{
+	struct ng_direct_group *g = &ng_groups[0];
+	int ret;
+
+	g->glob[0] = '\0';
+	ret = ng_ops_globs(&g->ops, false, ft, nf, true);
+	if (ret) {
+		ng_ops_reset(&g->ops);
+		return ret;
+	}
+	ret = ng_group_register(g, nt, nn);
+	if (ret == -EBUSY)
+		ng_refused++;
+	return ret;
+}
+
+/*
+ * tracing_on=1: hook set_ftrace_filter's functions (all if it is empty)
+ * through the direct path.  0: they are (and ng_ops is not needed);
+ * otherwise nothing is registered and ng_ops takes them all.
+ */
+int ng_direct_start(void)
+{
+	unsigned int nf, nn, i;
+	char **ft, **nt;
+	int ret;
+
+	lockdep_assert_held(&ng_control_lock);
+	ng_start_gen++;
+	ng_refused = 0;
+	ng_direct_funcs = 0;
+	if (!READ_ONCE(ng_direct))
+		return -EOPNOTSUPP;
+	nf = ng_list_tokens(NG_FTRACE_FILTER, &ft);
+	nn = ng_list_tokens(NG_FTRACE_NOTRACE, &nt);
+	/* "!glob" there takes functions out of the notrace list: ng_ops's. */
+	for (i = 0; i < nn; i++)
+		if (nt[i][0] == '!')
+			return -EOPNOTSUPP;
+	ret = nf ? ng_direct_list(ft, nf, nt, nn) : ng_direct_every(nt, nn);
+	if (ret || !ng_groups_nr) {
+		ng_direct_stop();
+		return ret ?: -ENOENT;
+	}
+	for (i = 0; i < ng_groups_nr; i++)
+		ng_direct_funcs += ng_ops_filter_count(&ng_groups[i].ops);
+	ng_direct_on = true;
+	return 0;
+}
+
+/*
+ * Unhook the direct path: ng_rest_ops, then the groups, newest first,
+ * rescheduling between them.  Tasks still inside the trampoline are
+ * the drain's business (its RCU Tasks wait, tracer.c).
+ */
+void ng_direct_stop(void)
+{
+	struct ng_direct_group *g;
+	u64 t0;
+
+	lockdep_assert_held(&ng_control_lock);
+	if (ng_rest_on) {
+		t0 = ktime_get_ns();
+		WARN_ON_ONCE(unregister_ftrace_function(&ng_rest_ops));
+		ng_patch_timed(t0);
+		ng_rest_on = false;
+	}
+	ng_ops_reset(&ng_rest_ops);
+	while (ng_groups_nr) {
+		g = &ng_groups[--ng_groups_nr];
+		cond_resched();
+		t0 = ktime_get_ns();
+		WARN_ON_ONCE(ng_unregister_direct(&g->ops,
+						  (unsigned long)ng_direct_caller));
+		ng_patch_timed(t0);
+		ng_ops_reset(&g->ops);
+	}
+	ng_direct_on = false;
+}
+
+/* Recording through the direct path now. */
+bool ng_direct_active(void)
+{
+	lockdep_assert_held(&ng_control_lock);
+	return ng_direct_on;
+}
+
+/* Groups registered now. */
+static unsigned int ng_direct_groups(void)
+{
+	return ng_groups_nr;
+}
+
+/* Module exit: nothing is registered any more. */
+void ng_direct_exit(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < NG_DIRECT_GROUPS; i++)
+		ftrace_free_filter(&ng_groups[i].ops);
+	ftrace_free_filter(&ng_rest_ops);
+	ftrace_free_filter(&ng_count_ops);
+}
+
+#else /* !NG_HAVE_DIRECT */
+
+int ng_direct_start(void)
+{
+	ng_start_gen++;
+	return -EOPNOTSUPP;
+}
+
+void ng_direct_stop(void)
+{
+}
+
+bool ng_direct_active(void)
+{
+	return false;
+}
+
+static unsigned int ng_direct_groups(void)
+{
+	return 0;
+}
+
+void ng_direct_exit(void)
+{
+	ftrace_free_filter(&ng_count_ops);
+}
+
+#endif /* NG_HAVE_DIRECT */
+
+/* The stats file's lines: the functions on each path, of the last start. */
+void ng_direct_stats_render(struct seq_buf *s)
+{
+	unsigned long direct = ng_direct_active() ? ng_direct_funcs : 0;
+
+	lockdep_assert_held(&ng_control_lock);
+	if (ng_counted_gen != ng_start_gen) {
+		ng_hooked_funcs = ng_count_hooked();
+		ng_counted_gen = ng_start_gen;
+	}
+	seq_buf_printf(s, "direct_functions %lu\n", direct);
+	seq_buf_printf(s, "ops_functions %lu\n",
+		       ng_hooked_funcs > direct ? ng_hooked_funcs - direct : 0);
+	seq_buf_printf(s, "direct_groups %u\n", ng_direct_groups());
+	seq_buf_printf(s, "direct_refused %lu\n", ng_refused);
+}
