@@ -461,10 +461,12 @@ static NG_VALUE_ATTR(retval, "retval", 1, EINVAL, ng_retval_apply);
  */
 static int ng_direct_apply(unsigned long *on)
 {
-	return *on ? 0 : ng_direct_handover();
+	if (*on)
+		return NG_DIRECT_MAX ? 0 : -EOPNOTSUPP;
+	return ng_direct_handover(ng_list_empty(NG_FTRACE_FILTER));
 }
 
-static NG_VALUE_ATTR(direct, "direct", NG_DIRECT_MAX, EOPNOTSUPP, ng_direct_apply);
+static NG_VALUE_ATTR(direct, "direct", 1, EINVAL, ng_direct_apply);
 
 /*
  * calibrate: a write of N makes N calls of ng_calib_target()

@@ -586,7 +586,7 @@ struct ng_direct_site {
  */
 extern unsigned int ng_direct;
 int ng_direct_start(void);
-int ng_direct_handover(void);		/* tracer.c */
+int ng_direct_handover(bool every);	/* tracer.c */
 void ng_direct_stop(void);
 bool ng_direct_active(void);
 void ng_direct_stats_render(struct seq_buf *s);

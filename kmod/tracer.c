@@ -1051,17 +1051,18 @@ static void ng_tracer_stop(void)
  * Recording through the direct path, and set_ftrace_filter or
  * set_ftrace_notrace changed (ng_ops's filter has), or options/direct
  * went off: ng_ops takes over for the rest of the recording, on before
- * the groups come off (direct.c).  On failure the direct path stays,
- * with the functions it had.
+ * the groups come off (direct.c).  @every: set_ftrace_filter is (now)
+ * empty, every function.  On failure the direct path stays, with the
+ * functions it had.
  */
-int ng_direct_handover(void)
+int ng_direct_handover(bool every)
 {
 	int ret;
 
 	lockdep_assert_held(&ng_control_lock);
 	if (!ng_direct_active())
 		return 0;
-	ret = ng_ops_register_steps(&ng_ops, ng_list_empty(NG_FTRACE_FILTER));
+	ret = ng_ops_register_steps(&ng_ops, every);
 	if (ret)
 		return ret;
 	ng_ops_on = true;
@@ -1360,7 +1361,8 @@ int ng_tracer_apply_list(enum ng_list list, char **tokens, unsigned int n,
 		/* ng_ops's filter, then ng_ops takes over from the direct path. */
 		if (ng_direct_active()) {
 			ret = ng_ops_globs(&ng_ops, false, tokens, n, reset);
-			return ret ?: ng_direct_handover();
+			return ret ?: ng_direct_handover(!n && (reset ||
+						ng_list_empty(NG_FTRACE_FILTER)));
 		}
 		/* Emptied while recording: every function, in steps. */
 		if (reset && !n && ng_ops_on)
@@ -1369,7 +1371,7 @@ int ng_tracer_apply_list(enum ng_list list, char **tokens, unsigned int n,
 	case NG_FTRACE_NOTRACE:
 		if (ng_direct_active()) {
 			ret = ng_ops_globs(&ng_ops, true, tokens, n, reset);
-			return ret ?: ng_direct_handover();
+			return ret ?: ng_direct_handover(ng_list_empty(NG_FTRACE_FILTER));
 		}
 		return ng_notrace_globs(tokens, n, reset);
 	case NG_GRAPH_FUNCTION:

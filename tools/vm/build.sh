@@ -139,7 +139,7 @@ collector_build() {
 		SYSROOT="$CACHE/userland/$DEB/sysroot" >"$ushared.log" 2>&1 ||
 		{ cat "$ushared.log" >&2; die "collector build failed for $ARCH"; }
 	make -s -C "$ROOT/selftests/vm" O="$ushared" CROSS_COMPILE="$CROSS" \
-		>>"$ushared.log" 2>&1 ||
+		SYSROOT="$CACHE/userland/$DEB/sysroot" >>"$ushared.log" 2>&1 ||
 		{ cat "$ushared.log" >&2; die "selftest helper build failed for $ARCH"; }
 }
 
@@ -171,7 +171,7 @@ initramfs_pack() {
 	cp "$ROOT/tools/guest-init.sh" "$r/init"
 	chmod 755 "$r/init"
 	cp "$out/src/kmod/nanograph.ko" "$out/src/testmod/ng_testmod.ko" "$r/nanograph/"
-	cp "$ushared/nanograph" "$ushared/ngtest" "$r/nanograph/"
+	cp "$ushared/nanograph" "$ushared/ngtest" "$ushared/ngbpf" "$r/nanograph/"
 	cp -r "$ROOT/selftests/vm" "$r/nanograph/selftests"
 	rm -rf "$r/nanograph/selftests/"*.c "$r/nanograph/selftests/Makefile" \
 		"$r/nanograph/selftests/testmod"
