@@ -175,6 +175,9 @@ m_ng() {
 	[ "$mode" != raw_retaddr ] || echo 1 >$NG/options/retaddr || return 1
 	[ "$mode" != raw_args ] || echo 6 >$NG/options/args 2>/dev/null ||
 		echo 4 >$NG/options/args || return 1
+	# raw_ops: raw through ftrace's ops callback, where raw itself goes
+	# through the direct trampoline (options/direct).
+	[ "$mode" != raw_ops ] || echo 0 >$NG/options/direct || return 1
 	echo 1 >$NG/tracing_on
 	[ "$mode" != none ] || echo 0 >$T/events/nanograph/enable
 	# shellcheck disable=SC2046
@@ -186,6 +189,7 @@ m_ng() {
 	[ "$mode" != raw_retval ] || echo 0 >$NG/options/retval
 	[ "$mode" != raw_retaddr ] || echo 0 >$NG/options/retaddr
 	[ "$mode" != raw_args ] || echo 0 >$NG/options/args
+	[ "$mode" != raw_ops ] || echo 1 >$NG/options/direct
 	[ "$mode" != calls ] || calls_events 0
 	calls=$(($(ng_total 2) - e0))
 	[ "${mode#flight}" = "$mode" ] || echo off >$NG/flight
@@ -287,6 +291,8 @@ MODES="none function function_graph ng_hook_only ng_events"
 [ ! -e $NG/options/sched ] || MODES="$MODES ng_raw_sched"
 [ ! -e $NG/options/counters ] || MODES="$MODES ng_raw_counters"
 [ ! -e $NG/options/retval ] || MODES="$MODES ng_raw_retval ng_raw_args ng_raw_retaddr"
+# The ops path beside the direct one, where the kernel has both.
+[ "$(cat $NG/options/direct 2>/dev/null)" != 1 ] || MODES="$MODES ng_raw_ops"
 [ ! -e $NG/flight ] || MODES="$MODES ng_flight ng_flight_full"
 [ ! -e $NG/options/counters ] || MODES="$MODES ng_flight_clocks"
 
@@ -303,6 +309,7 @@ run_mode() {
 	ng_raw_retval) m_ng raw_retval ;;
 	ng_raw_args) m_ng raw_args ;;
 	ng_raw_retaddr) m_ng raw_retaddr ;;
+	ng_raw_ops) m_ng raw_ops ;;
 	ng_flight) m_ng flight ;;
 	ng_flight_full) m_ng flight_full ;;
 	ng_flight_clocks) m_ng flight_clocks ;;

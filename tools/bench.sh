@@ -120,6 +120,10 @@ table() {
 			printf "values: options/retval %.2fx raw per call, options/args %.2fx, options/retaddr %.2fx\n",
 				med["ng_raw_retval"] / med["ng_raw"], med["ng_raw_args"] / med["ng_raw"],
 				med["ng_raw_retaddr"] / med["ng_raw"]
+		# The direct path against the ops path (options/direct), raw.
+		if (med["ng_raw"] > 0 && med["ng_raw_ops"] != "")
+			printf "paths: raw through the direct trampoline costs %.2fx raw through the ops callback per call\n",
+				med["ng_raw"] / med["ng_raw_ops"]
 		# The flight recorder armed and waiting, against raw recording.
 		if (med["ng_raw"] > 0 && med["ng_flight"] != "" && med["ng_flight_full"] != "")
 			printf "flight: armed %.2fx raw per call, armed and overwriting %.2fx raw\n",

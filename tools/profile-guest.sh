@@ -62,6 +62,8 @@ echo >$T/trace
 # ng_raw_retaddr), where the module has them.
 MODES="ng_hook_only ng_raw"
 [ ! -e $NG/options/retval ] || MODES="$MODES ng_raw_retval ng_raw_args ng_raw_retaddr"
+# The ops path beside the direct one, where the kernel has both.
+[ "$(cat $NG/options/direct 2>/dev/null)" != 1 ] || MODES="$MODES ng_raw_ops"
 for m in $MODES; do
 	c0=$(ng_entries)
 	b=events
@@ -71,6 +73,7 @@ for m in $MODES; do
 	ng_raw_retval) echo 1 >$NG/options/retval ;;
 	ng_raw_args) echo 6 >$NG/options/args 2>/dev/null || echo 4 >$NG/options/args ;;
 	ng_raw_retaddr) echo 1 >$NG/options/retaddr ;;
+	ng_raw_ops) echo 0 >$NG/options/direct ;;
 	esac
 	echo 1 >$NG/tracing_on
 	[ $m != ng_hook_only ] || echo 0 >$T/events/nanograph/enable
@@ -78,5 +81,6 @@ for m in $MODES; do
 	ng_stop_and_drain	# buffer_mode is refused until then
 	echo "NG-PROFILE-CALLS $m $(($(ng_entries) - c0))"
 	for o in retval args retaddr; do echo 0 >$NG/options/$o 2>/dev/null || :; done
+	[ $m != ng_raw_ops ] || echo 1 >$NG/options/direct
 	echo >$T/trace
 done

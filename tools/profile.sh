@@ -88,7 +88,7 @@ per_function none >"$P/none.fn"
 calls() { sed -n "s/^NG-PROFILE-CALLS $1 //p" "$P/console.log"; }
 echo "== $ARCH $LINE: guest instructions added per traced call, $N reads"
 echo "   ($(sed -n 's/^NG-PROFILE-FUNCS //p' "$P/console.log"))"
-for m in function function_graph ng_hook_only ng_raw ng_raw_retval ng_raw_args ng_raw_retaddr; do
+for m in function function_graph ng_hook_only ng_raw ng_raw_ops ng_raw_retval ng_raw_args ng_raw_retaddr; do
 	[ -e "$P/$m.tb" ] || continue
 	c=$(calls $m)
 	per_function $m | awk -v c="${c:-0}" -v m=$m -v rows="$ROWS" '
