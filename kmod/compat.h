@@ -127,6 +127,23 @@
 #endif
 
 /*
+ * 6.1 (until 6.3's rewrite): register_ftrace_direct_multi() grows its
+ * table of direct functions by copying it, frees only the last old copy
+ * of a call (the others leak), and past 8192 functions copies it for
+ * every function added: memory quadratic in the functions, an OOM with
+ * every function hooked (test 53 on 6.1).  There a group holds 128
+ * functions at most, which crosses one growth (at 128, 512, 2048) per
+ * call at most, and every function stays on the ops path.
+ */
+#ifdef NG_DIRECT_MULTI
+#define NG_DIRECT_GROUP_MAX	128UL
+#define NG_DIRECT_EVERY		false
+#else
+#define NG_DIRECT_GROUP_MAX	ULONG_MAX
+#define NG_DIRECT_EVERY		true
+#endif
+
+/*
  * struct ftrace_hash is private to kernel/trace/trace.h; its head (the
  * size in bits, the buckets, the count) is the same from 3.x to 7.3.
  * Read for the stats file only (direct.c), of an ops of ours that

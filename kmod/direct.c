@@ -151,8 +151,9 @@ static struct ftrace_ops ng_rest_ops = {
 
 /*
  * Register group @g, its filter set: 0, or -EINVAL when set_ftrace_notrace
- * left it no function, -EBUSY when another direct user holds one.  On
- * failure @g is reset.
+ * left it no function, -EBUSY when another direct user holds one, -E2BIG
+ * when it has more functions than the kernel registers safely at once
+ * (NG_DIRECT_GROUP_MAX, 6.1).  On failure @g is reset.
  */
 static int ng_group_register(struct ng_direct_group *g, char **nt,
 			     unsigned int nn)
@@ -161,6 +162,8 @@ static int ng_group_register(struct ng_direct_group *g, char **nt,
 	int ret;
 
 	ret = ng_filter_out(&g->ops, nt, nn);
+	if (!ret && ng_ops_filter_count(&g->ops) > NG_DIRECT_GROUP_MAX)
+		ret = -E2BIG;
 	if (!ret && ng_inject(NG_INJECT_REGISTER))
 		ret = -ENOMEM;
 	if (!ret) {
@@ -302,6 +305,8 @@ int ng_direct_start(void)
 	for (i = 0; i < nn; i++)
 		if (nt[i][0] == '!')
 			return -EOPNOTSUPP;
+	if (!nf && !NG_DIRECT_EVERY)
+		return -EOPNOTSUPP;
 	ret = nf ? ng_direct_list(ft, nf, nt, nn) : ng_direct_every(nt, nn);
 	if (ret || !ng_groups_nr) {
 		ng_direct_stop();

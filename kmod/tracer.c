@@ -577,8 +577,9 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 
 		ng_emit_entry_values(ip, ng_tsd(now, depth),
 				     ng_call_site(t, depth, key, parent_ip), &at, bit);
-	} else
+	} else {
 		ng_emit_entry(ip, ng_tsd(now, depth));
+	}
 	ng_ctx_inc(bit, entries);
 out:
 	ftrace_test_recursion_unlock(bit);
