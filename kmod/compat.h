@@ -119,7 +119,22 @@
  * NG_DIRECT_MULTI from the header.
  */
 #ifdef NG_DIRECT_MULTI
-#define ng_register_direct(ops, addr)	register_ftrace_direct_multi(ops, addr)
+/*
+ * 6.1 leaves ops->func and ->trampoline set when the registration
+ * fails after setting them (6.3's reset_direct() clears them): every
+ * later register of that ops would be EINVAL.
+ */
+static inline int ng_register_direct(struct ftrace_ops *ops, unsigned long addr)
+{
+	int ret = register_ftrace_direct_multi(ops, addr);
+
+	if (ret) {
+		ops->func = NULL;
+		ops->trampoline = 0;
+	}
+	return ret;
+}
+
 #define ng_unregister_direct(ops, addr)	unregister_ftrace_direct_multi(ops, addr)
 #else
 #define ng_register_direct(ops, addr)	register_ftrace_direct(ops, addr)
@@ -128,15 +143,16 @@
 
 /*
  * 6.1 (until 6.3's rewrite): register_ftrace_direct_multi() grows its
- * table of direct functions by copying it, frees only the last old copy
- * of a call (the others leak), and past 8192 functions copies it for
- * every function added: memory quadratic in the functions, an OOM with
- * every function hooked (test 53 on 6.1).  There a group holds 128
- * functions at most, which crosses one growth (at 128, 512, 2048) per
- * call at most, and every function stays on the ops path.
+ * table of direct functions by copying it when it passes 64, 128, 256
+ * ... functions, frees only the last old copy of a call (the others
+ * leak), and past 8192 copies it for every function added: memory
+ * quadratic in the functions, an OOM with every function hooked (test
+ * 53 on 6.1).  There a group holds 64 functions at most, which passes
+ * one of those sizes per call at most, and every function stays on the
+ * ops path.
  */
 #ifdef NG_DIRECT_MULTI
-#define NG_DIRECT_GROUP_MAX	128UL
+#define NG_DIRECT_GROUP_MAX	64UL
 #define NG_DIRECT_EVERY		false
 #else
 #define NG_DIRECT_GROUP_MAX	ULONG_MAX

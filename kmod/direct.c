@@ -51,10 +51,13 @@
  */
 #define pr_fmt(fmt) "nanograph: " fmt
 
+#include <linux/delay.h>
 #include <linux/ftrace.h>
 #include <linux/ktime.h>
+#include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/seq_buf.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
 #include "compat.h"
@@ -82,17 +85,26 @@ static void ng_ops_reset(struct ftrace_ops *ops)
 	ftrace_set_notrace(ops, NULL, 0, 1);
 }
 
-/* Take set_ftrace_notrace's @nt out of @ops's filter ("!glob" each). */
-static int ng_filter_out(struct ftrace_ops *ops, char **nt, unsigned int nn)
+/*
+ * Apply set_ftrace_notrace's @nt to @ops: take them out of its filter
+ * (@out: "!glob" each) or add them to its notrace list.  A glob of a
+ * module gone since matches nothing, and is passed over.
+ */
+static int ng_notrace_apply(struct ftrace_ops *ops, char **nt, unsigned int nn,
+			    bool out)
 {
-	char glob[NG_TOKEN_MAX + 2];
 	unsigned int i;
+	char *glob;
 	int ret;
 
 	for (i = 0; i < nn; i++) {
-		scnprintf(glob, sizeof(glob), "!%s", nt[i]);
-		ret = ftrace_set_filter(ops, glob, strlen(glob), 0);
-		/* A glob of a module gone since matches nothing. */
+		/* ftrace's matcher edits the glob in place: give it a copy. */
+		glob = kasprintf(GFP_KERNEL, "%s%s", out ? "!" : "", nt[i]);
+		if (!glob)
+			return -ENOMEM;
+		ret = out ? ftrace_set_filter(ops, glob, strlen(glob), 0) :
+			    ftrace_set_notrace(ops, glob, strlen(glob), 0);
+		kfree(glob);
 		if (ret && ret != -EINVAL)
 			return ret;
 	}
@@ -115,7 +127,7 @@ static unsigned long ng_count_hooked(void)
 	nn = ng_list_tokens(NG_FTRACE_NOTRACE, &nt);
 	ret = nf ? ng_ops_globs(&ng_count_ops, false, ft, nf, true) :
 		   ftrace_set_filter(&ng_count_ops, all, 1, 1);
-	ret = ret ?: ng_filter_out(&ng_count_ops, nt, nn);
+	ret = ret ?: ng_notrace_apply(&ng_count_ops, nt, nn, true);
 	n = ret ? 0 : ng_ops_filter_count(&ng_count_ops);
 	ng_ops_reset(&ng_count_ops);
 	return n;
@@ -143,6 +155,11 @@ static struct ng_direct_group ng_groups[NG_DIRECT_GROUPS];
 /* Registered: the first ng_groups_nr. */
 static unsigned int ng_groups_nr;
 static bool ng_direct_on, ng_rest_on;
+/*
+ * An unregistration failed (ftrace disabled itself): call sites may go
+ * on calling the trampoline, so the module holds itself for good.
+ */
+static bool ng_direct_stuck;
 
 static struct ftrace_ops ng_rest_ops = {
 	.func = ng_entry_trace,
@@ -161,7 +178,7 @@ static int ng_group_register(struct ng_direct_group *g, char **nt,
 	u64 t0;
 	int ret;
 
-	ret = ng_filter_out(&g->ops, nt, nn);
+	ret = ng_notrace_apply(&g->ops, nt, nn, true);
 	if (!ret && ng_ops_filter_count(&g->ops) > NG_DIRECT_GROUP_MAX)
 		ret = -E2BIG;
 	if (!ret && ng_inject(NG_INJECT_REGISTER))
@@ -252,7 +269,7 @@ static int ng_direct_every(char **nt, unsigned int nn)
 		strscpy(glob, ng_groups[i].glob, sizeof(glob));
 		ret = ftrace_set_notrace(&ng_rest_ops, glob, strlen(glob), 0);
 	}
-	ret = ret ?: ng_ops_globs(&ng_rest_ops, true, nt, nn, false);
+	ret = ret ?: ng_notrace_apply(&ng_rest_ops, nt, nn, false);
 	if (ret)
 		return ret;
 	t0 = ktime_get_ns();
@@ -326,6 +343,7 @@ int ng_direct_start(void)
 void ng_direct_stop(void)
 {
 	struct ng_direct_group *g;
+	int ret;
 	u64 t0;
 
 	lockdep_assert_held(&ng_control_lock);
@@ -340,10 +358,16 @@ void ng_direct_stop(void)
 		g = &ng_groups[--ng_groups_nr];
 		cond_resched();
 		t0 = ktime_get_ns();
-		WARN_ON_ONCE(ng_unregister_direct(&g->ops,
-						  (unsigned long)ng_direct_caller));
+		ret = ng_unregister_direct(&g->ops, (unsigned long)ng_direct_caller);
 		ng_patch_timed(t0);
-		ng_ops_reset(&g->ops);
+		if (!WARN_ON_ONCE(ret)) {
+			ng_ops_reset(&g->ops);
+		} else if (!ng_direct_stuck) {
+			__module_get(THIS_MODULE);
+			ng_direct_stuck = true;
+			pr_err("cannot unhook the direct path (%d): the module stays\n",
+			       ret);
+		}
 	}
 	ng_direct_on = false;
 }
@@ -361,11 +385,55 @@ static unsigned int ng_direct_groups(void)
 	return ng_groups_nr;
 }
 
+/*
+ * A module goes while the groups may hold its functions: ftrace forgets
+ * its records after this notifier (ftrace_release_mod()), but not a
+ * group's filter nor the kernel's direct_functions entries.  A module
+ * loaded at the same address later would be refused to ng_rest_ops
+ * (ftrace_module_enable() skips a direct ops), and the group's
+ * unregistration would find a record it never counted: ftrace's WARN,
+ * ftrace_kill().  So the recording hands over to ng_ops first, or, if
+ * ng_ops cannot go on, the direct path stops.
+ */
+static int ng_direct_module_event(struct notifier_block *nb,
+				  unsigned long action, void *data)
+{
+	int ret;
+
+	if (action != MODULE_STATE_GOING)
+		return NOTIFY_DONE;
+	mutex_lock(&ng_control_lock);
+	if (ng_direct_active()) {
+		ret = ng_direct_handover(ng_list_empty(NG_FTRACE_FILTER));
+		if (ret) {
+			pr_warn("a module goes, and the ops path cannot take over (%d): set_ftrace_filter's functions are no longer recorded\n",
+				ret);
+			ng_direct_stop();
+		}
+	}
+	mutex_unlock(&ng_control_lock);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block ng_direct_module_nb = {
+	.notifier_call = ng_direct_module_event,
+};
+
+/* Module load. */
+int ng_direct_init(void)
+{
+	return register_module_notifier(&ng_direct_module_nb);
+}
+
 /* Module exit: nothing is registered any more. */
 void ng_direct_exit(void)
 {
 	unsigned int i;
 
+	unregister_module_notifier(&ng_direct_module_nb);
+	/* rmmod -f: hung is acceptable, code calling freed text is not. */
+	while (ng_direct_stuck)
+		msleep(1000);
 	for (i = 0; i < NG_DIRECT_GROUPS; i++)
 		ftrace_free_filter(&ng_groups[i].ops);
 	ftrace_free_filter(&ng_rest_ops);
@@ -390,6 +458,11 @@ bool ng_direct_active(void)
 }
 
 static unsigned int ng_direct_groups(void)
+{
+	return 0;
+}
+
+int ng_direct_init(void)
 {
 	return 0;
 }

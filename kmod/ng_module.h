@@ -59,6 +59,11 @@ struct ng_frame {
 #define NG_FRAME_GONE		4	/* abandoned: real address put back */
 #define NG_FRAME_COUNTS		8	/* counts taken: options/counters */
 #define NG_FRAME_CLOCKS		16	/* clocks taken: a time trigger armed */
+/*
+ * Recorded, but nothing below it is: a set_graph_notrace root whose own
+ * callback came after the plain hook (ng_frame_upgrade(), tracer.c).
+ */
+#define NG_FRAME_SHUT		32
 /* The clocks' generation (ng_clocks_gen) a frame's were taken in, 16 bits. */
 #define NG_FRAME_GEN_SHIFT	8
 #define NG_FRAME_GEN(gen)	(((unsigned long)(gen) & 0xffff) << NG_FRAME_GEN_SHIFT)
@@ -74,7 +79,7 @@ struct ng_stack {
 	pid_t pid;			/* the task's (exec included), for func_open */
 	unsigned int depth;		/* frames in use */
 	unsigned int graph_depth;	/* NG_FRAME_ROOT frames among them */
-	unsigned int notrace_depth;	/* NG_FRAME_NOTRACE frames among them */
+	unsigned int notrace_depth;	/* NG_FRAME_NOTRACE, _SHUT frames among them */
 	/*
 	 * Its clocks off a CPU (sched.c), kept while a time trigger is
 	 * armed: written by its own switches, @wake_at by its wakers.
@@ -590,6 +595,7 @@ int ng_direct_handover(bool every);	/* tracer.c */
 void ng_direct_stop(void);
 bool ng_direct_active(void);
 void ng_direct_stats_render(struct seq_buf *s);
+int ng_direct_init(void);
 void ng_direct_exit(void);
 
 /* Registering ng_ops, every function in steps (ops_steps.c). */

@@ -436,6 +436,30 @@ static __always_inline bool ng_pid_wanted(void)
 }
 
 /*
+ * A root's callback found the call hooked already by the plain hook,
+ * which ftrace called first: ng_ops registered after the roots, as a
+ * hand-over from the direct path does (direct.c).  Frame @f of @t
+ * becomes the root it would have been: a set_graph_function root opens
+ * its subtree; a set_graph_notrace root, whose entry is recorded
+ * already, keeps its exit and shuts its subtree (NG_FRAME_SHUT).
+ */
+static __always_inline void ng_frame_upgrade(struct ng_stack *t,
+					     struct ng_frame *f,
+					     enum ng_hook_mode mode)
+{
+	unsigned long flags = f->flags;
+
+	if (mode == NG_HOOK_ROOT && !(flags & (NG_FRAME_ROOT | NG_FRAME_NOTRACE))) {
+		WRITE_ONCE(f->flags, flags | NG_FRAME_ROOT);
+		WRITE_ONCE(t->graph_depth, t->graph_depth + 1);
+	} else if (mode == NG_HOOK_NOTRACE &&
+		   !(flags & (NG_FRAME_NOTRACE | NG_FRAME_SHUT))) {
+		WRITE_ONCE(f->flags, flags | NG_FRAME_SHUT);
+		WRITE_ONCE(t->notrace_depth, t->notrace_depth + 1);
+	}
+}
+
+/*
  * The entry hook.  Runs with preemption off (the recursion lock disables
  * it) in any context: task, softirq, hardirq, NMI.  Reached through an
  * ops callback (@fregs; @d NULL) or through the direct trampoline (@d:
@@ -527,8 +551,10 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	 * abandoned by a drain, which the call left long ago.
 	 */
 	if (depth && t->frames[depth - 1].key == key && t->frames[depth - 1].ip == ip &&
-	    !(t->frames[depth - 1].flags & NG_FRAME_GONE))
+	    !(t->frames[depth - 1].flags & NG_FRAME_GONE)) {
+		ng_frame_upgrade(t, &t->frames[depth - 1], mode);
 		goto out;
+	}
 
 	/*
 	 * Read once the call is known to be hooked: a call that is not
@@ -692,9 +718,9 @@ static __always_inline unsigned long ng_pop(struct ng_stack *t, unsigned int top
 	 * store, never after.
 	 */
 	WRITE_ONCE(f->ip, 0);
-	if (flags & NG_FRAME_NOTRACE)
+	if (flags & (NG_FRAME_NOTRACE | NG_FRAME_SHUT))
 		WRITE_ONCE(t->notrace_depth, t->notrace_depth - 1);
-	else if (flags & NG_FRAME_ROOT)
+	if (flags & NG_FRAME_ROOT)
 		WRITE_ONCE(t->graph_depth, t->graph_depth - 1);
 	return ret;
 }
@@ -1405,7 +1431,12 @@ int ng_tracer_init(void)
 	ret = ng_raw_init();
 	if (ret)
 		goto out_comm;
+	ret = ng_direct_init();
+	if (ret)
+		goto out_raw;
 	return 0;
+out_raw:
+	ng_raw_exit();
 out_comm:
 	ng_comm_exit();
 out_pids:

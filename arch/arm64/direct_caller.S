@@ -24,7 +24,10 @@
  * saved x9, perhaps now ng_return_hooker), as ftrace_stub_direct_tramp
  * does.  Two frame records, as ftrace_caller makes: the call site's
  * (x29, x9) and ours (x29, x30), so that the unwinder sees the traced
- * function and its caller.
+ * function and its caller.  The slot is a copy of x9 apart from them,
+ * as ftrace_caller's FREGS_LR is: a task preempted here after the hook
+ * shows the unwinder, and the drain (unhook.c), the real return address
+ * in the record, not a slot to put back (the drain waits for it).
  */
 #include <linux/linkage.h>
 #include <asm/assembler.h>
@@ -37,13 +40,13 @@ SYM_CODE_START(ng_direct_caller)
 	stp	x2, x3, [sp, #16]
 	stp	x4, x5, [sp, #32]
 	stp	x6, x7, [sp, #48]
-	str	x8, [sp, #64]		/* ... and the indirect result register */
+	stp	x8, x9, [sp, #64]	/* ... the indirect result register; the slot */
 	stp	x29, x9, [sp, #96]	/* the call site's frame record */
 	add	x29, sp, #96
 	stp	x29, x30, [sp, #80]	/* ours */
 	add	x29, sp, #80
 	mov	x0, x30			/* arg 1: pc, after the BL */
-	add	x1, sp, #104		/* arg 2: the slot, the saved x9 */
+	add	x1, sp, #72		/* arg 2: the slot, the copy of x9 */
 	add	x2, sp, #112		/* arg 3: the key, sp at entry */
 	mov	x3, sp			/* arg 4: the saved arguments */
 	bl	ng_direct_entry		/* may rewrite the slot */
@@ -51,9 +54,9 @@ SYM_CODE_START(ng_direct_caller)
 	ldp	x2, x3, [sp, #16]
 	ldp	x4, x5, [sp, #32]
 	ldp	x6, x7, [sp, #48]
-	ldr	x8, [sp, #64]
+	ldp	x8, x9, [sp, #64]	/* x9: the return address, maybe ours now */
 	ldr	x10, [sp, #88]		/* where the traced function goes on */
-	ldp	x29, x9, [sp, #96]	/* the caller's fp, the return address */
+	ldr	x29, [sp, #96]		/* the caller's fp */
 	add	sp, sp, #112		/* sp as at entry */
 	mov	x30, x9			/* the traced function returns there */
 	ret	x10			/* into the traced function */
