@@ -41,8 +41,9 @@
  * which the split leaves to the ops path.
  *
  * options/direct (control.c) turns the path off for the next start; off
- * while recording, or set_ftrace_filter or set_ftrace_notrace changed
- * while recording, hands over to ng_ops for the rest of the recording:
+ * while recording, set_ftrace_filter or set_ftrace_notrace changed
+ * while recording, or a module going (ng_direct_module_event()) hands
+ * over to ng_ops for the rest of the recording:
  * ng_ops goes on first, then the groups come off, so no call is missed
  * in between (one hooked by both is taken once: ng_hook()'s check of
  * the frame below).
