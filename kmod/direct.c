@@ -73,11 +73,10 @@ static struct ftrace_ops ng_count_ops;
 
 /*
  * For the stats file, of the last start: the groups refused whole, the
- * functions the groups hold, and (counted at the first read after a
- * start: a pass of ftrace's matcher) every function hooked.
+ * functions the groups hold, and every function hooked
+ * (ng_direct_count(), at the start and at a hand-over).
  */
 static unsigned long ng_refused, ng_direct_funcs, ng_hooked_funcs;
-static unsigned int ng_start_gen, ng_counted_gen;
 
 /* An ops not registered loses its functions. */
 static void ng_ops_reset(struct ftrace_ops *ops)
@@ -113,25 +112,33 @@ static int ng_notrace_apply(struct ftrace_ops *ops, char **nt, unsigned int nn,
 }
 
 /*
- * How many functions set_ftrace_filter and set_ftrace_notrace hook, as
- * ftrace's matcher counts them now.
+ * Recording started, or handed over to the ops path: count the functions
+ * set_ftrace_filter and set_ftrace_notrace hook, for the stats file.  A
+ * list alone is @ops's filter (ng_ops's, which follows the lists); every
+ * function, or a list less set_ftrace_notrace, takes a pass of ftrace's
+ * matcher, which the start has made already (about one slice's).  Not
+ * counted at a read of stats: that read would take as long, under the
+ * control lock.
  */
-static unsigned long ng_count_hooked(void)
+void ng_direct_count(struct ftrace_ops *ops)
 {
 	unsigned int nf, nn;
 	char **ft, **nt;
 	char all[2] = "*";
-	unsigned long n;
 	int ret;
 
+	lockdep_assert_held(&ng_control_lock);
 	nf = ng_list_tokens(NG_FTRACE_FILTER, &ft);
 	nn = ng_list_tokens(NG_FTRACE_NOTRACE, &nt);
+	if (nf && !nn) {
+		ng_hooked_funcs = ng_ops_filter_count(ops);
+		return;
+	}
 	ret = nf ? ng_ops_globs(&ng_count_ops, false, ft, nf, true) :
 		   ftrace_set_filter(&ng_count_ops, all, 1, 1);
 	ret = ret ?: ng_notrace_apply(&ng_count_ops, nt, nn, true);
-	n = ret ? 0 : ng_ops_filter_count(&ng_count_ops);
+	ng_hooked_funcs = ret ? 0 : ng_ops_filter_count(&ng_count_ops);
 	ng_ops_reset(&ng_count_ops);
-	return n;
 }
 
 #ifdef NG_HAVE_DIRECT
@@ -312,7 +319,6 @@ int ng_direct_start(void)
 	int ret;
 
 	lockdep_assert_held(&ng_control_lock);
-	ng_start_gen++;
 	ng_refused = 0;
 	ng_direct_funcs = 0;
 	if (!READ_ONCE(ng_direct))
@@ -445,7 +451,6 @@ void ng_direct_exit(void)
 
 int ng_direct_start(void)
 {
-	ng_start_gen++;
 	return -EOPNOTSUPP;
 }
 
@@ -481,10 +486,6 @@ void ng_direct_stats_render(struct seq_buf *s)
 	unsigned long direct = ng_direct_active() ? ng_direct_funcs : 0;
 
 	lockdep_assert_held(&ng_control_lock);
-	if (ng_counted_gen != ng_start_gen) {
-		ng_hooked_funcs = ng_count_hooked();
-		ng_counted_gen = ng_start_gen;
-	}
 	seq_buf_printf(s, "direct_functions %lu\n", direct);
 	seq_buf_printf(s, "ops_functions %lu\n",
 		       ng_hooked_funcs > direct ? ng_hooked_funcs - direct : 0);

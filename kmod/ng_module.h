@@ -594,6 +594,7 @@ int ng_direct_start(void);
 int ng_direct_handover(bool every);	/* tracer.c */
 void ng_direct_stop(void);
 bool ng_direct_active(void);
+void ng_direct_count(struct ftrace_ops *ops);
 void ng_direct_stats_render(struct seq_buf *s);
 int ng_direct_init(void);
 void ng_direct_exit(void);

@@ -968,6 +968,7 @@ static int ng_tracer_start(void)
 		ng_ops_on = true;
 	}
 	WRITE_ONCE(ng_registered, true);
+	ng_direct_count(&ng_ops);
 	ret = ng_ops_set(&ng_graph_ops, &ng_graph_registered, ng_graph_listed);
 	if (!ret)
 		ret = ng_ops_set(&ng_notrace_ops, &ng_notrace_registered, ng_notrace_listed);
@@ -1094,6 +1095,7 @@ int ng_direct_handover(bool every)
 		return ret;
 	ng_ops_on = true;
 	ng_direct_stop();
+	ng_direct_count(&ng_ops);
 	return 0;
 }
 
