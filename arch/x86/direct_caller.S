@@ -32,6 +32,7 @@
 
 	.text
 SYM_FUNC_START(ng_direct_caller)
+	ANNOTATE_NOENDBR		/* called directly or reached by ret, never indirectly */
 	NG_CALL_DEPTH_ACCOUNT		/* called by a plain call, not a thunk */
 	pushq	%rbp			/* a frame of our own */
 	movq	%rsp, %rbp		/* 8(%rbp) = pc, 16(%rbp) = the slot */
