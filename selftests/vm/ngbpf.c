@@ -99,7 +99,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ngbpf: load: %s\n%s\n", strerror(errno), log);
 		return 1;
 	}
-	link = bpf_raw_tracepoint_open(NULL, prog);
+	/*
+	 * A BPF link, as libbpf attaches fentry; the raw tracepoint open
+	 * that also did on 6.x is EINVAL on 7.x.
+	 */
+	link = bpf_link_create(prog, 0, BPF_TRACE_FENTRY, NULL);
+	if (link < 0 && errno == EINVAL)
+		link = bpf_raw_tracepoint_open(NULL, prog);
 	if (link < 0) {
 		printf("attach: %s\n", errname(errno));
 		return 2;
