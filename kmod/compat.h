@@ -103,6 +103,25 @@
 #endif
 
 /*
+ * 6.11: the bit of this CPU's context_tracking.state that says RCU is
+ * watching, RCU_DYNTICKS_IDX before, became CT_RCU_WATCHING (the same
+ * bit; 6.12 reads it inline as rcu_is_watching_curr_cpu()).  Every
+ * kernel of the matrix tracks idle for RCU (TREE_RCU selects
+ * CONTEXT_TRACKING_IDLE) and exports context_tracking; one that did not
+ * gets the exported call.  Preemption off: this CPU's state.
+ */
+#include <linux/context_tracking_state.h>
+#if defined(CONFIG_CONTEXT_TRACKING_IDLE) && defined(CT_RCU_WATCHING)
+#define ng_rcu_watching() \
+	(raw_cpu_read(context_tracking.state.counter) & CT_RCU_WATCHING)
+#elif defined(CONFIG_CONTEXT_TRACKING_IDLE) && defined(RCU_DYNTICKS_IDX)
+#define ng_rcu_watching() \
+	(raw_cpu_read(context_tracking.state.counter) & RCU_DYNTICKS_IDX)
+#else
+#define ng_rcu_watching()	rcu_is_watching()
+#endif
+
+/*
  * 6.13 (and Debian's 6.12 from stable 6.12.75): struct ftrace_regs became
  * opaque; the arch layout is reached through arch_ftrace_regs().
  */

@@ -575,17 +575,6 @@ int ng_ops_globs(struct ftrace_ops *ops, bool exclude, char **tokens,
 		 unsigned int n, bool reset);
 
 /*
- * What the direct trampoline hands ng_hook() (tracer.c): where the
- * traced function's return address is, the key its return will present,
- * its argument registers in order.
- */
-struct ng_direct_site {
-	unsigned long *slot;
-	unsigned long key;
-	const unsigned long *args;
-};
-
-/*
  * The direct path (direct.c), with ng_control_lock held.  ng_direct:
  * options/direct.
  */

@@ -336,12 +336,17 @@ static noinline void ng_emit_entry_values_events(unsigned long ip, u64 tsd,
 /*
  * An entry with what options/args and options/retaddr ask for: the
  * call's argument registers, and @site, the address it returns to.  Out
- * of line, so that the hook without them keeps its registers.
+ * of line, so that the hook without them keeps its registers; where
+ * the registers are comes as two scalars (@fregs on the ops path, @saved
+ * on the direct path), not as a struct of the hook's: a local whose
+ * address is taken would give every hooked call a stack canary.
  */
 static noinline void ng_emit_entry_values(unsigned long ip, u64 tsd,
 					  unsigned long site,
-					  const struct ng_args_at *at, int bit)
+					  struct ftrace_regs *fregs,
+					  const unsigned long *saved, int bit)
 {
+	const struct ng_args_at args_at = { fregs, saved }, *at = &args_at;
 	unsigned int nr = READ_ONCE(ng_args_nr);
 
 	/* ng_entry_value_recs() puts six at most, the event holds as many. */
@@ -393,12 +398,13 @@ static unsigned long ng_call_site(const struct ng_stack *t, unsigned int depth,
  * returned goes with it.  A flight trigger (flight.c) looks at calls at
  * least as long as its shortest duration (a time trigger's on-CPU or
  * blocked time is never longer), after their exit record is written.
+ * Out of line (ng_emit_exit() has the common case).
  */
-static __always_inline void ng_emit_exit(const struct ng_stack *t,
-					 const struct ng_frame *f,
-					 unsigned long ip, unsigned int depth,
-					 u64 entry, u64 now, u64 retval,
-					 bool returned)
+static noinline void ng_emit_exit_more(const struct ng_stack *t,
+				       const struct ng_frame *f,
+				       unsigned long ip, unsigned int depth,
+				       u64 entry, u64 now, u64 retval,
+				       bool returned)
 {
 	u64 tsd = ng_tsd(now, depth);
 	bool value = static_branch_unlikely(&ng_retval_on) && returned;
@@ -419,6 +425,28 @@ static __always_inline void ng_emit_exit(const struct ng_stack *t,
 		ng_trigger_check(ip, (now - entry) & NG_TSD_COUNTER_MASK, now,
 				 (unsigned long)retval, returned,
 				 ng_call_clocks(t, f, (now - entry) & NG_TSD_COUNTER_MASK));
+}
+
+/*
+ * An exit: the raw record alone, what a raw recording without the
+ * values' options, a trigger or a trace event writes, inline, keeping
+ * nothing else live; anything more in ng_emit_exit_more().  Each test
+ * is a patched-out branch while its feature is off.
+ */
+static __always_inline void ng_emit_exit(const struct ng_stack *t,
+					 const struct ng_frame *f,
+					 unsigned long ip, unsigned int depth,
+					 u64 entry, u64 now, u64 retval,
+					 bool returned)
+{
+	if (static_branch_unlikely(&ng_retval_on) || ng_ft_on() ||
+	    static_branch_unlikely(&ng_trigger_on) || trace_func_exit_enabled() ||
+	    trace_func_call_enabled() || trace_func_retval_enabled()) {
+		ng_emit_exit_more(t, f, ip, depth, entry, now, retval, returned);
+		return;
+	}
+	if (static_branch_unlikely(&ng_raw_on))
+		ng_raw_emit(ng_tsd(now, depth) | NG_RAW_EXIT, ip);
 }
 
 /*
@@ -462,13 +490,15 @@ static __always_inline void ng_frame_upgrade(struct ng_stack *t,
 /*
  * The entry hook.  Runs with preemption off (the recursion lock disables
  * it) in any context: task, softirq, hardirq, NMI.  Reached through an
- * ops callback (@fregs; @d NULL) or through the direct trampoline (@d:
- * the slot, key and argument registers it saved; @fregs NULL): both are
- * constants where it is inlined.
+ * ops callback (@fregs; @dslot NULL) or through the direct trampoline
+ * (@dslot, @dkey, @dargs: the slot, key and argument registers it saved;
+ * @fregs NULL): both are constants where it is inlined.  Scalars, not a
+ * struct: see ng_emit_entry_values().
  */
 static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 				    struct ftrace_regs *fregs,
-				    const struct ng_direct_site *d,
+				    unsigned long *dslot, unsigned long dkey,
+				    const unsigned long *dargs,
 				    enum ng_hook_mode mode)
 {
 	unsigned long *slot, key, flags;
@@ -478,6 +508,15 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	int bit;
 	u64 now;
 
+	/* Recording off first: a patched-out branch while on. */
+	if (!static_branch_likely(&ng_recording))
+		return;
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0) {
+		/* Inside a tracer callback: as for fgraph, not hooked. */
+		ng_stat_inc(nested);
+		return;
+	}
 	/*
 	 * Before anything that needs RCU (the pid map, the stack table, the
 	 * events): traceable code runs in idle after ct_idle_enter(), where
@@ -487,21 +526,14 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	 * let ftrace patch them).  A grace period does not wait for such a
 	 * reader: the pid map could be freed under it, and a tracepoint
 	 * fired there is unsafe.  Refused and counted, as ftrace does for an
-	 * ops that asks (FTRACE_OPS_FL_RCU), on every kernel for now: one
-	 * exported call per hooked call, whose cost make bench has yet to
-	 * show.  Recording off comes first: a patched-out branch while on.
+	 * ops that asks (FTRACE_OPS_FL_RCU), on every kernel.  Read inline
+	 * (compat.h) once the lock has disabled preemption: the recursion
+	 * lock needs no RCU, and the exported rcu_is_watching() was a call,
+	 * and on arm64 a PLT, per hooked call.
 	 */
-	if (!static_branch_likely(&ng_recording))
-		return;
-	if (unlikely(!rcu_is_watching())) {
+	if (unlikely(!ng_rcu_watching())) {
 		ng_stat_inc(unwatched);
-		return;
-	}
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0) {
-		/* Inside a tracer callback: as for fgraph, not hooked. */
-		ng_stat_inc(nested);
-		return;
+		goto out;
 	}
 	/* Suspend and hibernation pause graph tracing, as for fgraph. */
 	if (unlikely(atomic_read(&current->tracing_graph_pause))) {
@@ -537,12 +569,12 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 
 	max = static_branch_unlikely(&ng_narrowed) ? READ_ONCE(ng_max_depth) : 0;
 	depth = READ_ONCE(t->depth);
-	if (d) {
-		slot = d->slot;
-		key = d->key;
+	if (dslot) {
+		slot = dslot;
+		key = dkey;
 	}
 	if (unlikely(depth >= NG_STACK_DEPTH || (max && depth >= max) ||
-		     (!d && !ng_arch_hook_site(fregs, ip, &slot, &key)))) {
+		     (!dslot && !ng_arch_hook_site(fregs, ip, &slot, &key)))) {
 		ng_ctx_inc(bit, skipped);
 		goto out;
 	}
@@ -599,10 +631,9 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	if (mode == NG_HOOK_ROOT)
 		WRITE_ONCE(t->graph_depth, t->graph_depth + 1);
 	if (static_branch_unlikely(&ng_entry_values_on)) {
-		struct ng_args_at at = { fregs, d ? d->args : NULL };
-
 		ng_emit_entry_values(ip, ng_tsd(now, depth),
-				     ng_call_site(t, depth, key, parent_ip), &at, bit);
+				     ng_call_site(t, depth, key, parent_ip),
+				     fregs, dargs, bit);
 	} else {
 		ng_emit_entry(ip, ng_tsd(now, depth));
 	}
@@ -614,19 +645,19 @@ out:
 void notrace ng_entry_trace(unsigned long ip, unsigned long parent_ip,
 			    struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	ng_hook(ip, parent_ip, fregs, NULL, NG_HOOK_TRACE);
+	ng_hook(ip, parent_ip, fregs, NULL, 0, NULL, NG_HOOK_TRACE);
 }
 
 static void notrace ng_entry_root(unsigned long ip, unsigned long parent_ip,
 				  struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	ng_hook(ip, parent_ip, fregs, NULL, NG_HOOK_ROOT);
+	ng_hook(ip, parent_ip, fregs, NULL, 0, NULL, NG_HOOK_ROOT);
 }
 
 static void notrace ng_entry_notrace(unsigned long ip, unsigned long parent_ip,
 				     struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	ng_hook(ip, parent_ip, fregs, NULL, NG_HOOK_NOTRACE);
+	ng_hook(ip, parent_ip, fregs, NULL, 0, NULL, NG_HOOK_NOTRACE);
 }
 
 #ifdef NG_HAVE_DIRECT
@@ -643,9 +674,8 @@ static void notrace ng_entry_notrace(unsigned long ip, unsigned long parent_ip,
 void notrace ng_direct_entry(unsigned long pc, unsigned long *slot,
 			     unsigned long key, const unsigned long *args)
 {
-	const struct ng_direct_site d = { slot, key, args };
-
-	ng_hook(pc - NG_ARCH_CALL_INSN_SIZE, *slot, NULL, &d, NG_HOOK_TRACE);
+	ng_hook(pc - NG_ARCH_CALL_INSN_SIZE, *slot, NULL, slot, key, args,
+		NG_HOOK_TRACE);
 }
 #endif
 
@@ -675,6 +705,21 @@ static void __noreturn ng_lost(struct ng_stack *t, unsigned long key)
 }
 
 /*
+ * The exit of a frame whose entry read the counters (options/counters):
+ * a record of what they counted, if anything.  Out of line: its array
+ * would give every return a stack canary.
+ */
+static noinline void ng_pop_counts(const struct ng_frame *f, unsigned long ip,
+				   unsigned int top, u64 now)
+{
+	u64 c[2];
+
+	ng_counts_of(current, c);
+	if (unlikely((c[0] ^ f->counts[0]) | (c[1] ^ f->counts[1])))
+		ng_counters_exit(ip, top, f->counts, c, now);
+}
+
+/*
  * Pop frame @top, the top one, closing its subtree and reporting its
  * exit; the depth becomes @top whatever an interrupt left above it.  The
  * exit is written while the frame is still held: an interrupt that hooks
@@ -696,13 +741,8 @@ static __always_inline unsigned long ng_pop(struct ng_stack *t, unsigned int top
 	if (!(flags & (NG_FRAME_NOTRACE | NG_FRAME_GONE))) {
 		if (likely(bit >= 0)) {
 			ng_emit_exit(t, f, ip, top, f->entry, now, retval, returned);
-			if (unlikely(flags & NG_FRAME_COUNTS)) {
-				u64 c[2];
-
-				ng_counts_of(current, c);
-				if (unlikely((c[0] ^ f->counts[0]) | (c[1] ^ f->counts[1])))
-					ng_counters_exit(ip, top, f->counts, c, now);
-			}
+			if (unlikely(flags & NG_FRAME_COUNTS))
+				ng_pop_counts(f, ip, top, now);
 			ng_ctx_inc(bit, exits);
 		} else {
 			ng_stat_inc(dropped);

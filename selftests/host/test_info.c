@@ -237,6 +237,7 @@ static void test_record_fields(void)
 	/* set_event_notrace_pid missing: null */
 	T_EQ_INT(t_write_file(t_path("sys/options/event-fork"), "1\n"), 0);
 	T_EQ_INT(t_write_file(t_path("sys/set_event_comm"), "app-*\n"), 0);
+	T_EQ_INT(t_write_file(t_path("sys/options/direct"), "1\n"), 0);
 	T_EQ_INT(ng_ctl_init(&ctl, t_path("sys")), 0);
 	T_EQ_INT(ng_info_read_settings(&ctl, &set), 0);
 	info.settings = set;
@@ -271,7 +272,8 @@ static void test_record_fields(void)
 		   "    \"set_event_pid\": [412, 413],\n"
 		   "    \"set_event_notrace_pid\": null,\n"
 		   "    \"event_fork\": 1,\n"
-		   "    \"set_event_comm\": [\"app-*\"]\n"
+		   "    \"set_event_comm\": [\"app-*\"],\n"
+		   "    \"direct\": 1\n"
 		   "  },\n"
 		   "  \"counts\": {\n"
 		   "    \"threads\": 2,\n"

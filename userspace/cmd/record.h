@@ -64,6 +64,7 @@ struct rec_opts {
 	char **args_globs;	/* --args=FUNC,...: set_args_filter */
 	int nr_args_globs;
 	bool retaddr;		/* --retaddr: options/retaddr, args.tsv */
+	bool no_direct;		/* --no-direct: options/direct 0 */
 	bool buffer_given;	/* --buffer-kb */
 	char **argv;		/* the command, or NULL */
 	/* who decides who is recorded: threads by their names, or by asking */

@@ -163,13 +163,14 @@ static int set_triggers(struct run *r, const struct rec_opts *o)
 
 /*
  * --sched, --counters, --retval, --args, --retaddr: their option files
- * on, as they are put back at the end; a module without one (older than
- * the collector) says so.  options/args takes the most registers the
- * architecture has: six, else (32-bit arm, EINVAL) four.
+ * on, --no-direct's off, as they are put back at the end; a module
+ * without one (older than the collector) says so.  options/args takes
+ * the most registers the architecture has: six, else (32-bit arm,
+ * EINVAL) four.
  */
 static int set_options(struct run *r, const struct rec_opts *o)
 {
-	const char *files[7];
+	const char *files[8];
 	int n = 0, i, ret;
 	const void *mark;
 
@@ -185,6 +186,8 @@ static int set_options(struct run *r, const struct rec_opts *o)
 		files[n++] = "options/args";
 		files[n++] = "set_args_filter";
 	}
+	if (o->no_direct)
+		files[n++] = "options/direct";
 	/* each read before any is written; none written back if one fails */
 	mark = ng_session_mark(r->session);
 	for (i = 0, ret = 0; i < n && !ret; i++)
@@ -213,7 +216,8 @@ static int set_options(struct run *r, const struct rec_opts *o)
 			else if (ret)
 				ret = rec_set(r, files[i], "6");
 		} else {
-			ret = rec_set(r, files[i], "1");
+			ret = rec_set(r, files[i],
+				      strcmp(files[i], "options/direct") ? "1" : "0");
 		}
 		if (ret)
 			return ret;

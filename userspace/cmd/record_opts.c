@@ -60,6 +60,9 @@ const char ng_record_help[] =
 "                  only the calls of those functions (set_args_filter)\n"
 "  --retaddr       also record where each call returns to (options/retaddr),\n"
 "                  into DIR/args.tsv\n"
+"  --no-direct     enter through ftrace's ops callback, not its direct calls\n"
+"                  (options/direct 0): BPF fentry/fexit programs and\n"
+"                  livepatches can then attach to the hooked functions\n"
 "  -q, --quiet     no progress line and no summary\n"
 "\n"
 "Flight recording (keep the last records in memory, write them only when\n"
@@ -281,7 +284,7 @@ enum {
 	OPT_HOOK = 256, OPT_DURATION, OPT_BUFFER, OPT_RAW, OPT_EVENTS,
 	OPT_NO_CALIBRATE, OPT_FLIGHT, OPT_TRIGGER, OPT_WINDOW, OPT_SIZE,
 	OPT_TAIL, OPT_COUNT, OPT_WHEN_COMM, OPT_TRACE_SELF, OPT_SCHED,
-	OPT_COUNTERS, OPT_RETVAL, OPT_ARGS, OPT_RETADDR
+	OPT_COUNTERS, OPT_RETVAL, OPT_ARGS, OPT_RETADDR, OPT_NO_DIRECT
 };
 
 static const struct option longopts[] = {
@@ -298,6 +301,7 @@ static const struct option longopts[] = {
 	{ "retval", no_argument, NULL, OPT_RETVAL },
 	{ "args", optional_argument, NULL, OPT_ARGS },
 	{ "retaddr", no_argument, NULL, OPT_RETADDR },
+	{ "no-direct", no_argument, NULL, OPT_NO_DIRECT },
 	{ "flight", no_argument, NULL, OPT_FLIGHT },
 	{ "trigger", required_argument, NULL, OPT_TRIGGER },
 	{ "window", required_argument, NULL, OPT_WINDOW },
@@ -396,6 +400,7 @@ static const struct {
 	{ OPT_COUNTERS, offsetof(struct rec_opts, counters) },
 	{ OPT_RETVAL, offsetof(struct rec_opts, retval) },
 	{ OPT_RETADDR, offsetof(struct rec_opts, retaddr) },
+	{ OPT_NO_DIRECT, offsetof(struct rec_opts, no_direct) },
 	{ OPT_FLIGHT, offsetof(struct rec_opts, flight) },
 	{ OPT_TRACE_SELF, offsetof(struct rec_opts, trace_self) },
 };

@@ -56,6 +56,7 @@ static const struct {
 	{ "set_event_notrace_pid", "set_event_notrace_pid", S_PIDS },
 	{ "options/event-fork", "event_fork", S_NUMBER },
 	{ "set_event_comm", "set_event_comm", S_GLOBS },
+	{ "options/direct", "direct", S_NUMBER },
 };
 
 #define NR_SETTINGS	(sizeof(settings) / sizeof(settings[0]))
