@@ -74,6 +74,10 @@ if [ -e "$OUT/.complete" ]; then
 	echo "$OUT"
 	exit 0
 fi
+# stdout is the caller's: the path alone (tools/vm/kernel.sh takes it with
+# $(...)).  What the build steps print (localmodconfig's questions) goes
+# to stderr; on a cold machine it was taken for the path.
+exec 9>&1 1>&2
 SRC=$OUT/src
 OBJ=$OUT/build
 start=$(date +%s)
@@ -149,4 +153,4 @@ for old in "$CACHE"/patched/"$ARCH"-*; do
 	[ "$old" = "$OUT" ] || rm -rf "$old"
 done
 log "built in $(cat "$OUT/build-time") s: $OUT"
-echo "$OUT"
+echo "$OUT" >&9
