@@ -103,20 +103,18 @@
 #endif
 
 /*
- * 6.11: the bit of this CPU's context_tracking.state that says RCU is
- * watching, RCU_DYNTICKS_IDX before, became CT_RCU_WATCHING (the same
- * bit; 6.12 reads it inline as rcu_is_watching_curr_cpu()).  Every
- * kernel of the matrix tracks idle for RCU (TREE_RCU selects
- * CONTEXT_TRACKING_IDLE) and exports context_tracking; one that did not
- * gets the exported call.  Preemption off: this CPU's state.
+ * 6.12: rcu_dynticks_curr_cpu_in_eqs() became rcu_is_watching_curr_cpu()
+ * (inverted; RCU_DYNTICKS_IDX, the bit of context_tracking.state both
+ * read, became CT_RCU_WATCHING): rcu_is_watching() without its
+ * preemption toggle and its call.  Defined where the kernel tracks idle
+ * for RCU (TREE_RCU selects CONTEXT_TRACKING_IDLE: every kernel of the
+ * matrix); elsewhere the exported call.  Preemption off: this CPU's.
  */
-#include <linux/context_tracking_state.h>
+#include <linux/context_tracking.h>
 #if defined(CONFIG_CONTEXT_TRACKING_IDLE) && defined(CT_RCU_WATCHING)
-#define ng_rcu_watching() \
-	(raw_cpu_read(context_tracking.state.counter) & CT_RCU_WATCHING)
+#define ng_rcu_watching()	rcu_is_watching_curr_cpu()
 #elif defined(CONFIG_CONTEXT_TRACKING_IDLE) && defined(RCU_DYNTICKS_IDX)
-#define ng_rcu_watching() \
-	(raw_cpu_read(context_tracking.state.counter) & RCU_DYNTICKS_IDX)
+#define ng_rcu_watching()	(!rcu_dynticks_curr_cpu_in_eqs())
 #else
 #define ng_rcu_watching()	rcu_is_watching()
 #endif

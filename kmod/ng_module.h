@@ -342,6 +342,7 @@ struct ng_cpu_stats {
 	local64_t nested;	/* entries not hooked: inside a tracer callback */
 	local64_t unwatched;	/* entries not hooked: RCU not watching */
 	local64_t selfcheck;	/* ng_selfcheck: hooks past the check unwatched */
+	local64_t selfcheck_refused;	/* ng_selfcheck: refused, yet watched */
 	local64_t trigger_lookups;	/* flight triggers: addresses named */
 	local64_t overwritten;	/* raw records overwritten in flight mode */
 	local64_t frozen_dropped;	/* raw records left out, flight frozen */

@@ -490,13 +490,14 @@ static __always_inline void ng_frame_upgrade(struct ng_stack *t,
 /*
  * The entry hook.  Runs with preemption off (the recursion lock disables
  * it) in any context: task, softirq, hardirq, NMI.  Reached through an
- * ops callback (@fregs; @dslot NULL) or through the direct trampoline
- * (@dslot, @dkey, @dargs: the slot, key and argument registers it saved;
- * @fregs NULL): both are constants where it is inlined.  Scalars, not a
- * struct: see ng_emit_entry_values().
+ * ops callback (@fregs; @direct false) or through the direct trampoline
+ * (@direct; @dslot, @dkey, @dargs: the slot, key and argument registers
+ * it saved; @fregs NULL): @direct and @mode are constants where it is
+ * inlined, so each caller keeps one path.  Scalars, not a struct: see
+ * ng_emit_entry_values().
  */
 static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
-				    struct ftrace_regs *fregs,
+				    struct ftrace_regs *fregs, const bool direct,
 				    unsigned long *dslot, unsigned long dkey,
 				    const unsigned long *dargs,
 				    enum ng_hook_mode mode)
@@ -528,11 +529,15 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	 * fired there is unsafe.  Refused and counted, as ftrace does for an
 	 * ops that asks (FTRACE_OPS_FL_RCU), on every kernel.  Read inline
 	 * (compat.h) once the lock has disabled preemption: the recursion
-	 * lock needs no RCU, and the exported rcu_is_watching() was a call,
-	 * and on arm64 a PLT, per hooked call.
+	 * lock needs no RCU (ftrace_ops_assist_func() takes it first too),
+	 * and the exported rcu_is_watching() was a call, and on arm64 a PLT,
+	 * per hooked call.
 	 */
 	if (unlikely(!ng_rcu_watching())) {
 		ng_stat_inc(unwatched);
+		/* Test only: refused, yet the exported check says watching. */
+		if (static_branch_unlikely(&ng_selfcheck) && rcu_is_watching())
+			ng_stat_inc(selfcheck_refused);
 		goto out;
 	}
 	/* Suspend and hibernation pause graph tracing, as for fgraph. */
@@ -569,12 +574,12 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 
 	max = static_branch_unlikely(&ng_narrowed) ? READ_ONCE(ng_max_depth) : 0;
 	depth = READ_ONCE(t->depth);
-	if (dslot) {
+	if (direct) {
 		slot = dslot;
 		key = dkey;
 	}
 	if (unlikely(depth >= NG_STACK_DEPTH || (max && depth >= max) ||
-		     (!dslot && !ng_arch_hook_site(fregs, ip, &slot, &key)))) {
+		     (!direct && !ng_arch_hook_site(fregs, ip, &slot, &key)))) {
 		ng_ctx_inc(bit, skipped);
 		goto out;
 	}
@@ -645,19 +650,19 @@ out:
 void notrace ng_entry_trace(unsigned long ip, unsigned long parent_ip,
 			    struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	ng_hook(ip, parent_ip, fregs, NULL, 0, NULL, NG_HOOK_TRACE);
+	ng_hook(ip, parent_ip, fregs, false, NULL, 0, NULL, NG_HOOK_TRACE);
 }
 
 static void notrace ng_entry_root(unsigned long ip, unsigned long parent_ip,
 				  struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	ng_hook(ip, parent_ip, fregs, NULL, 0, NULL, NG_HOOK_ROOT);
+	ng_hook(ip, parent_ip, fregs, false, NULL, 0, NULL, NG_HOOK_ROOT);
 }
 
 static void notrace ng_entry_notrace(unsigned long ip, unsigned long parent_ip,
 				     struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	ng_hook(ip, parent_ip, fregs, NULL, 0, NULL, NG_HOOK_NOTRACE);
+	ng_hook(ip, parent_ip, fregs, false, NULL, 0, NULL, NG_HOOK_NOTRACE);
 }
 
 #ifdef NG_HAVE_DIRECT
@@ -674,7 +679,7 @@ static void notrace ng_entry_notrace(unsigned long ip, unsigned long parent_ip,
 void notrace ng_direct_entry(unsigned long pc, unsigned long *slot,
 			     unsigned long key, const unsigned long *args)
 {
-	ng_hook(pc - NG_ARCH_CALL_INSN_SIZE, *slot, NULL, slot, key, args,
+	ng_hook(pc - NG_ARCH_CALL_INSN_SIZE, *slot, NULL, true, slot, key, args,
 		NG_HOOK_TRACE);
 }
 #endif

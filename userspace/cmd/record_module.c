@@ -168,56 +168,56 @@ static int set_triggers(struct run *r, const struct rec_opts *o)
  * the most registers the architecture has: six, else (32-bit arm,
  * EINVAL) four.
  */
+/* An option file and the value record gives it (NULL: a list). */
+struct opt_set {
+	const char *file, *value;
+};
+
 static int set_options(struct run *r, const struct rec_opts *o)
 {
-	const char *files[8];
+	struct opt_set set[8];
 	int n = 0, i, ret;
 	const void *mark;
 
 	if (o->sched)
-		files[n++] = "options/sched";
+		set[n++] = (struct opt_set){ "options/sched", "1" };
 	if (o->counters)
-		files[n++] = "options/counters";
+		set[n++] = (struct opt_set){ "options/counters", "1" };
 	if (o->retval)
-		files[n++] = "options/retval";
+		set[n++] = (struct opt_set){ "options/retval", "1" };
 	if (o->retaddr)
-		files[n++] = "options/retaddr";
+		set[n++] = (struct opt_set){ "options/retaddr", "1" };
 	if (o->args) {
-		files[n++] = "options/args";
-		files[n++] = "set_args_filter";
+		set[n++] = (struct opt_set){ "options/args", "6" };
+		set[n++] = (struct opt_set){ "set_args_filter", NULL };
 	}
 	if (o->no_direct)
-		files[n++] = "options/direct";
+		set[n++] = (struct opt_set){ "options/direct", "0" };
 	/* each read before any is written; none written back if one fails */
 	mark = ng_session_mark(r->session);
 	for (i = 0, ret = 0; i < n && !ret; i++)
-		ret = ng_session_keep(r->session, files[i]);
+		ret = ng_session_keep(r->session, set[i].file);
 	if (ret)
 		ng_session_forget_to(r->session, mark);
 	if (ret == -ENOENT)
 		return rec_fail("this nanograph module lacks %s: load one built from this tree",
-				n == 1 ? files[0] : "one of the option files asked for");
+				n == 1 ? set[0].file : "one of the option files asked for");
 	if (ret)
 		return rec_fail("cannot read %s's options: %s", ng_ctl_root(&r->ctl),
 				strerror(-ret));
 	for (i = 0; i < n; i++) {
-		if (!strcmp(files[i], "set_args_filter")) {
-			ret = set_list(r, files[i], "--args", o->args_globs,
+		if (!set[i].value) {
+			ret = set_list(r, set[i].file, "--args", o->args_globs,
 				       o->nr_args_globs);
-			if (ret)
-				return ret;
-			continue;
-		}
-		if (!strcmp(files[i], "options/args")) {
+		} else if (!strcmp(set[i].file, "options/args")) {
 			/* Six registers; four where there are four (EINVAL). */
-			ret = ng_session_set(r->session, files[i], "6");
+			ret = ng_session_set(r->session, set[i].file, set[i].value);
 			if (ret == -EINVAL)
-				ret = rec_set(r, files[i], "4");
+				ret = rec_set(r, set[i].file, "4");
 			else if (ret)
-				ret = rec_set(r, files[i], "6");
+				ret = rec_set(r, set[i].file, set[i].value);
 		} else {
-			ret = rec_set(r, files[i],
-				      strcmp(files[i], "options/direct") ? "1" : "0");
+			ret = rec_set(r, set[i].file, set[i].value);
 		}
 		if (ret)
 			return ret;
