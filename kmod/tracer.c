@@ -428,10 +428,11 @@ static noinline void ng_emit_exit_more(const struct ng_stack *t,
 }
 
 /*
- * An exit: the raw record alone, what a raw recording without the
- * values' options, a trigger or a trace event writes, inline, keeping
- * nothing else live; anything more in ng_emit_exit_more().  Each test
- * is a patched-out branch while its feature is off.
+ * An exit: the raw records alone (the exit, and its return value with
+ * options/retval), what a raw recording without a trigger or a trace
+ * event writes, inline, keeping nothing else live; anything more in
+ * ng_emit_exit_more().  Each test is a patched-out branch while its
+ * feature is off.
  */
 static __always_inline void ng_emit_exit(const struct ng_stack *t,
 					 const struct ng_frame *f,
@@ -439,14 +440,16 @@ static __always_inline void ng_emit_exit(const struct ng_stack *t,
 					 u64 entry, u64 now, u64 retval,
 					 bool returned)
 {
-	if (static_branch_unlikely(&ng_retval_on) || ng_ft_on() ||
-	    static_branch_unlikely(&ng_trigger_on) || trace_func_exit_enabled() ||
-	    trace_func_call_enabled() || trace_func_retval_enabled()) {
+	if (ng_ft_on() || static_branch_unlikely(&ng_trigger_on) ||
+	    trace_func_exit_enabled() || trace_func_call_enabled() ||
+	    trace_func_retval_enabled()) {
 		ng_emit_exit_more(t, f, ip, depth, entry, now, retval, returned);
 		return;
 	}
 	if (static_branch_unlikely(&ng_raw_on))
-		ng_raw_emit(ng_tsd(now, depth) | NG_RAW_EXIT, ip);
+		ng_raw_emit_exit(ng_tsd(now, depth) | NG_RAW_EXIT, ip,
+				 static_branch_unlikely(&ng_retval_on) && returned,
+				 retval);
 }
 
 /*
