@@ -446,10 +446,14 @@ static __always_inline void ng_emit_exit(const struct ng_stack *t,
 		ng_emit_exit_more(t, f, ip, depth, entry, now, retval, returned);
 		return;
 	}
-	if (static_branch_unlikely(&ng_raw_on))
-		ng_raw_emit_exit(ng_tsd(now, depth) | NG_RAW_EXIT, ip,
-				 static_branch_unlikely(&ng_retval_on) && returned,
+	if (!static_branch_unlikely(&ng_raw_on))
+		return;
+	/* Two copies: the plain exit keeps no second record's code. */
+	if (static_branch_unlikely(&ng_retval_on))
+		ng_raw_emit_exit(ng_tsd(now, depth) | NG_RAW_EXIT, ip, returned,
 				 retval);
+	else
+		ng_raw_emit(ng_tsd(now, depth) | NG_RAW_EXIT, ip);
 }
 
 /*
