@@ -161,6 +161,11 @@ static int set_triggers(struct run *r, const struct rec_opts *o)
 	return rec_set(r, "trigger", text);
 }
 
+/* An option file and the value record gives it (NULL: a list). */
+struct opt_set {
+	const char *file, *value;
+};
+
 /*
  * --sched, --counters, --retval, --args, --retaddr: their option files
  * on, --no-direct's off, as they are put back at the end; a module
@@ -168,11 +173,6 @@ static int set_triggers(struct run *r, const struct rec_opts *o)
  * the most registers the architecture has: six, else (32-bit arm,
  * EINVAL) four.
  */
-/* An option file and the value record gives it (NULL: a list). */
-struct opt_set {
-	const char *file, *value;
-};
-
 static int set_options(struct run *r, const struct rec_opts *o)
 {
 	struct opt_set set[8];
