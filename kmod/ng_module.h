@@ -133,6 +133,37 @@ static __always_inline struct ng_stack *ng_stack_of(struct task_struct *task)
 	return NULL;
 }
 
+/*
+ * The stack the hook and the return handler found last on this CPU, or
+ * NULL.  Not trusted: a hit is one whose task is current.  So the only
+ * rule is the memory's: it names a stack in the table, and every stack
+ * is uncached before its grace period starts (ng_stack_uncache(),
+ * retstack.c).  A stale stack's task is dead then, and no hook runs as it
+ * to cache it again; all are cleared when the table is emptied, with no
+ * hook running.
+ */
+DECLARE_PER_CPU(struct ng_stack *, ng_cur_stack);
+
+/*
+ * current's stack, or NULL: this CPU's last one if it is current's, else
+ * the table's, which this CPU then keeps.  The two hot paths' lookup: a
+ * task runs many calls between switches, and a hit is two loads and a
+ * compare instead of a hash and a chain.  Preemption off, as for
+ * ng_stack_of().
+ */
+static __always_inline struct ng_stack *ng_current_stack(void)
+{
+	struct task_struct *task = current;
+	struct ng_stack *s = __this_cpu_read(ng_cur_stack);
+
+	if (likely(s && READ_ONCE(s->task) == task))
+		return s;
+	s = ng_stack_of(task);
+	if (s)
+		__this_cpu_write(ng_cur_stack, s);
+	return s;
+}
+
 unsigned long ng_live_frames(unsigned int *tasks, unsigned int *owners);
 unsigned long ng_abandoned_frames(void);
 unsigned long ng_drain_stops(void);
@@ -343,6 +374,7 @@ struct ng_cpu_stats {
 	local64_t unwatched;	/* entries not hooked: RCU not watching */
 	local64_t selfcheck;	/* ng_selfcheck: hooks past the check unwatched */
 	local64_t selfcheck_refused;	/* ng_selfcheck: refused, yet watched */
+	local64_t selfcheck_stack;	/* ng_selfcheck: cached stack not the table's */
 	local64_t trigger_lookups;	/* flight triggers: addresses named */
 	local64_t overwritten;	/* raw records overwritten in flight mode */
 	local64_t frozen_dropped;	/* raw records left out, flight frozen */

@@ -19,7 +19,10 @@
  * and the stack must leave with the task it belongs to.
  *
  * - Lookup (both hot paths) walks one chain, usually of one node, with
- *   preemption off (an RCU-sched reader); no lock, no atomic.
+ *   preemption off (an RCU-sched reader); no lock, no atomic.  Each CPU
+ *   keeps the last stack it found (ng_cur_stack), used when its task is
+ *   current: a stack leaves every CPU's cache before its grace period
+ *   starts (ng_stack_uncache()).
  * - Stacks are given only in process context, never from the hook (which
  *   may run inside the allocator, or inside the very lock a claim would
  *   take): to every task the pid filter admits when recording starts or
@@ -79,6 +82,7 @@ DEFINE_RAW_SPINLOCK(ng_table_lock);
 /* New tasks get a stack: recording, from start to stop (table lock). */
 static bool ng_assigning;
 DEFINE_PER_CPU(struct ng_stack *, ng_idle_stacks);
+DEFINE_PER_CPU(struct ng_stack *, ng_cur_stack);
 static enum cpuhp_state ng_cpuhp_state;
 static struct kmem_cache *ng_stack_cache;
 
@@ -167,6 +171,25 @@ static void ng_stack_free_rcu(struct ng_stack *s)
 {
 	atomic_long_dec(&ng_nstacks);
 	call_rcu(&s->rcu, ng_stack_free_cb);
+}
+
+/*
+ * @s, out of the table, out of every CPU's cache too, before its grace
+ * period starts: a hook that read it from a cache is then an RCU-sched
+ * reader the grace period waits for, and none can read it after.  Its
+ * task is dead (sched_process_free), so no hook caches it again: a cache
+ * is written only with a stack of current's.
+ */
+static void ng_stack_uncache(struct ng_stack *s)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct ng_stack **c = per_cpu_ptr(&ng_cur_stack, cpu);
+
+		if (READ_ONCE(*c) == s)
+			cmpxchg(c, s, NULL);
+	}
 }
 
 /* A stack from the pool, or NULL; the table lock is held. */
@@ -426,6 +449,7 @@ static void ng_task_freed(void *data, struct task_struct *p)
 	if (trace_func_open_enabled())
 		ng_stack_report_open(s, READ_ONCE(s->pid), -1);
 	atomic_long_add(ng_stack_recorded(s), &ng_abandoned);
+	ng_stack_uncache(s);
 	ng_stack_free_rcu(s);
 }
 
@@ -869,6 +893,9 @@ void ng_stacks_release(void)
 	irq_work_sync(&ng_late_irq);
 	cancel_work_sync(&ng_late_work);
 	ng_pool_empty();
+	/* No hook runs: the caches are emptied before any stack goes. */
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(per_cpu(ng_cur_stack, cpu), NULL);
 
 	for (b = 0; b < NG_BUCKETS; b++) {
 		raw_spin_lock_irqsave(&ng_table_lock, flags);

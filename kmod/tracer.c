@@ -457,6 +457,19 @@ static __always_inline void ng_emit_exit(const struct ng_stack *t,
 }
 
 /*
+ * current's stack, for the hook and the return handler; with the test-only
+ * selfcheck, this CPU's cached one checked against the table's.
+ */
+static __always_inline struct ng_stack *ng_hook_stack(void)
+{
+	struct ng_stack *t = ng_current_stack();
+
+	if (static_branch_unlikely(&ng_selfcheck) && t != ng_stack_of(current))
+		ng_stat_inc(selfcheck_stack);
+	return t;
+}
+
+/*
  * set_event_notrace_pid, then set_event_pid: the hook runs with
  * preemption off, an RCU section.
  */
@@ -558,7 +571,7 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	if (static_branch_unlikely(&ng_narrowed) && !ng_pid_wanted())
 		goto out;
 
-	t = ng_stack_of(current);
+	t = ng_hook_stack();
 	if (unlikely(!t)) {
 		/*
 		 * No stack (retstack.c: none could be allocated for this
@@ -863,7 +876,7 @@ unsigned long notrace ng_return_handler(unsigned long sp, u64 retval)
 		now = ng_counter_read();
 	else
 		preempt_disable_notrace();
-	t = ng_stack_of(current);
+	t = ng_hook_stack();
 	if (unlikely(!t))
 		ng_lost(t, key);
 	depth = READ_ONCE(t->depth) - 1;
