@@ -124,6 +124,12 @@ table() {
 		if (med["ng_raw"] > 0 && med["ng_raw_ops"] != "")
 			printf "paths: raw through the direct trampoline costs %.2fx raw through the ops callback per call\n",
 				med["ng_raw"] / med["ng_raw_ops"]
+		# BPF fentry + fexit on the same functions (ngbpf pair: a map
+		# count each, no record), the design issue 32 measured against.
+		if (med["ng_raw"] > 0 && med["bpf_pair"] > 0)
+			printf "bpf: an fentry+fexit pair costs %.2fx function per call; ng_raw costs %.2fx the pair, ng_hook_only %.2fx\n",
+				med["bpf_pair"] / med["function"], med["ng_raw"] / med["bpf_pair"],
+				med["ng_hook_only"] / med["bpf_pair"]
 		# The flight recorder armed and waiting, against raw recording.
 		if (med["ng_raw"] > 0 && med["ng_flight"] != "" && med["ng_flight_full"] != "")
 			printf "flight: armed %.2fx raw per call, armed and overwriting %.2fx raw\n",
