@@ -17,9 +17,11 @@
 /*
  * Test-only checks of what the hot path promises, off in any real use
  * (patched-out branches): the hook counts the calls that got past its
- * RCU check with RCU not watching all the same (stats
- * "selfcheck_unwatched", 56-rcu-watching), and with inject=8 the return
- * path can hold a task (57-preempted-return).
+ * RCU check with RCU not watching all the same, and those it refused
+ * with RCU watching (stats "selfcheck_unwatched", "selfcheck_refused"),
+ * and cached shadow stacks that were wrong or stale ("selfcheck_stack";
+ * all 56-rcu-watching), and with inject=8 the return path can hold a
+ * task (57-preempted-return).
  */
 DEFINE_STATIC_KEY_FALSE(ng_selfcheck);
 static bool ng_selfcheck_on;

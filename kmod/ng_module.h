@@ -89,6 +89,7 @@ struct ng_stack {
 	u64 off_total;		/* ticks off a CPU inside calls */
 	u64 blocked_total;	/* of them, asleep until a wake */
 	bool asleep;		/* it left the CPU at @off_at asleep */
+	int cached_on;		/* the CPU whose ng_cur_stack it may be; -1: none */
 	struct rcu_head rcu;
 	struct ng_frame frames[NG_STACK_DEPTH];
 };
@@ -135,32 +136,35 @@ static __always_inline struct ng_stack *ng_stack_of(struct task_struct *task)
 
 /*
  * The stack the hook and the return handler found last on this CPU, or
- * NULL.  Not trusted: a hit is one whose task is current.  So the only
- * rule is the memory's: it names a stack in the table, and every stack
- * is uncached before its grace period starts (ng_stack_uncache(),
- * retstack.c).  A stale stack's task is dead then, and no hook runs as it
- * to cache it again; all are cleared when the table is emptied, with no
- * hook running.
+ * NULL (retstack.c's ng_stack_cache_here()).  Not trusted: a hit is one
+ * whose task is current.  So the only rule is the memory's: a stack is
+ * in one CPU's cache at most, its @cached_on's, and leaves it before its
+ * grace period starts (ng_stack_uncache()).  A freed stack's task is
+ * dead, and no hook runs as it to cache it again; all caches are emptied
+ * when the table is, with no hook running.  Read racily: another CPU
+ * only ever clears an entry, and only one whose task is gone.
  */
 DECLARE_PER_CPU(struct ng_stack *, ng_cur_stack);
+void ng_stack_cache_here(struct ng_stack *s);
 
 /*
  * current's stack, or NULL: this CPU's last one if it is current's, else
- * the table's, which this CPU then keeps.  The two hot paths' lookup: a
- * task runs many calls between switches, and a hit is two loads and a
- * compare instead of a hash and a chain.  Preemption off, as for
+ * the table's (or, for an idle task, this CPU's idle stack), which this
+ * CPU then keeps.  The two hot paths' lookup: a task runs many calls
+ * between two switches, and a hit is a per-CPU load, the stack's task
+ * and a compare, instead of a hash and a chain.  Preemption off, as for
  * ng_stack_of().
  */
 static __always_inline struct ng_stack *ng_current_stack(void)
 {
 	struct task_struct *task = current;
-	struct ng_stack *s = __this_cpu_read(ng_cur_stack);
+	struct ng_stack *s = data_race(__this_cpu_read(ng_cur_stack));
 
 	if (likely(s && READ_ONCE(s->task) == task))
 		return s;
 	s = ng_stack_of(task);
 	if (s)
-		__this_cpu_write(ng_cur_stack, s);
+		ng_stack_cache_here(s);
 	return s;
 }
 
@@ -374,7 +378,8 @@ struct ng_cpu_stats {
 	local64_t unwatched;	/* entries not hooked: RCU not watching */
 	local64_t selfcheck;	/* ng_selfcheck: hooks past the check unwatched */
 	local64_t selfcheck_refused;	/* ng_selfcheck: refused, yet watched */
-	local64_t selfcheck_stack;	/* ng_selfcheck: cached stack not the table's */
+	local64_t selfcheck_stack;	/* ng_selfcheck: a cached stack wrong or stale */
+	local64_t selfcheck_uncached;	/* ng_selfcheck: freed stacks taken out of a cache */
 	local64_t trigger_lookups;	/* flight triggers: addresses named */
 	local64_t overwritten;	/* raw records overwritten in flight mode */
 	local64_t frozen_dropped;	/* raw records left out, flight frozen */

@@ -21,8 +21,11 @@
  * - Lookup (both hot paths) walks one chain, usually of one node, with
  *   preemption off (an RCU-sched reader); no lock, no atomic.  Each CPU
  *   keeps the last stack it found (ng_cur_stack), used when its task is
- *   current: a stack leaves every CPU's cache before its grace period
- *   starts (ng_stack_uncache()).
+ *   current: a stack is in one CPU's cache at most, and leaves it before
+ *   its grace period starts (ng_stack_uncache()).  So a stack leaves the
+ *   table only when its task is freed, or when the table is emptied
+ *   with no hook running: a live task's stack taken out while recording
+ *   would go on being found in a cache.
  * - Stacks are given only in process context, never from the hook (which
  *   may run inside the allocator, or inside the very lock a claim would
  *   take): to every task the pid filter admits when recording starts or
@@ -146,8 +149,63 @@ static struct ng_stack *ng_stack_alloc(gfp_t gfp)
 	s->asleep = false;
 	s->task = NULL;
 	s->pid = 0;
+	s->cached_on = -1;
 	atomic_long_inc(&ng_nstacks);
 	return s;
+}
+
+/*
+ * @s (current's, found in the table) becomes this CPU's cached stack
+ * (ng_current_stack()), and leaves the cache of the CPU that held it
+ * before, if its task has moved: a stack is in one CPU's cache at most,
+ * its @cached_on's, so that ng_stack_uncache() looks at one CPU, not all
+ * of them.  Only current's own hooks cache its stack, with preemption
+ * off; one nesting in here caches the same stack.  A miss: once a switch
+ * at most.
+ */
+void ng_stack_cache_here(struct ng_stack *s)
+{
+	int cpu = smp_processor_id(), old = READ_ONCE(s->cached_on);
+
+	if (old >= 0 && old != cpu)
+		cmpxchg(per_cpu_ptr(&ng_cur_stack, old), s, NULL);
+	WRITE_ONCE(s->cached_on, cpu);
+	WRITE_ONCE(*this_cpu_ptr(&ng_cur_stack), s);
+}
+
+/*
+ * @s, out of the table, out of its CPU's cache too, before its grace
+ * period starts: a hook that read it from the cache is then an
+ * RCU-sched reader the grace period waits for, and none can read it
+ * after.  Its task is dead (sched_process_free, after its last switch),
+ * so no hook caches it again.
+ */
+static void ng_stack_uncache(struct ng_stack *s)
+{
+	int cpu = READ_ONCE(s->cached_on);
+
+	if (cpu >= 0 && cmpxchg(per_cpu_ptr(&ng_cur_stack, cpu), s, NULL) == s &&
+	    static_branch_unlikely(&ng_selfcheck))
+		ng_stat_inc(selfcheck_uncached);
+}
+
+/*
+ * Test only (selfcheck): a stack past its grace period, or every stack
+ * at a start, is in no CPU's cache; each one that is counts as
+ * selfcheck_stack.  @s NULL: any stack at all.
+ */
+static void ng_stack_check_uncached(const struct ng_stack *s)
+{
+	int cpu;
+
+	if (!static_branch_unlikely(&ng_selfcheck))
+		return;
+	for_each_possible_cpu(cpu) {
+		const struct ng_stack *c = READ_ONCE(per_cpu(ng_cur_stack, cpu));
+
+		if (c && (!s || c == s))
+			ng_stat_inc(selfcheck_stack);
+	}
 }
 
 /* A stack no reader can have seen. */
@@ -159,7 +217,10 @@ static void ng_stack_free(struct ng_stack *s)
 
 static void ng_stack_free_cb(struct rcu_head *head)
 {
-	kmem_cache_free(ng_stack_cache, container_of(head, struct ng_stack, rcu));
+	struct ng_stack *s = container_of(head, struct ng_stack, rcu);
+
+	ng_stack_check_uncached(s);
+	kmem_cache_free(ng_stack_cache, s);
 }
 
 /*
@@ -171,25 +232,6 @@ static void ng_stack_free_rcu(struct ng_stack *s)
 {
 	atomic_long_dec(&ng_nstacks);
 	call_rcu(&s->rcu, ng_stack_free_cb);
-}
-
-/*
- * @s, out of the table, out of every CPU's cache too, before its grace
- * period starts: a hook that read it from a cache is then an RCU-sched
- * reader the grace period waits for, and none can read it after.  Its
- * task is dead (sched_process_free), so no hook caches it again: a cache
- * is written only with a stack of current's.
- */
-static void ng_stack_uncache(struct ng_stack *s)
-{
-	int cpu;
-
-	for_each_possible_cpu(cpu) {
-		struct ng_stack **c = per_cpu_ptr(&ng_cur_stack, cpu);
-
-		if (READ_ONCE(*c) == s)
-			cmpxchg(c, s, NULL);
-	}
 }
 
 /* A stack from the pool, or NULL; the table lock is held. */
@@ -607,6 +649,8 @@ int ng_stacks_start(void)
 	unsigned long flags;
 	int cpu;
 
+	/* Test only: the last drain left no stack cached. */
+	ng_stack_check_uncached(NULL);
 	for_each_possible_cpu(cpu) {
 		struct ng_stack *s;
 
@@ -893,7 +937,10 @@ void ng_stacks_release(void)
 	irq_work_sync(&ng_late_irq);
 	cancel_work_sync(&ng_late_work);
 	ng_pool_empty();
-	/* No hook runs: the caches are emptied before any stack goes. */
+	/*
+	 * No hook runs, nor will before the next start: the caches are
+	 * emptied before the stacks' grace periods start.
+	 */
 	for_each_possible_cpu(cpu)
 		WRITE_ONCE(per_cpu(ng_cur_stack, cpu), NULL);
 

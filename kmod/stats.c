@@ -30,7 +30,7 @@ void ng_stats_render(struct seq_buf *s)
 	struct ng_stats_line sum = {};
 	u64 overwritten = ng_raw_flight_cut(), frozen_dropped = 0;
 	u64 nested = 0, unwatched = 0, selfcheck = 0, refused = 0, lookups = 0;
-	u64 stack_wrong = 0;
+	u64 stack_wrong = 0, uncached = 0;
 	u64 sched = 0, sched_dropped = 0, counters = 0, counters_dropped = 0;
 	unsigned long frames;
 	unsigned int tasks, owners;
@@ -56,6 +56,7 @@ void ng_stats_render(struct seq_buf *s)
 		selfcheck += local64_read(&st->selfcheck);
 		refused += local64_read(&st->selfcheck_refused);
 		stack_wrong += local64_read(&st->selfcheck_stack);
+		uncached += local64_read(&st->selfcheck_uncached);
 		lookups += local64_read(&st->trigger_lookups);
 		overwritten += local64_read(&st->overwritten);
 		frozen_dropped += local64_read(&st->frozen_dropped);
@@ -83,15 +84,17 @@ void ng_stats_render(struct seq_buf *s)
 	 * Calls not hooked because RCU was not watching (idle code after
 	 * ct_idle_enter(): see ng_hook()); with the test-only selfcheck
 	 * parameter, hooks made all the same, and calls refused where
-	 * rcu_is_watching() says RCU was watching; and lookups of current's
-	 * stack where this CPU's cached one (ng_current_stack()) was not the
-	 * table's: all must stay 0.
+	 * rcu_is_watching() says RCU was watching; and cached shadow stacks
+	 * (ng_current_stack()) that were not the lookup's, freed while still
+	 * cached, or left cached at a start: all must stay 0.  Also how many
+	 * freed stacks were taken out of a cache, to show that path ran.
 	 */
 	seq_buf_printf(s, "unwatched %llu\n", unwatched);
 	if (static_branch_unlikely(&ng_selfcheck)) {
 		seq_buf_printf(s, "selfcheck_unwatched %llu\n", selfcheck);
 		seq_buf_printf(s, "selfcheck_refused %llu\n", refused);
 		seq_buf_printf(s, "selfcheck_stack %llu\n", stack_wrong);
+		seq_buf_printf(s, "selfcheck_uncached %llu\n", uncached);
 	}
 	/*
 	 * Raw records the flight recorder let go by design: overwritten by

@@ -458,13 +458,14 @@ static __always_inline void ng_emit_exit(const struct ng_stack *t,
 
 /*
  * current's stack, for the hook and the return handler; with the test-only
- * selfcheck, this CPU's cached one checked against the table's.
+ * selfcheck, a cached one checked against the lookup's (NULL is the
+ * lookup's answer already: a stack given in between is no error).
  */
 static __always_inline struct ng_stack *ng_hook_stack(void)
 {
 	struct ng_stack *t = ng_current_stack();
 
-	if (static_branch_unlikely(&ng_selfcheck) && t != ng_stack_of(current))
+	if (static_branch_unlikely(&ng_selfcheck) && t && t != ng_stack_of(current))
 		ng_stat_inc(selfcheck_stack);
 	return t;
 }
