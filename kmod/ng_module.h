@@ -158,6 +158,7 @@ void ng_stack_cache_here(struct ng_stack *s);
 static __always_inline struct ng_stack *ng_current_stack(void)
 {
 	struct task_struct *task = current;
+	/* Racy: another CPU may clear it (ng_stack_uncache()), never set it. */
 	struct ng_stack *s = data_race(__this_cpu_read(ng_cur_stack));
 
 	if (likely(s && READ_ONCE(s->task) == task))
