@@ -100,6 +100,13 @@ static struct ftrace_ops ng_args_ops = {
 
 unsigned int ng_max_depth;		/* max_graph_depth; 0: unlimited */
 static bool ng_registered;		/* the hook is on: ng_ops or the direct path */
+/*
+ * A start is registering (ng_tracer_start()): ftrace may wait for an RCU
+ * Tasks grace period in there (a direct registration on 6.1 frees the
+ * hash it outgrew after one), which a task held in a return by the
+ * test-only ng_test_hold() must let end.
+ */
+static bool ng_starting;
 static bool ng_ops_on;			/* ng_ops is registered */
 static bool ng_pinned;			/* we hold a reference on ourselves */
 /*
@@ -808,9 +815,11 @@ static noinline void ng_pop_unreturned(struct ng_stack *t, unsigned int depth,
  * Test only (selfcheck=1 and inject=8; 57-preempted-return): hold a task
  * named "ng-preempted" that returns through the trampoline with a
  * sleeping state already set (from prepare_to_wait()) at the start of
- * this window, until the bit is cleared.  While recording is on or ng_ops
- * still registered it sleeps a millisecond at a time (its state put back
- * each time), so that the unregistration's RCU Tasks grace period ends;
+ * this window, until the bit is cleared.  While recording is on, ng_ops
+ * still registered or a start registering, it sleeps a millisecond at a
+ * time (its state put back each time), so that an RCU Tasks grace period
+ * of the unregistration's or the registration's ends (a spinning task
+ * never gives one: preempted is not a quiescent state for RCU Tasks);
  * once ng_ops is off it spins, preempted but runnable: what the drain
  * must not take for asleep (cond_resched() preempts it as an interrupt
  * would on a kernel that preempts fully; arm64 6.1 is voluntary only).
@@ -828,7 +837,8 @@ static noinline void notrace ng_test_hold(void)
 		return;
 	pr_info("test: holding %d in a return, state %#x\n", current->pid, state);
 	while (ng_inject(NG_INJECT_HOLD_RETURN)) {
-		if (static_key_enabled(&ng_recording) || READ_ONCE(ng_registered)) {
+		if (static_key_enabled(&ng_recording) || READ_ONCE(ng_registered) ||
+		    READ_ONCE(ng_starting)) {
 			usleep_range(1000, 2000);
 			set_current_state(state);
 			continue;
@@ -1020,6 +1030,7 @@ static int ng_tracer_start(void)
 		/* The last drain's abandoned frames, if it got that far. */
 		ng_stacks_trim_abandoned();
 	}
+	WRITE_ONCE(ng_starting, true);
 	ret = ng_stacks_start();
 	if (ret)
 		goto err;
@@ -1044,10 +1055,12 @@ static int ng_tracer_start(void)
 		goto err;
 	/* Every ops on, the notrace roots too: calls are recorded from here. */
 	static_branch_enable(&ng_recording);
+	WRITE_ONCE(ng_starting, false);
 	/* A switch away waiting for the last drain: it will not end now. */
 	wake_up_all(&ng_drained_wq);
 	return 0;
 err:
+	WRITE_ONCE(ng_starting, false);
 	pr_err("cannot start recording: %d\n", ret);
 	ng_tracer_stop();
 	mod_delayed_work(ng_system_wq, &ng_drain, 0);

@@ -9,22 +9,27 @@
 # mode the instructions each kernel function added per traced call,
 # against the untraced run.
 #
-#   tools/profile.sh [-a ARCH] [-k LINE] [-n READS] [-t ROWS]
+#   tools/profile.sh [-a ARCH] [-k LINE] [-n READS] [-t ROWS] [-c CPUS]
 #
 # Instructions, not time: under TCG a guest instruction costs about the
 # same, but helpers (counter reads, atomics, barriers) and block exits
-# cost more; make bench gives the time.  Not a test.
+# cost more; make bench gives the time.  Not a test.  The counts are the
+# whole guest's between two markers: with more than one CPU, a CPU
+# spinning on a lock whose holder's CPU QEMU is not running (one thread
+# runs every CPU in turn) adds its spins to the phase (seen on 32-bit
+# arm: _raw_read_lock); -c 1 boots one CPU.
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-ARCH=x86_64 LINE=6.12 N=20000 ROWS=25
-while getopts a:k:n:t:h o; do
+ARCH=x86_64 LINE=6.12 N=20000 ROWS=25 SMP=
+while getopts a:k:n:t:c:h o; do
 	case $o in
 	a) ARCH=$OPTARG ;;
 	k) LINE=$OPTARG ;;
 	n) N=$OPTARG ;;
 	t) ROWS=$OPTARG ;;
-	*) sed -n '3,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	c) SMP="-smp $OPTARG" ;;
+	*) sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 	esac
 done
 
@@ -34,7 +39,7 @@ mkdir -p "$P/ctl"
 cc -Wall -Wextra -Werror -O2 -shared -fPIC -o "$P/tbcount.so" \
 	"$ROOT/tools/tbcount.c" -lpthread
 
-NANOGRAPH_PROFILE=$N NANOGRAPH_QEMU_EXTRA="-plugin $P/tbcount.so,dir=$P/ctl" \
+NANOGRAPH_PROFILE=$N NANOGRAPH_QEMU_EXTRA="-plugin $P/tbcount.so,dir=$P/ctl $SMP" \
 	"$ROOT/tools/vmtest.sh" -a "$ARCH" -k "$LINE" profile >"$P/vmtest.log" 2>&1 &
 vm=$!
 trap 'kill $vm 2>/dev/null || :' EXIT INT TERM
