@@ -212,10 +212,15 @@ m_ng() {
 # function (ngbpf pair), each counting its runs in a map, entered through
 # BPF's trampoline, which ftrace's direct call reaches and which calls
 # the function itself.  What issue 32's targets were set from; no record
-# is written.  Calls are the runs over two.
+# is written.  Calls are the runs over two.  On arm64 (Debian's 6.12)
+# the pair on read_zero makes the workload's read return 0, in a boot
+# where nanograph never loaded as well (30 November): read_zero is left
+# out there, its calls not counted.
 m_bpf() {
+	bfuncs=$FUNCS
+	[ "$(uname -m)" != aarch64 ] || bfuncs=$(echo " $FUNCS " | sed 's/ read_zero / /')
 	# shellcheck disable=SC2086
-	/nanograph/ngbpf pair 3600 $FUNCS >/tmp/bpf.out 2>/tmp/bpf.err &
+	/nanograph/ngbpf pair 3600 $bfuncs >/tmp/bpf.out 2>/tmp/bpf.err &
 	bpid=$!
 	i=0
 	while ! grep -q '^attach' /tmp/bpf.out && [ $i -lt 100 ]; do
