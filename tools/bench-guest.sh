@@ -237,6 +237,9 @@ m_bpf() {
 	split_times $(workload)
 	kill -TERM $bpid
 	wait $bpid
+	# A read that failed under the programs prints its errno (or 0).
+	case $ns in '' | *[!0-9]*) echo "# bpf_pair: the workload failed: $ns"; return 1 ;; esac
+	[ "$ns" != 0 ] || { echo "# bpf_pair: the workload failed: a read returned 0"; return 1; }
 	hits=$(sed -n 's/^hits //p' /tmp/bpf.out)
 	[ -n "$hits" ] || { sed 's/^/# bpf_pair: /' /tmp/bpf.out /tmp/bpf.err; return 1; }
 	echo "$ns $((hits / 2)) 0 0 $best"
