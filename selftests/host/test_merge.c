@@ -231,7 +231,7 @@ static void test_raw_source(void)
 		memset(got[pass], 0, sizeof(got[pass]));
 		T_EQ_INT(ng_merge(s, NULL, events, got[pass]), 0);
 	}
-	ng_src_raw_free(s);
+	ng_source_free(s);
 	close(fd);
 	T_EQ_INT(got[0][0].type, NG_EV_ENTRY);
 	T_EQ_INT(got[0][0].tid, 9);
@@ -300,7 +300,7 @@ static void test_events_source(void)
 		memset(got[pass], 0, sizeof(got[pass]));
 		T_EQ_INT(ng_merge(s, NULL, events, got[pass]), 0);
 	}
-	ng_src_events_free(s);
+	ng_source_free(s);
 	ng_decoder_free(dec);
 	tracecmd_close(h);
 	close(fds[0]);

@@ -447,6 +447,77 @@ static void test_drain_over_2gib(void)
 	ng_rec_close(r);
 }
 
+/*
+ * The recorder end to end on the raw capture: what a fake control
+ * directory's per_cpu/cpu0/raw holds at the open (an earlier session's)
+ * is discarded; what is appended after it is drained to the spill file
+ * and replayed through the capture's source, the merge and the sink; the
+ * thread the drain noted is named by its comm record; the module's drops
+ * since the open are the recorder's lost; the close removes the spill
+ * file.
+ */
+static void test_recorder(void)
+{
+	struct ng_rec_opts o = { 0 };
+	struct ng_recorder *r = NULL;
+	struct ng_conv_summary sum;
+	struct ng_syms *syms = NULL;
+	struct ng_conv *c = NULL;
+	struct cpu_file f;
+	char comm[16] = "";
+	uint64_t lost = 1;
+	int pid = 0;
+	off_t end;
+
+	T_EQ_INT(mkdir(t_path("ctl"), 0755), 0);
+	T_EQ_INT(mkdir(t_path("ctl/per_cpu"), 0755), 0);
+	T_EQ_INT(mkdir(t_path("ctl/per_cpu/cpu0"), 0755), 0);
+	T_EQ_INT(mkdir(t_path("spill"), 0755), 0);
+	T_EQ_INT(mkdir(t_path("out"), 0755), 0);
+	T_EQ_INT(t_write_file(t_path("ctl/stats"),
+			      "# cpu entries exits dropped skipped\ntotal 9 9 2 0\n"), 0);
+	f.fd = open(t_path("ctl/per_cpu/cpu0/raw"), O_RDWR | O_CREAT | O_APPEND, 0644);
+	T_ASSERT(f.fd >= 0);
+	task(&f, 1, 1);
+	in(&f, 900, 0, KSYS_READ);	/* not this recording's */
+
+	o.raw = true;
+	o.ctl_root = t_path("ctl");
+	o.raw_dir = t_path("spill");
+	T_EQ_INT(ng_rec_open(&r, &o), 0);
+	end = lseek(f.fd, 0, SEEK_END);
+	clock_rec(&f, 1000, 5000);
+	task(&f, 40, 42);
+	comm_rec(&f, 1100, "worker");
+	in(&f, 1100, 0, KSYS_READ);
+	in(&f, 1110, 1, VFS_READ);
+	out(&f, 1130, 1, VFS_READ);
+	out(&f, 1140, 0, KSYS_READ);
+	T_EQ_INT(t_write_file(t_path("ctl/stats"),
+			      "# cpu entries exits dropped skipped\ntotal 9 9 5 0\n"), 0);
+	T_EQ_INT(ng_rec_drain(r), 0);
+	T_EQ_U64(ng_rec_bytes(r), (uint64_t)(lseek(f.fd, 0, SEEK_END) - end));
+	T_EQ_INT(ng_rec_lost(r, &lost), 0);
+	T_EQ_U64(lost, 3);
+
+	T_ASSERT(!ng_syms_parse(&syms, kallsyms, strlen(kallsyms)) &&
+		 !ng_conv_new(&c, t_path("out"), syms));
+	T_EQ_INT(ng_rec_replay(r, c), 0);
+	T_EQ_INT(ng_conv_finish(c, &sum), 0);
+	T_FILE_EQ(t_path("out/42.txt"),
+		  "5100:+ksys_read\n5110:+vfs_read\n5130:POP\n5140:POP\n");
+	T_EQ_U64(sum.events, 4);
+	ng_rec_thread_info(r, 42, &pid, comm, sizeof(comm));
+	T_EQ_INT(pid, 40);
+	T_EQ_STR(comm, "worker");
+
+	T_EQ_INT(access(t_path("spill/cpu0.raw"), F_OK), 0);
+	ng_rec_close(r);
+	T_ASSERT(access(t_path("spill/cpu0.raw"), F_OK) < 0);
+	close(f.fd);
+	ng_syms_free(syms);
+}
+
 static const struct t_case cases[] = {
 	{ "two_cpus", test_two_cpus },
 	{ "switch_and_migration", test_switch_and_migration },
@@ -458,6 +529,7 @@ static const struct t_case cases[] = {
 	{ "values", test_values },
 	{ "idle", test_idle },
 	{ "drain_over_2gib", test_drain_over_2gib },
+	{ "recorder", test_recorder },
 };
 
 T_SUITE(rawrec, cases);

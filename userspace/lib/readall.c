@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * readall.c - read a file whole (readall.h): one copy for the control
- * files (ctl.c) and info.json (info.c); write a spill file (record.c,
- * rawrec.c).
+ * files (ctl.c) and info.json (info.c); write a spill file (cap_events.c,
+ * cap_raw.c).
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -32,3 +32,9 @@ void ng_source_release(struct ng_source *s)
 	free(s->fds);
 	s->fds = NULL;
 }
+
+void ng_source_free(struct ng_source *s)
+{
+	if (s && s->ops->free)
+		s->ops->free(s);
+}

@@ -52,6 +52,11 @@ struct ng_source_ops {
 	int (*next)(struct ng_source *s, int cpu, const struct ng_event **ev);
 	/* End the pass, whatever stopped it, and free what begin() took. */
 	void (*end)(struct ng_source *s);
+	/*
+	 * Free the source (ng_source_free()); NULL for one that is not
+	 * allocated (tdat.c's, on the stack).
+	 */
+	void (*free)(struct ng_source *s);
 };
 
 struct ng_source {
@@ -76,6 +81,8 @@ int ng_source_init(struct ng_source *s, const struct ng_source_ops *ops,
 		   int nr, bool wraps, const int *fds);
 /* Free what ng_source_init() took (not @s itself). */
 void ng_source_release(struct ng_source *s);
+/* Free a source made by one of the constructors below; NULL is none. */
+void ng_source_free(struct ng_source *s);
 
 /*
  * One pass over @s: every record of every CPU in time order (ties to the
@@ -109,7 +116,6 @@ struct tep_handle;
 int ng_src_events_new(struct ng_source **sp, struct tep_handle *tep,
 		      const struct ng_decoder *dec, int subbuf,
 		      const int *fds, const uint64_t *pages, int nr);
-void ng_src_events_free(struct ng_source *s);
 
 /*
  * The raw mode's (src_raw.c): @nr files of raw records, @fds[i] CPU i's
@@ -118,9 +124,5 @@ void ng_src_events_free(struct ng_source *s);
  */
 int ng_src_raw_new(struct ng_source **sp, const int *fds, int nr,
 		   struct ng_tasks *tasks);
-void ng_src_raw_free(struct ng_source *s);
-/* ng_sink_replay() of such a source: 0 or -errno. */
-int ng_src_raw_replay(const int *fds, int nr, struct ng_conv *conv,
-		      struct ng_tasks *tasks);
 
 #endif /* NG_SOURCE_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * src_events.c - the events mode's source (source.h): the spill files of
- * record.c, one a CPU, each the ring-buffer sub-buffers that CPU's
+ * cap_events.c, one a CPU, each the ring-buffer sub-buffers that CPU's
  * trace_pipe_raw gave, whole and in order, read back as events.
  *
  * libtraceevent's kbuffer walks a sub-buffer's events and their
@@ -111,11 +111,22 @@ static void events_end(struct ng_source *s)
 	}
 }
 
+/* The source itself, with the spill files' list (not the files). */
+static void events_free(struct ng_source *s)
+{
+	struct src_events *e = (struct src_events *)s;
+
+	ng_source_release(s);
+	free(e->pages);
+	free(e);
+}
+
 static const struct ng_source_ops events_ops = {
 	.cpu_size = sizeof(struct cursor),
 	.begin = events_begin,
 	.next = events_next,
 	.end = events_end,
+	.free = events_free,
 };
 
 int ng_src_events_new(struct ng_source **sp, struct tep_handle *tep,
@@ -128,7 +139,7 @@ int ng_src_events_new(struct ng_source **sp, struct tep_handle *tep,
 		return -ENOMEM;
 	e->pages = calloc(nr > 0 ? nr : 1, sizeof(*e->pages));
 	if (!e->pages || ng_source_init(&e->src, &events_ops, nr, false, fds)) {
-		ng_src_events_free(&e->src);
+		events_free(&e->src);
 		return -ENOMEM;
 	}
 	if (nr > 0)
@@ -138,15 +149,4 @@ int ng_src_events_new(struct ng_source **sp, struct tep_handle *tep,
 	e->subbuf = subbuf;
 	*sp = &e->src;
 	return 0;
-}
-
-void ng_src_events_free(struct ng_source *s)
-{
-	struct src_events *e = (struct src_events *)s;
-
-	if (!e)
-		return;
-	ng_source_release(s);
-	free(e->pages);
-	free(e);
 }

@@ -21,7 +21,6 @@
 
 #include "nanograph.h"
 #include "nanograph_event.h"
-#include "rawrec.h"
 #include "source.h"
 #include "tasks.h"
 
@@ -413,11 +412,18 @@ static void raw_end(struct ng_source *s)
 		ng_conv_unattributed(s->conv, unattributed);
 }
 
+static void raw_free(struct ng_source *s)
+{
+	ng_source_release(s);
+	free((struct src_raw *)s);
+}
+
 static const struct ng_source_ops raw_ops = {
 	.cpu_size = sizeof(struct cursor),
 	.begin = raw_begin,
 	.next = raw_next,
 	.end = raw_end,
+	.free = raw_free,
 };
 
 int ng_src_raw_new(struct ng_source **sp, const int *fds, int nr,
@@ -438,31 +444,16 @@ int ng_src_raw_new(struct ng_source **sp, const int *fds, int nr,
 	return 0;
 }
 
-void ng_src_raw_free(struct ng_source *s)
-{
-	if (!s)
-		return;
-	ng_source_release(s);
-	free(s);
-}
-
-/* Both passes over @fds into @conv; @tasks (may be NULL) told the names. */
-int ng_src_raw_replay(const int *fds, int nr, struct ng_conv *conv,
-		      struct ng_tasks *tasks)
+int ng_raw_replay_fds(const int *fds, int nr, struct ng_conv *conv)
 {
 	struct ng_source *s;
-	int ret = ng_src_raw_new(&s, fds, nr, tasks);
+	int ret = ng_src_raw_new(&s, fds, nr, NULL);
 
 	if (ret)
 		return ret;
 	ret = ng_sink_replay(s, conv);
-	ng_src_raw_free(s);
+	ng_source_free(s);
 	return ret;
-}
-
-int ng_raw_replay_fds(const int *fds, int nr, struct ng_conv *conv)
-{
-	return ng_src_raw_replay(fds, nr, conv, NULL);
 }
 
 int ng_raw_walk_fds(const int *fds, int nr,
@@ -474,6 +465,6 @@ int ng_raw_walk_fds(const int *fds, int nr,
 	if (ret)
 		return ret;
 	ret = ng_merge(s, NULL, fn, priv);
-	ng_src_raw_free(s);
+	ng_source_free(s);
 	return ret;
 }

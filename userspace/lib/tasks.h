@@ -3,7 +3,7 @@
  * tasks.h - library-internal: the threads a recording has seen, with
  * their process and name as /proc showed them while they ran, for
  * threads.tsv (threads that exit before the recording ends are gone from
- * /proc by then). Shared by both recorders (record.c, rawrec.c).
+ * /proc by then). Noted by both captures (cap_events.c, cap_raw.c).
  */
 #ifndef NG_TASKS_H
 #define NG_TASKS_H
