@@ -718,7 +718,7 @@ int ng_tdat_convert(const char *path, const char *dir,
 		    const struct ng_cancel *cancel,
 		    struct ng_conv_summary *sum);
 
-/* ---- recording from tracefs (record.c) --------------------------------- */
+/* ---- recording: the events or the raw buffers (record.c) -------------- */
 
 struct ng_rec_opts {
 	const char *instance;	/* tracefs instance; NULL: "nanograph" */
@@ -737,15 +737,18 @@ struct ng_rec_opts {
 struct ng_recorder;
 
 /*
- * Create (or reuse) the instance, make its buffer empty, overwrite off,
- * record-tgid on, and enable the nanograph events in it. Start the module
- * (tracing_on) only after this, so that the first clock_sync lands here.
+ * Events mode: create (or reuse) the instance, make its buffer empty,
+ * overwrite off, record-tgid on, and enable the nanograph events in it.
+ * Raw mode (@o->raw): open the module's per_cpu/cpuN/raw files and throw
+ * away what they hold. Either way, start the module (tracing_on) only
+ * after this, so that the first clock record lands here.
  */
 int ng_rec_open(struct ng_recorder **rp, const struct ng_rec_opts *o);
 /*
  * Move what the buffers hold now to the spill files: 0 or -errno. One
- * call moves at most a buffer's worth per CPU, which can be gigabytes in
- * all: ng_rec_bytes() counts them.
+ * call is bounded by the buffers' size per CPU (raw mode: two passes,
+ * each bounded so), which can be gigabytes in all: ng_rec_bytes()
+ * counts them.
  */
 int ng_rec_drain(struct ng_recorder *r);
 /*
@@ -758,7 +761,11 @@ int ng_rec_drain(struct ng_recorder *r);
 int ng_rec_spill_to(struct ng_recorder *r, const char *raw_dir);
 /* Bytes moved to the spill files so far. */
 uint64_t ng_rec_bytes(const struct ng_recorder *r);
-/* Events the ring buffer dropped or overwrote, from its per-CPU stats. */
+/*
+ * What the kernel could not keep: events mode, the events the ring
+ * buffer dropped or overwrote (its per-CPU stats); raw mode, the records
+ * the module dropped since the open (stats). 0 or -errno; *@lost 0 then.
+ */
 int ng_rec_lost(const struct ng_recorder *r, uint64_t *lost);
 /*
  * Read the spill files back through the pipeline (lib/source.h): merged
@@ -768,7 +775,10 @@ int ng_rec_replay(struct ng_recorder *r, struct ng_conv *conv);
 /* An ng_thread_info_fn: pass the recorder as its priv. */
 void ng_rec_thread_info(void *priv, int tid, int *pid, char *comm,
 			size_t size);
-/* Disable the events, remove the instance and the spill files. */
+/*
+ * Let the buffers go and remove the spill files; events mode: disable the
+ * events and remove the instance.
+ */
 void ng_rec_close(struct ng_recorder *r);
 
 /*

@@ -89,7 +89,7 @@ static void __attribute__((noreturn)) child(int fd, int in, int out,
 	_exit(0);
 }
 
-/* Move what the CPU files hold now into the memfds: two passes, as rawrec.c. */
+/* Move what the CPU files hold now into the memfds: two passes, as cap_raw.c. */
 static int take(struct calib *k)
 {
 	int cpu;

@@ -214,13 +214,14 @@ int ng_cap_raw_open(struct ng_capture **cp, const struct ng_rec_opts *o,
 		goto err;
 	r->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
 	r->cpus = calloc(r->nr_cpus, sizeof(*r->cpus));
+	/* No descriptors yet, whatever fails next: the close closes none. */
+	for (cpu = 0; r->cpus && cpu < r->nr_cpus; cpu++)
+		r->cpus[cpu].in = r->cpus[cpu].fd = -1;
 	r->buf = malloc(CHUNK);
 	if (!r->cpus || !r->buf) {
 		ret = -ENOMEM;
 		goto err;
 	}
-	for (cpu = 0; cpu < r->nr_cpus; cpu++)
-		r->cpus[cpu].in = r->cpus[cpu].fd = -1;
 	/* The stats file's dropped total: raw records the module could not write. */
 	ret = ng_ctl_stats(&r->ctl, &st);
 	if (ret)

@@ -11,8 +11,8 @@
  * has it, and afterwards gives the source that reads those files back.
  * Two exist: the events mode's, ring-buffer pages of a tracefs instance
  * (cap_events.c), and the raw mode's, the module's own 16-byte records
- * (cap_raw.c). record.c opens one and is otherwise the same for both:
- * nothing past ng_capture_open() asks which it is.
+ * (cap_raw.c). ng_rec_open() (record.c) picks one, and nothing after it
+ * asks which it has.
  */
 #ifndef NG_CAPTURE_H
 #define NG_CAPTURE_H
@@ -45,21 +45,28 @@ struct ng_capture_ops {
 	 * ng_source_free() before the capture is closed: 0 or -errno.
 	 */
 	int (*source)(struct ng_capture *c, struct ng_source **sp);
-	/* Let the buffers go and remove the spill files; frees @c. */
+	/*
+	 * Let the buffers go and remove the spill files; frees @c. The
+	 * events capture disables its events and tracing, closes its
+	 * per-CPU readers before it removes the instance (an open
+	 * trace_pipe_raw keeps it busy), and puts saved_cmdlines_size back.
+	 */
 	void (*close)(struct ng_capture *c);
 };
 
 struct ng_capture {
 	const struct ng_capture_ops *ops;
-	/* Every thread a drain saw is noted here (may be NULL). */
+	/* Every thread a drain saw is noted here. */
 	struct ng_tasks *tasks;
 	uint64_t bytes;		/* moved to the spill files */
 };
 
 /*
  * The events mode's: create (or reuse) @o's tracefs instance with an
- * empty buffer, overwrite off and record-tgid on, enable the nanograph
- * events there, and open a spill file a CPU in @o->raw_dir.
+ * empty buffer of @o->buffer_kb a CPU, overwrite off and record-tgid on,
+ * raise the system's saved_cmdlines_size to 4096 at least, enable the
+ * nanograph events there and the instance's tracing, and open a spill
+ * file a CPU in @o->raw_dir.
  */
 int ng_cap_events_open(struct ng_capture **cp, const struct ng_rec_opts *o,
 		       struct ng_tasks *tasks);

@@ -80,6 +80,7 @@ uint64_t ng_rec_bytes(const struct ng_recorder *r)
 
 int ng_rec_lost(const struct ng_recorder *r, uint64_t *lost)
 {
+	*lost = 0;
 	return r->cap->ops->lost(r->cap, lost);
 }
 
