@@ -26,6 +26,10 @@
 # line after ".TP", written as text with font escapes
 # ("\fB\-s\fR, \fB\-\-sort\fR \fIKEY\fR") or as ".B name"; an example is
 # a line between .EX and .EE.
+# No "producer | grep -q" under pipefail: grep -q leaves at its first
+# match, and a producer still writing dies of SIGPIPE and fails the
+# pipeline (a make check once reported a command missing that way):
+# here-strings instead.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -119,7 +123,7 @@ else
 			missing+=("$f")
 		elif grep -q '@VERSION@' "$f"; then
 			missing+=("$f: @VERSION@ not filled in")
-		elif ! MANPAGER=cat MANWIDTH=80 man -l "$f" 2>&1 | grep -q '^NAME'; then
+		elif ! grep -q '^NAME' <<<"$(MANPAGER=cat MANWIDTH=80 man -l "$f" 2>&1)"; then
 			missing+=("$f: man -l does not render it")
 		else
 			name=${p%.*}
@@ -155,7 +159,7 @@ listed=$(tags "$MAN/nanograph.1" COMMANDS)
 for c in $cmds; do
 	case $c in
 	version | help)
-		if echo "$listed" | grep -qE "^$c( |$)"; then
+		if grep -qE "^$c( |$)" <<<"$listed"; then
 			ok "nanograph.1 describes '$c'"
 		else
 			nok "nanograph.1 has no .TP '$c' in COMMANDS"
@@ -164,7 +168,7 @@ for c in $cmds; do
 	*)
 		if [ ! -f "$MAN/nanograph-$c.1" ]; then
 			nok "nanograph-$c.1 is missing: 'nanograph help' lists $c"
-		elif ! echo "$listed" | grep -q "^nanograph-$c(1)"; then
+		elif ! grep -q "^nanograph-$c(1)" <<<"$listed"; then
 			nok "nanograph.1 does not list nanograph-$c(1) in COMMANDS"
 		else
 			ok "nanograph-$c.1 exists and nanograph.1 lists it"
@@ -176,7 +180,7 @@ for p in $pages; do
 	case $p in nanograph-*.1) ;; *) continue ;; esac
 	c=${p#nanograph-}
 	c=${c%.1}
-	echo "$cmds" | grep -qx "$c" || nok "$p: 'nanograph help' has no command $c"
+	grep -qx "$c" <<<"$cmds" || nok "$p: 'nanograph help' has no command $c"
 done
 
 # 4. The options of each command's help and of its page's OPTIONS.

@@ -49,17 +49,17 @@ if [ "$rc" = 124 ]; then
 else
 	ok "run.sh: returns with a test that never ends (${secs} s)"
 fi
-if echo "$out" | grep -q '^not ok 1 10-hang # TIMEOUT'; then
+if grep -q '^not ok 1 10-hang # TIMEOUT' <<<"$out"; then
 	ok "run.sh: the test past its limit is reported not ok, TIMEOUT"
 else
 	nok "run.sh: the test past its limit is not reported TIMEOUT" "$out"
 fi
-if echo "$out" | grep -q '^# watchdog: no end after 2s'; then
+if grep -q '^# watchdog: no end after 2s' <<<"$out"; then
 	ok "run.sh: the report says what the test's tasks were doing"
 else
 	nok "run.sh: no watchdog report in the output" "$out"
 fi
-if echo "$out" | grep -q '^ok 2 20-quick$' && echo "$out" | grep -q '^ok 3 30-slow$'; then
+if grep -q '^ok 2 20-quick$' <<<"$out" && grep -q '^ok 3 30-slow$' <<<"$out"; then
 	ok "run.sh: the tests after it run, one slow but in time passes"
 else
 	nok "run.sh: the tests after the timeout did not pass" "$out"
