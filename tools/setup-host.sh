@@ -35,7 +35,7 @@ pkgs=(
 
 missing=()
 for p in "${pkgs[@]}"; do
-	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
+	grep -q '^install ok installed' <<<"$(dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null)" ||
 		missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
