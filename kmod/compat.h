@@ -179,8 +179,10 @@ static inline int ng_register_direct(struct ftrace_ops *ops, unsigned long addr)
 /*
  * struct ftrace_hash is private to kernel/trace/trace.h; its head (the
  * size in bits, the buckets, the count) is the same from 3.x to 7.3.
- * Read for the stats file only (direct.c), of an ops of ours that
- * nothing else changes.  An empty hash may be NULL (never set).
+ * Read by direct.c, of an ops of ours that nothing else changes, under
+ * ng_control_lock: the count for the stats file, the buckets' entries
+ * (struct ftrace_func_entry, public in every kernel nanograph builds
+ * for) when a module goes.  An empty hash may be NULL (never set).
  */
 struct ng_ftrace_hash_head {
 	unsigned long size_bits;
@@ -188,12 +190,42 @@ struct ng_ftrace_hash_head {
 	unsigned long count;
 };
 
+/* The caller holds ng_control_lock, under which only we change it. */
+static inline const struct ng_ftrace_hash_head *
+ng_ops_filter_hash(struct ftrace_ops *ops)
+{
+	return (const void *)rcu_dereference_protected(ops->func_hash->filter_hash,
+						       true);
+}
+
 static inline unsigned long ng_ops_filter_count(struct ftrace_ops *ops)
 {
-	const struct ng_ftrace_hash_head *h;
+	const struct ng_ftrace_hash_head *h = ng_ops_filter_hash(ops);
 
-	h = (const void *)rcu_access_pointer(ops->func_hash->filter_hash);
 	return h ? h->count : 0;
+}
+
+/*
+ * Call @fn on each function of @ops's filter until it returns true;
+ * whether it did.
+ */
+static inline bool ng_ops_filter_walk(struct ftrace_ops *ops,
+				      bool (*fn)(unsigned long ip, void *arg),
+				      void *arg)
+{
+	const struct ng_ftrace_hash_head *h = ng_ops_filter_hash(ops);
+	struct ftrace_func_entry *e;
+	unsigned long i;
+
+	if (!h)
+		return false;
+	for (i = 0; i < 1UL << h->size_bits; i++) {
+		hlist_for_each_entry(e, &h->buckets[i], hlist) {
+			if (fn(e->ip, arg))
+				return true;
+		}
+	}
+	return false;
 }
 
 /*

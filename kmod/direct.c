@@ -41,12 +41,15 @@
  * which the split leaves to the ops path.
  *
  * options/direct (control.c) turns the path off for the next start; off
- * while recording, set_ftrace_filter or set_ftrace_notrace changed
- * while recording, or a module going (ng_direct_module_event()) hands
- * over to ng_ops for the rest of the recording:
+ * while recording, or set_ftrace_filter or set_ftrace_notrace changed
+ * while recording, hands over to ng_ops for the rest of the recording:
  * ng_ops goes on first, then the groups come off, so no call is missed
  * in between (one hooked by both is taken once: ng_hook()'s check of
- * the frame below).
+ * the frame below).  A module going hands over only the groups that
+ * hold its functions (ng_direct_module_event()), the same way, to
+ * ng_gone_ops: each group's unregistration waits for two RCU Tasks
+ * grace periods (ftrace's rule for an ops outside the core kernel), and
+ * rmmod waits for them.
  *
  * All of it runs under ng_control_lock.
  */
@@ -157,12 +160,13 @@ static const char *const ng_split[] = {
 struct ng_direct_group {
 	struct ftrace_ops ops;
 	char glob[NG_DIRECT_GLOB];	/* "" for the set_ftrace_filter list */
+	bool gone;			/* handed over to ng_gone_ops */
 };
 
 static struct ng_direct_group ng_groups[NG_DIRECT_GROUPS];
-/* Registered: the first ng_groups_nr. */
-static unsigned int ng_groups_nr;
-static bool ng_direct_on, ng_rest_on;
+/* Registered: the first ng_groups_nr, less the ng_groups_gone gone. */
+static unsigned int ng_groups_nr, ng_groups_gone;
+static bool ng_direct_on, ng_rest_on, ng_gone_on;
 /*
  * An unregistration failed (ftrace disabled itself): call sites may go
  * on calling the trampoline, so the module holds itself for good.
@@ -170,6 +174,16 @@ static bool ng_direct_on, ng_rest_on;
 static bool ng_direct_stuck;
 
 static struct ftrace_ops ng_rest_ops = {
+	.func = ng_entry_trace,
+	.flags = NG_ARCH_OPS_FLAGS,
+};
+
+/*
+ * The functions of the groups a module going took off, copied from
+ * their filters.  Not ng_ops, which a later hand-over of everything
+ * registers.
+ */
+static struct ftrace_ops ng_gone_ops = {
 	.func = ng_entry_trace,
 	.flags = NG_ARCH_OPS_FLAGS,
 };
@@ -321,6 +335,7 @@ int ng_direct_start(void)
 	lockdep_assert_held(&ng_control_lock);
 	ng_refused = 0;
 	ng_direct_funcs = 0;
+	ng_groups_gone = 0;
 	if (!READ_ONCE(ng_direct))
 		return -EOPNOTSUPP;
 	nf = ng_list_tokens(NG_FTRACE_FILTER, &ft);
@@ -343,39 +358,75 @@ int ng_direct_start(void)
 }
 
 /*
- * Unhook the direct path: ng_rest_ops, then the groups, newest first,
- * rescheduling between them.  Tasks still inside the trampoline are
- * the drain's business (its RCU Tasks wait, tracer.c).
+ * An unregistration failed (ftrace disabled itself): call sites may go
+ * on calling our trampolines, so the module holds itself for good.
  */
-void ng_direct_stop(void)
+static void ng_direct_pin(int ret)
 {
-	struct ng_direct_group *g;
+	if (ng_direct_stuck)
+		return;
+	__module_get(THIS_MODULE);
+	ng_direct_stuck = true;
+	pr_err("cannot unhook the direct path (%d): the module stays\n", ret);
+}
+
+/* Unregister group @g: whether it came off. */
+static bool ng_group_unregister(struct ng_direct_group *g)
+{
 	int ret;
 	u64 t0;
 
 	lockdep_assert_held(&ng_control_lock);
-	if (ng_rest_on) {
-		t0 = ktime_get_ns();
-		WARN_ON_ONCE(unregister_ftrace_function(&ng_rest_ops));
-		ng_patch_timed(t0);
-		ng_rest_on = false;
+	t0 = ktime_get_ns();
+	ret = ng_unregister_direct(&g->ops, (unsigned long)ng_direct_caller);
+	ng_patch_timed(t0);
+	if (WARN_ON_ONCE(ret)) {
+		ng_direct_pin(ret);
+		return false;
 	}
-	ng_ops_reset(&ng_rest_ops);
+	ng_ops_reset(&g->ops);
+	return true;
+}
+
+/* Unregister an ops of ours that ng_ops_reset() then empties. */
+static void ng_ops_off(struct ftrace_ops *ops, bool *on)
+{
+	int ret;
+	u64 t0;
+
+	if (*on) {
+		t0 = ktime_get_ns();
+		ret = unregister_ftrace_function(ops);
+		ng_patch_timed(t0);
+		if (WARN_ON_ONCE(ret))
+			ng_direct_pin(ret);
+		*on = false;
+	}
+	ng_ops_reset(ops);
+}
+
+/*
+ * Unhook the direct path: ng_rest_ops, ng_gone_ops, then the groups,
+ * newest first, rescheduling between them.  Tasks still inside the
+ * trampoline are the drain's business (its RCU Tasks wait, tracer.c).
+ */
+void ng_direct_stop(void)
+{
+	struct ng_direct_group *g;
+
+	lockdep_assert_held(&ng_control_lock);
+	ng_ops_off(&ng_rest_ops, &ng_rest_on);
+	ng_ops_off(&ng_gone_ops, &ng_gone_on);
 	while (ng_groups_nr) {
 		g = &ng_groups[--ng_groups_nr];
-		cond_resched();
-		t0 = ktime_get_ns();
-		ret = ng_unregister_direct(&g->ops, (unsigned long)ng_direct_caller);
-		ng_patch_timed(t0);
-		if (!WARN_ON_ONCE(ret)) {
-			ng_ops_reset(&g->ops);
-		} else if (!ng_direct_stuck) {
-			__module_get(THIS_MODULE);
-			ng_direct_stuck = true;
-			pr_err("cannot unhook the direct path (%d): the module stays\n",
-			       ret);
+		if (g->gone) {
+			g->gone = false;
+			continue;
 		}
+		cond_resched();
+		ng_group_unregister(g);
 	}
+	ng_groups_gone = 0;
 	ng_direct_on = false;
 }
 
@@ -389,7 +440,103 @@ bool ng_direct_active(void)
 /* Groups registered now. */
 static unsigned int ng_direct_groups(void)
 {
-	return ng_groups_nr;
+	return ng_groups_nr - ng_groups_gone;
+}
+
+/* ng_ops_filter_walk(): is @ip within the module @arg? */
+static bool ng_ip_in_module(unsigned long ip, void *arg)
+{
+	return within_module(ip, arg);
+}
+
+/* ng_ops_filter_walk(): is @ip within the init text of the module @arg? */
+static bool ng_ip_in_module_init(unsigned long ip, void *arg)
+{
+	return within_module_init(ip, arg);
+}
+
+struct ng_ip_list {
+	unsigned long *ips;
+	unsigned long n, max;
+};
+
+/* ng_ops_filter_walk(): add @ip to the list @arg (sized by the count). */
+static bool ng_ip_collect(unsigned long ip, void *arg)
+{
+	struct ng_ip_list *l = arg;
+
+	if (WARN_ON_ONCE(l->n == l->max))
+		return true;
+	l->ips[l->n++] = ip;
+	return false;
+}
+
+/*
+ * Group @g holds a going module's functions: they go to ng_gone_ops,
+ * on before the group comes off, as in a hand-over of everything.  By
+ * address, the group's own: the module's among them, which
+ * ng_rest_ops's notrace keeps too (a glob's functions are addresses
+ * from the start), so that a module loaded at one of them later is
+ * hooked by ng_gone_ops.  On failure the group stays.
+ */
+static int ng_group_hand_over(struct ng_direct_group *g)
+{
+	struct ng_ip_list l = { .max = ng_ops_filter_count(&g->ops) };
+	int ret = -ENOMEM;
+	u64 t0;
+
+	lockdep_assert_held(&ng_control_lock);
+	l.ips = kvmalloc_array(l.max, sizeof(*l.ips), GFP_KERNEL);
+	if (!l.ips || ng_inject(NG_INJECT_GONE))
+		goto out;
+	ng_ops_filter_walk(&g->ops, ng_ip_collect, &l);
+	t0 = ktime_get_ns();
+	ret = ftrace_set_filter_ips(&ng_gone_ops, l.ips, l.n, 0, 0);
+	if (ng_gone_on) {
+		ng_patch_timed(t0);
+	} else if (!ret) {
+		t0 = ktime_get_ns();
+		ret = register_ftrace_function(&ng_gone_ops);
+		ng_patch_timed(t0);
+		ng_gone_on = !ret;
+	}
+	if (ret) {
+		if (!ng_gone_on)
+			ng_ops_reset(&ng_gone_ops);
+		goto out;
+	}
+	g->gone = true;
+	ng_groups_gone++;
+	if (ng_group_unregister(g))
+		ng_direct_funcs -= l.max;
+out:
+	kvfree(l.ips);
+	return ret;
+}
+
+/*
+ * Text of module @mod goes, all of it or (@init) its init text: the
+ * groups holding its functions come off (ng_group_hand_over()); if one
+ * cannot, everything goes to ng_ops.
+ */
+static int ng_direct_text_going(struct module *mod, bool init)
+{
+	bool (*in)(unsigned long ip, void *mod);
+	struct ng_direct_group *g;
+	unsigned int i;
+	int ret;
+
+	lockdep_assert_held(&ng_control_lock);
+	in = init ? ng_ip_in_module_init : ng_ip_in_module;
+	for (i = 0; i < ng_groups_nr; i++) {
+		g = &ng_groups[i];
+		if (g->gone || !ng_ops_filter_walk(&g->ops, in, mod))
+			continue;
+		ret = ng_group_hand_over(g);
+		if (ret)
+			return ng_direct_handover(ng_list_empty(NG_FTRACE_FILTER));
+	}
+	return 0;
 }
 
 /*
@@ -399,19 +546,22 @@ static unsigned int ng_direct_groups(void)
  * loaded at the same address later would be refused to ng_rest_ops
  * (ftrace_module_enable() skips a direct ops), and the group's
  * unregistration would find a record it never counted: ftrace's WARN,
- * ftrace_kill().  So the recording hands over to ng_ops first, or, if
- * ng_ops cannot go on, the direct path stops.
+ * ftrace_kill().  So the groups that hold its functions hand them over
+ * to the ops path first, or, if the ops path cannot take them, the
+ * direct path stops.  The same for its init text once it is live
+ * (ftrace_free_mem() next), which groups hold if recording started
+ * while it ran.
  */
 static int ng_direct_module_event(struct notifier_block *nb,
 				  unsigned long action, void *data)
 {
 	int ret;
 
-	if (action != MODULE_STATE_GOING)
+	if (action != MODULE_STATE_GOING && action != MODULE_STATE_LIVE)
 		return NOTIFY_DONE;
 	mutex_lock(&ng_control_lock);
 	if (ng_direct_active()) {
-		ret = ng_direct_handover(ng_list_empty(NG_FTRACE_FILTER));
+		ret = ng_direct_text_going(data, action == MODULE_STATE_LIVE);
 		if (ret) {
 			pr_warn("a module goes, and the ops path cannot take over (%d): set_ftrace_filter's functions are no longer recorded\n",
 				ret);
@@ -444,6 +594,7 @@ void ng_direct_exit(void)
 	for (i = 0; i < NG_DIRECT_GROUPS; i++)
 		ftrace_free_filter(&ng_groups[i].ops);
 	ftrace_free_filter(&ng_rest_ops);
+	ftrace_free_filter(&ng_gone_ops);
 	ftrace_free_filter(&ng_count_ops);
 }
 

@@ -105,7 +105,7 @@ static void __exit nanograph_exit(void)
  */
 unsigned int ng_inject_mask;
 module_param_named(inject, ng_inject_mask, uint, 0600);
-MODULE_PARM_DESC(inject, "test only: fail on purpose (1: stacks, 2: ftrace registration, 4: load; 8 with selfcheck: hold a return; 16: slow arm)");
+MODULE_PARM_DESC(inject, "test only: fail on purpose (1: stacks, 2: ftrace registration, 4: load; 8 with selfcheck: hold a return; 16: slow arm; 32: a module going's hand-over)");
 
 module_init(nanograph_init);
 module_exit(nanograph_exit);

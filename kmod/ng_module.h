@@ -211,6 +211,7 @@ void ng_retstack_exit(void);
 #define NG_INJECT_LOAD		4	/* the load, once everything is up */
 #define NG_INJECT_HOLD_RETURN	8	/* with selfcheck: see ng_test_hold() */
 #define NG_INJECT_ARM_DELAY	16	/* flight=arm holds raw reads 0.5 s */
+#define NG_INJECT_GONE		32	/* a module going: a group's hand-over */
 extern unsigned int ng_inject_mask;
 DECLARE_STATIC_KEY_FALSE(ng_selfcheck);
 /* On while the hook records (tracer.c); the scheduling probes test it too. */

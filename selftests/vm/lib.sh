@@ -342,12 +342,16 @@ ng_core_end() {
 # from FUNC's address to the next symbol's, where its ftrace call site
 # is), so that "grep -c 'func_entry: FUNC '" on the trace counts FUNC's
 # recorded calls however many other functions are hooked.  The module
-# leaves events that someone enabled already alone.
+# leaves events that someone enabled already alone.  A module's symbols
+# are not listed in address order: for a module's FUNC, the lowest
+# address above it of any symbol (compared as strings of one width).
 ng_count_entries_of() {
-	c_range=$(awk -v f="$1" 'lo && $1 != lo { print "0x" lo, "0x" $1; exit }
-		$3 == f && !lo { lo = $1 }' /proc/kallsyms)
+	c_range=$(awk -v f="$1" 'lo && !m && $1 != lo { print "0x" lo, "0x" $1; exit }
+		lo && m && ($1 "") > lo && (hi == "" || ($1 "") < hi) { hi = $1 "" }
+		$3 == f && !lo { lo = $1 ""; m = $4 }
+		END { if (m) print "0x" lo, "0x" hi }' /proc/kallsyms)
 	case "$c_range" in
-	"0x0000"*" "* | "") fail "no address range for $1 in /proc/kallsyms: '$c_range'" ;;
+	"0x0000"*" "* | *" 0x" | "") fail "no address range for $1 in /proc/kallsyms: '$c_range'" ;;
 	esac
 	echo "ip >= ${c_range% *} && ip < ${c_range#* }" >"$TRACING/events/nanograph/func_entry/filter"
 	echo 1 >"$TRACING/events/nanograph/func_entry/enable"

@@ -4,9 +4,13 @@
  * functions are call sites that appear under a running tracer, at
  * addresses an unloaded module may have used before.
  */
+#include <linux/completion.h>
 #include <linux/init.h>
+#include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/printk.h>
+#include <linux/sched.h>
 
 /* Not inlined, so that each is a traced function of its own. */
 static noinline int ng_testmod_leaf(int x)
@@ -14,17 +18,72 @@ static noinline int ng_testmod_leaf(int x)
 	return x * 3 + 1;
 }
 
+/*
+ * A name of another first letter: on x86_64 nanograph's direct groups
+ * are by first letters, and this module's functions fall in two.
+ */
+static noinline int halve_ng_testmod(int x)
+{
+	return x / 2;
+}
+
 static noinline int ng_testmod_work(int n)
 {
 	int i, sum = 0;
 
 	for (i = 0; i < n; i++)
-		sum += ng_testmod_leaf(i);
+		sum += ng_testmod_leaf(halve_ng_testmod(i));
 	return sum;
 }
 
+/*
+ * Writing N to /sys/module/ng_testmod/parameters/work calls
+ * ng_testmod_work(N): the module's functions called at will.
+ */
+static int ng_testmod_set_work(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+	int ret;
+
+	ret = kstrtouint(val, 0, &n);
+	if (ret)
+		return ret;
+	if (n > 1000)
+		return -EINVAL;
+	pr_info("ng_testmod: %d\n", ng_testmod_work(n));
+	return 0;
+}
+
+static const struct kernel_param_ops ng_testmod_work_ops = {
+	.set = ng_testmod_set_work,
+};
+module_param_cb(work, &ng_testmod_work_ops, NULL, 0200);
+
+/*
+ * With hold_init=1 the init waits (120 s at most) until 1 is written to
+ * /sys/module/ng_testmod/parameters/release: a module whose init text is
+ * there while a recording starts.
+ */
+static bool hold_init;
+module_param(hold_init, bool, 0400);
+MODULE_PARM_DESC(hold_init, "wait in init until release is written");
+static DECLARE_COMPLETION(ng_testmod_released);
+
+static int ng_testmod_set_release(const char *val, const struct kernel_param *kp)
+{
+	complete(&ng_testmod_released);
+	return 0;
+}
+
+static const struct kernel_param_ops ng_testmod_release_ops = {
+	.set = ng_testmod_set_release,
+};
+module_param_cb(release, &ng_testmod_release_ops, NULL, 0200);
+
 static int __init ng_testmod_init(void)
 {
+	if (hold_init)
+		wait_for_completion_timeout(&ng_testmod_released, 120 * HZ);
 	pr_info("ng_testmod: %d\n", ng_testmod_work(10));
 	return 0;
 }
