@@ -188,6 +188,102 @@ static struct ftrace_ops ng_gone_ops = {
 	.flags = NG_ARCH_OPS_FLAGS,
 };
 
+/* ng_ops_filter_walk(): is @ip within the module @arg? */
+static bool ng_ip_in_module(unsigned long ip, void *arg)
+{
+	return within_module(ip, arg);
+}
+
+/* ng_ops_filter_walk(): is @ip within the init text of the module @arg? */
+static bool ng_ip_in_module_init(unsigned long ip, void *arg)
+{
+	return within_module_init(ip, arg);
+}
+
+struct ng_ip_list {
+	unsigned long *ips;
+	unsigned long n, max;
+};
+
+/* ng_ops_filter_walk(): add @ip to the list @arg (sized by the count). */
+static bool ng_ip_collect(unsigned long ip, void *arg)
+{
+	struct ng_ip_list *l = arg;
+
+	if (WARN_ON_ONCE(l->n == l->max))
+		return true;
+	l->ips[l->n++] = ip;
+	return false;
+}
+
+/*
+ * The modules gone live whose init text ftrace has not freed yet: from
+ * their MODULE_STATE_LIVE notifier to ftrace_free_mem() after it (which
+ * waits for every async function first), a start would put their init
+ * functions in a group, and no notifier would take them out again
+ * (ng_strip_init_text()).  Under ng_control_lock.
+ */
+struct ng_live_module {
+	struct list_head node;
+	struct module *mod;
+};
+
+static LIST_HEAD(ng_live_modules);
+
+/*
+ * Drop @mod from the list (NULL: every module whose init text is gone,
+ * as its init function's address tells: the module loader zeroes the
+ * init text's range once ftrace has freed it).
+ */
+static void ng_live_drop(struct module *mod)
+{
+	struct ng_live_module *lm, *tmp;
+
+	lockdep_assert_held(&ng_control_lock);
+	list_for_each_entry_safe(lm, tmp, &ng_live_modules, node) {
+		if (mod ? lm->mod != mod :
+		    within_module_init((unsigned long)lm->mod->init, lm->mod))
+			continue;
+		list_del(&lm->node);
+		kfree(lm);
+	}
+}
+
+/* ng_ops_filter_walk(): collect @ip if a live module's init text holds it. */
+static bool ng_ip_collect_init(unsigned long ip, void *arg)
+{
+	struct ng_live_module *lm;
+
+	list_for_each_entry(lm, &ng_live_modules, node) {
+		if (within_module_init(ip, lm->mod))
+			return ng_ip_collect(ip, arg);
+	}
+	return false;
+}
+
+/*
+ * Take out of @ops's filter, before it is registered, the init functions
+ * ftrace is about to forget.  Should ftrace forget them first, -EINVAL:
+ * the group is not registered, and ng_rest_ops takes its functions.
+ */
+static int ng_strip_init_text(struct ftrace_ops *ops)
+{
+	struct ng_ip_list l = { .max = ng_ops_filter_count(ops) };
+	int ret = 0;
+
+	ng_live_drop(NULL);
+	if (list_empty(&ng_live_modules))
+		return 0;
+	l.ips = kvmalloc_array(l.max, sizeof(*l.ips), GFP_KERNEL);
+	if (!l.ips)
+		return -ENOMEM;
+	ng_ops_filter_walk(ops, ng_ip_collect_init, &l);
+	if (l.n)
+		ret = ftrace_set_filter_ips(ops, l.ips, l.n, 1, 0);
+	kvfree(l.ips);
+	return ret;
+}
+
 /*
  * Register group @g, its filter set: 0, or -EINVAL when set_ftrace_notrace
  * left it no function, -EBUSY when another direct user holds one, -E2BIG
@@ -201,6 +297,7 @@ static int ng_group_register(struct ng_direct_group *g, char **nt,
 	int ret;
 
 	ret = ng_notrace_apply(&g->ops, nt, nn, true);
+	ret = ret ?: ng_strip_init_text(&g->ops);
 	if (!ret && ng_ops_filter_count(&g->ops) > NG_DIRECT_GROUP_MAX)
 		ret = -E2BIG;
 	if (!ret && ng_inject(NG_INJECT_REGISTER))
@@ -443,34 +540,6 @@ static unsigned int ng_direct_groups(void)
 	return ng_groups_nr - ng_groups_gone;
 }
 
-/* ng_ops_filter_walk(): is @ip within the module @arg? */
-static bool ng_ip_in_module(unsigned long ip, void *arg)
-{
-	return within_module(ip, arg);
-}
-
-/* ng_ops_filter_walk(): is @ip within the init text of the module @arg? */
-static bool ng_ip_in_module_init(unsigned long ip, void *arg)
-{
-	return within_module_init(ip, arg);
-}
-
-struct ng_ip_list {
-	unsigned long *ips;
-	unsigned long n, max;
-};
-
-/* ng_ops_filter_walk(): add @ip to the list @arg (sized by the count). */
-static bool ng_ip_collect(unsigned long ip, void *arg)
-{
-	struct ng_ip_list *l = arg;
-
-	if (WARN_ON_ONCE(l->n == l->max))
-		return true;
-	l->ips[l->n++] = ip;
-	return false;
-}
-
 /*
  * Group @g holds a going module's functions: they go to ng_gone_ops,
  * on before the group comes off, as in a hand-over of everything.  By
@@ -555,15 +624,27 @@ static int ng_direct_text_going(struct module *mod, bool init)
 static int ng_direct_module_event(struct notifier_block *nb,
 				  unsigned long action, void *data)
 {
+	struct ng_live_module *lm;
+	struct module *mod = data;
 	int ret;
 
 	if (action != MODULE_STATE_GOING && action != MODULE_STATE_LIVE)
 		return NOTIFY_DONE;
 	mutex_lock(&ng_control_lock);
+	ng_live_drop(action == MODULE_STATE_GOING ? mod : NULL);
+	if (action == MODULE_STATE_LIVE &&
+	    within_module_init((unsigned long)mod->init, mod)) {
+		/* Without memory, only a start in that window would miss it. */
+		lm = kmalloc(sizeof(*lm), GFP_KERNEL);
+		if (lm) {
+			lm->mod = mod;
+			list_add(&lm->node, &ng_live_modules);
+		}
+	}
 	if (ng_direct_active()) {
-		ret = ng_direct_text_going(data, action == MODULE_STATE_LIVE);
+		ret = ng_direct_text_going(mod, action == MODULE_STATE_LIVE);
 		if (ret) {
-			pr_warn("a module goes, and the ops path cannot take over (%d): set_ftrace_filter's functions are no longer recorded\n",
+			pr_warn("a module's text goes, and the ops path cannot take over (%d): set_ftrace_filter's functions are no longer recorded\n",
 				ret);
 			ng_direct_stop();
 		}
@@ -588,6 +669,11 @@ void ng_direct_exit(void)
 	unsigned int i;
 
 	unregister_module_notifier(&ng_direct_module_nb);
+	mutex_lock(&ng_control_lock);
+	while (!list_empty(&ng_live_modules))
+		ng_live_drop(list_first_entry(&ng_live_modules,
+					      struct ng_live_module, node)->mod);
+	mutex_unlock(&ng_control_lock);
 	/* rmmod -f: hung is acceptable, code calling freed text is not. */
 	while (ng_direct_stuck)
 		msleep(1000);

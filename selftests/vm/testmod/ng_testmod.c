@@ -4,13 +4,13 @@
  * functions are call sites that appear under a running tracer, at
  * addresses an unloaded module may have used before.
  */
+#include <linux/async.h>
 #include <linux/completion.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/printk.h>
-#include <linux/sched.h>
 
 /* Not inlined, so that each is a traced function of its own. */
 static noinline int ng_testmod_leaf(int x)
@@ -60,18 +60,23 @@ static const struct kernel_param_ops ng_testmod_work_ops = {
 module_param_cb(work, &ng_testmod_work_ops, NULL, 0200);
 
 /*
- * With hold_init=1 the init waits (120 s at most) until 1 is written to
+ * With hold_init=1 the init waits until 1 is written to
  * /sys/module/ng_testmod/parameters/release: a module whose init text is
- * there while a recording starts.
+ * there while a recording starts.  With hold_live=1 an async function
+ * waits for it instead, which holds the module loader after the module
+ * went live and before ftrace forgets its init text (do_init_module()
+ * waits for every async function in between).
  */
-static bool hold_init;
+static bool hold_init, hold_live;
 module_param(hold_init, bool, 0400);
 MODULE_PARM_DESC(hold_init, "wait in init until release is written");
+module_param(hold_live, bool, 0400);
+MODULE_PARM_DESC(hold_live, "wait once live until release is written");
 static DECLARE_COMPLETION(ng_testmod_released);
 
 static int ng_testmod_set_release(const char *val, const struct kernel_param *kp)
 {
-	complete(&ng_testmod_released);
+	complete_all(&ng_testmod_released);
 	return 0;
 }
 
@@ -80,10 +85,18 @@ static const struct kernel_param_ops ng_testmod_release_ops = {
 };
 module_param_cb(release, &ng_testmod_release_ops, NULL, 0200);
 
+/* An async worker's sleep: a kernel thread takes no signal. */
+static void ng_testmod_held(void *data, async_cookie_t cookie)
+{
+	(void)wait_for_completion_interruptible(&ng_testmod_released);
+}
+
 static int __init ng_testmod_init(void)
 {
-	if (hold_init)
-		wait_for_completion_timeout(&ng_testmod_released, 120 * HZ);
+	if (hold_init && wait_for_completion_killable(&ng_testmod_released))
+		return -EINTR;
+	if (hold_live)
+		async_schedule(ng_testmod_held, NULL);
 	pr_info("ng_testmod: %d\n", ng_testmod_work(10));
 	return 0;
 }
