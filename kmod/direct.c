@@ -200,9 +200,12 @@ static bool ng_ip_in_module_init(unsigned long ip, void *arg)
 	return within_module_init(ip, arg);
 }
 
+/* A filter's functions that @pick says (all if NULL), for ng_ops_ips_set(). */
 struct ng_ip_list {
 	unsigned long *ips;
 	unsigned long n, max;
+	bool (*pick)(unsigned long ip, void *arg);
+	void *arg;
 };
 
 /* ng_ops_filter_walk(): add @ip to the list @arg (sized by the count). */
@@ -210,10 +213,32 @@ static bool ng_ip_collect(unsigned long ip, void *arg)
 {
 	struct ng_ip_list *l = arg;
 
+	if (l->pick && !l->pick(ip, l->arg))
+		return false;
 	if (WARN_ON_ONCE(l->n == l->max))
 		return true;
 	l->ips[l->n++] = ip;
 	return false;
+}
+
+/*
+ * Add to @to's filter (@remove: take out of it) the functions of
+ * @from's filter that @pick says (all if NULL), by address.
+ */
+static int ng_ops_ips_set(struct ftrace_ops *from,
+			  bool (*pick)(unsigned long ip, void *arg),
+			  struct ftrace_ops *to, int remove)
+{
+	struct ng_ip_list l = { .max = ng_ops_filter_count(from), .pick = pick };
+	int ret;
+
+	l.ips = kvmalloc_array(l.max, sizeof(*l.ips), GFP_KERNEL);
+	if (!l.ips)
+		return -ENOMEM;
+	ng_ops_filter_walk(from, ng_ip_collect, &l);
+	ret = ftrace_set_filter_ips(to, l.ips, l.n, remove, 0);
+	kvfree(l.ips);
+	return ret;
 }
 
 /*
@@ -249,14 +274,14 @@ static void ng_live_drop(struct module *mod)
 	}
 }
 
-/* ng_ops_filter_walk(): collect @ip if a live module's init text holds it. */
-static bool ng_ip_collect_init(unsigned long ip, void *arg)
+/* ng_ops_ips_set()'s pick: is @ip in a listed module's init text? */
+static bool ng_ip_in_live_init(unsigned long ip, void *arg)
 {
 	struct ng_live_module *lm;
 
 	list_for_each_entry(lm, &ng_live_modules, node) {
 		if (within_module_init(ip, lm->mod))
-			return ng_ip_collect(ip, arg);
+			return true;
 	}
 	return false;
 }
@@ -268,20 +293,11 @@ static bool ng_ip_collect_init(unsigned long ip, void *arg)
  */
 static int ng_strip_init_text(struct ftrace_ops *ops)
 {
-	struct ng_ip_list l = { .max = ng_ops_filter_count(ops) };
-	int ret = 0;
-
 	ng_live_drop(NULL);
-	if (list_empty(&ng_live_modules))
+	if (list_empty(&ng_live_modules) ||
+	    !ng_ops_filter_walk(ops, ng_ip_in_live_init, NULL))
 		return 0;
-	l.ips = kvmalloc_array(l.max, sizeof(*l.ips), GFP_KERNEL);
-	if (!l.ips)
-		return -ENOMEM;
-	ng_ops_filter_walk(ops, ng_ip_collect_init, &l);
-	if (l.n)
-		ret = ftrace_set_filter_ips(ops, l.ips, l.n, 1, 0);
-	kvfree(l.ips);
-	return ret;
+	return ng_ops_ips_set(ops, ng_ip_in_live_init, ops, 1);
 }
 
 /*
@@ -550,17 +566,15 @@ static unsigned int ng_direct_groups(void)
  */
 static int ng_group_hand_over(struct ng_direct_group *g)
 {
-	struct ng_ip_list l = { .max = ng_ops_filter_count(&g->ops) };
-	int ret = -ENOMEM;
+	unsigned long n = ng_ops_filter_count(&g->ops);
+	int ret;
 	u64 t0;
 
 	lockdep_assert_held(&ng_control_lock);
-	l.ips = kvmalloc_array(l.max, sizeof(*l.ips), GFP_KERNEL);
-	if (!l.ips || ng_inject(NG_INJECT_GONE))
-		goto out;
-	ng_ops_filter_walk(&g->ops, ng_ip_collect, &l);
+	if (ng_inject(NG_INJECT_GONE))
+		return -ENOMEM;
 	t0 = ktime_get_ns();
-	ret = ftrace_set_filter_ips(&ng_gone_ops, l.ips, l.n, 0, 0);
+	ret = ng_ops_ips_set(&g->ops, NULL, &ng_gone_ops, 0);
 	if (ng_gone_on) {
 		ng_patch_timed(t0);
 	} else if (!ret) {
@@ -572,15 +586,13 @@ static int ng_group_hand_over(struct ng_direct_group *g)
 	if (ret) {
 		if (!ng_gone_on)
 			ng_ops_reset(&ng_gone_ops);
-		goto out;
+		return ret;
 	}
 	g->gone = true;
 	ng_groups_gone++;
 	if (ng_group_unregister(g))
-		ng_direct_funcs -= l.max;
-out:
-	kvfree(l.ips);
-	return ret;
+		ng_direct_funcs -= n;
+	return 0;
 }
 
 /*
