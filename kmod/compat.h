@@ -51,6 +51,7 @@
 #else /* !__ASSEMBLY__ */
 
 #include <linux/ftrace.h>
+#include <linux/hash.h>
 #include <linux/workqueue.h>
 
 /*
@@ -133,7 +134,8 @@
  * 6.3: register_ftrace_direct_multi(ops, addr), on x86_64 since 5.16,
  * became register_ftrace_direct(ops, addr) (the one-function API of that
  * name went), and its unregister gained free_filters.  Kbuild sets
- * NG_DIRECT_MULTI from the header.
+ * NG_DIRECT_MULTI from the header.  free_filters stays false: it frees
+ * the filter at once, which the hook may be reading (ng_direct_holds()).
  */
 #ifdef NG_DIRECT_MULTI
 /*
@@ -179,10 +181,11 @@ static inline int ng_register_direct(struct ftrace_ops *ops, unsigned long addr)
 /*
  * struct ftrace_hash is private to kernel/trace/trace.h; its head (the
  * size in bits, the buckets, the count) is the same from 3.x to 7.3.
- * Read by direct.c, of an ops of ours that nothing else changes, under
- * ng_control_lock: the count for the stats file, the buckets' entries
+ * Read by direct.c, of an ops of ours that nothing else changes: under
+ * ng_control_lock the count for the stats file and the buckets' entries
  * (struct ftrace_func_entry, public in every kernel nanograph builds
- * for) when a module goes.  An empty hash may be NULL (never set).
+ * for) when a module goes; from the hook, one bucket
+ * (ng_ops_filter_has()).  An empty hash may be NULL (never set).
  */
 struct ng_ftrace_hash_head {
 	unsigned long size_bits;
@@ -225,6 +228,31 @@ static inline bool ng_ops_filter_walk(struct ftrace_ops *ops,
 				return true;
 		}
 	}
+	return false;
+}
+
+/*
+ * Whether @ip is in @ops's filter, read from a hook (preemption off): a
+ * filter change publishes the new hash with rcu_assign_pointer()
+ * (ftrace_hash_move()) and its caller frees the old one after an RCU
+ * grace period (free_ftrace_hash_rcu()), which the hook's section holds
+ * off; ftrace_free_filter() does not wait, and is for an ops no hook can
+ * reach.  The bucket is ftrace_hash_key()'s, 6.1 to 7.3.
+ */
+static __always_inline bool ng_ops_filter_has(struct ftrace_ops *ops,
+					      unsigned long ip)
+{
+	const struct ng_ftrace_hash_head *h =
+		(const void *)rcu_dereference_sched(ops->func_hash->filter_hash);
+	struct ftrace_func_entry *e;
+	unsigned long b;
+
+	if (!h || !h->count)
+		return false;
+	b = h->size_bits ? hash_long(ip, h->size_bits) : 0;
+	hlist_for_each_entry_rcu_notrace(e, &h->buckets[b], hlist)
+		if (e->ip == ip)
+			return true;
 	return false;
 }
 

@@ -164,6 +164,8 @@ struct ng_direct_group {
 };
 
 static struct ng_direct_group ng_groups[NG_DIRECT_GROUPS];
+/* ftrace's caller of a shared site, once a group has registered. */
+unsigned long ng_direct_shared;
 /* Registered: the first ng_groups_nr, less the ng_groups_gone gone. */
 static unsigned int ng_groups_nr, ng_groups_gone;
 static bool ng_direct_on, ng_rest_on, ng_gone_on;
@@ -323,10 +325,13 @@ static int ng_group_register(struct ng_direct_group *g, char **nt,
 		ret = ng_register_direct(&g->ops, (unsigned long)ng_direct_caller);
 		ng_patch_timed(t0);
 	}
-	if (!ret)
+	if (!ret) {
 		ng_groups_nr++;
-	else
+		/* What a shared site calls: FTRACE_REGS_ADDR, not exported. */
+		WRITE_ONCE(ng_direct_shared, g->ops.trampoline);
+	} else {
 		ng_ops_reset(&g->ops);
+	}
 	return ret;
 }
 
@@ -554,6 +559,29 @@ bool ng_direct_active(void)
 static unsigned int ng_direct_groups(void)
 {
 	return ng_groups_nr - ng_groups_gone;
+}
+
+/*
+ * Whether @ip is one of the groups' functions: asked by the hook for an
+ * entry that came neither from its call site nor through ftrace's
+ * caller of shared sites (tracer.c, ng_direct_named()): a moved ip, or
+ * a site being patched.  Every group is asked, registered or not, so
+ * that none leaves the answer before its unregistration or joins it
+ * after its registration: a filter holds only functions we hook or are
+ * about to, each a real call site.  Lock-free: every filter change we
+ * make (ftrace_set_filter*(), ftrace_set_notrace(), a reset) has ftrace
+ * free the old hash after an RCU grace period, which the hook's section
+ * (preemption off) holds off.  Not so ftrace_free_filter(), which frees
+ * at once: only at module exit, with no hook left.
+ */
+bool notrace ng_direct_holds(unsigned long ip)
+{
+	unsigned int i;
+
+	for (i = 0; i < NG_DIRECT_GROUPS; i++)
+		if (ng_ops_filter_has(&ng_groups[i].ops, ip))
+			return true;
+	return false;
 }
 
 /*

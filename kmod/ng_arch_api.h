@@ -57,6 +57,18 @@
  *			caller would be, saves the argument registers, calls
  *			ng_direct_entry(pc, slot, key, args) and goes on into
  *			the traced function
+ *   ng_arch_call_target(pc, &to)
+ *			optional: whether a call instruction ends just
+ *			before @pc, and its target: tracer.c then trusts
+ *			@pc - NG_ARCH_CALL_INSN_SIZE as the traced function
+ *			only if that call went to the trampoline or to
+ *			ftrace's caller of shared sites, and otherwise
+ *			looks it up in the groups (ng_direct_holds()).
+ *			Without it @pc is trusted: where nothing that runs
+ *			before the trampoline is known to move the pc
+ *			(arm64: its kprobes trap before the call site and
+ *			are not ftrace's; its ftrace caller would hand on a
+ *			pc a callback moved all the same)
  *
  * Optional, the defaults below unless ng_arch.h defines a macro of the
  * name (32-bit arm: the return-slot cache, arch/arm/site_cache.c):
@@ -89,6 +101,10 @@ void ng_direct_caller(void);
 void ng_direct_entry(unsigned long pc, unsigned long *slot, unsigned long key,
 		     const unsigned long *args);
 static_assert(NG_ARCH_CALL_INSN_SIZE > 0);
+#ifdef ng_arch_call_target
+static_assert(__same_type(&ng_arch_call_target,
+			  bool (*)(unsigned long, unsigned long *)));
+#endif
 #else
 #define NG_DIRECT_MAX		0
 #endif

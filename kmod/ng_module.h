@@ -378,6 +378,7 @@ struct ng_cpu_stats {
 	local64_t dropped;	/* events lost because the buffer was full */
 	local64_t nested;	/* entries not hooked: inside a tracer callback */
 	local64_t unwatched;	/* entries not hooked: RCU not watching */
+	local64_t direct_moved;	/* entries not hooked: the direct path's ip moved */
 	local64_t selfcheck;	/* ng_selfcheck: hooks past the check unwatched */
 	local64_t selfcheck_refused;	/* ng_selfcheck: refused, yet watched */
 	local64_t selfcheck_stack;	/* ng_selfcheck: a cached stack wrong or stale */
@@ -625,6 +626,9 @@ void ng_direct_stop(void);
 bool ng_direct_active(void);
 void ng_direct_count(struct ftrace_ops *ops);
 void ng_direct_stats_render(struct seq_buf *s);
+/* From the hook, preemption off: no lock. */
+bool ng_direct_holds(unsigned long ip);
+extern unsigned long ng_direct_shared;
 int ng_direct_init(void);
 void ng_direct_exit(void);
 

@@ -30,7 +30,7 @@ void ng_stats_render(struct seq_buf *s)
 	struct ng_stats_line sum = {};
 	u64 overwritten = ng_raw_flight_cut(), frozen_dropped = 0;
 	u64 nested = 0, unwatched = 0, selfcheck = 0, refused = 0, lookups = 0;
-	u64 stack_wrong = 0, uncached = 0;
+	u64 stack_wrong = 0, uncached = 0, moved = 0;
 	u64 sched = 0, sched_dropped = 0, counters = 0, counters_dropped = 0;
 	unsigned long frames;
 	unsigned int tasks, owners;
@@ -53,6 +53,7 @@ void ng_stats_render(struct seq_buf *s)
 
 		nested += local64_read(&st->nested);
 		unwatched += local64_read(&st->unwatched);
+		moved += local64_read(&st->direct_moved);
 		selfcheck += local64_read(&st->selfcheck);
 		refused += local64_read(&st->selfcheck_refused);
 		stack_wrong += local64_read(&st->selfcheck_stack);
@@ -90,6 +91,12 @@ void ng_stats_render(struct seq_buf *s)
 	 * freed stacks were taken out of a cache, to show that path ran.
 	 */
 	seq_buf_printf(s, "unwatched %llu\n", unwatched);
+	/*
+	 * Calls the direct path left unhooked (and counted skipped): a
+	 * callback at a shared site moved the ip somewhere that is none of
+	 * the groups' functions (tracer.c, ng_direct_named()).
+	 */
+	seq_buf_printf(s, "direct_moved %llu\n", moved);
 	if (static_branch_unlikely(&ng_selfcheck)) {
 		seq_buf_printf(s, "selfcheck_unwatched %llu\n", selfcheck);
 		seq_buf_printf(s, "selfcheck_refused %llu\n", refused);

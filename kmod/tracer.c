@@ -478,6 +478,34 @@ static __always_inline struct ng_stack *ng_hook_stack(void)
 }
 
 /*
+ * The direct path's @ip is its call site's if the call site called the
+ * trampoline, or called ftrace's caller of shared sites (which goes on
+ * to the trampoline with the call site's return address when no
+ * callback moved it).  Otherwise a callback at a shared site moved the
+ * ip (a kprobe's pre handler that returns 1), or the site is being
+ * patched: @ip is trusted only if it is one of the groups' functions,
+ * and otherwise the call is not hooked.  A moved ip is where the call
+ * goes on: a function started there is hooked at its own call site.
+ */
+#if defined(NG_HAVE_DIRECT) && defined(ng_arch_call_target)
+static __always_inline bool ng_direct_named(unsigned long ip)
+{
+	unsigned long to;
+
+	if (likely(ng_arch_call_target(ip + NG_ARCH_CALL_INSN_SIZE, &to) &&
+		   (to == (unsigned long)ng_direct_caller ||
+		    to == READ_ONCE(ng_direct_shared))))
+		return true;
+	return ng_direct_holds(ip);
+}
+#else
+static __always_inline bool ng_direct_named(unsigned long ip)
+{
+	return true;
+}
+#endif
+
+/*
  * set_event_notrace_pid, then set_event_pid: the hook runs with
  * preemption off, an RCU section.
  */
@@ -611,6 +639,7 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 		ng_ctx_inc(bit, skipped);
 		goto out;
 	}
+
 	/*
 	 * Another of our ops hooked this very call already; not a frame
 	 * abandoned by a drain, which the call left long ago.
@@ -618,6 +647,11 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 	if (depth && t->frames[depth - 1].key == key && t->frames[depth - 1].ip == ip &&
 	    !(t->frames[depth - 1].flags & NG_FRAME_GONE)) {
 		ng_frame_upgrade(t, &t->frames[depth - 1], mode);
+		goto out;
+	}
+	if (direct && unlikely(!ng_direct_named(ip))) {
+		ng_stat_inc(direct_moved);
+		ng_ctx_inc(bit, skipped);
 		goto out;
 	}
 

@@ -11,7 +11,9 @@
 
 #include <linux/printk.h>
 #include <linux/types.h>
+#include <linux/uaccess.h>
 #include <asm/msr.h>
+#include <asm/text-patching.h>
 #include <asm/tsc.h>
 
 #include "compat.h"
@@ -60,7 +62,29 @@ static __always_inline bool ng_arch_hook_site(struct ftrace_regs *fregs,
  * ftrace_caller subtracts MCOUNT_INSN_SIZE from for the ops' ip).
  */
 #define NG_ARCH_DIRECT		1
-#define NG_ARCH_CALL_INSN_SIZE	5
+#define NG_ARCH_CALL_INSN_SIZE	CALL_INSN_SIZE
+
+/*
+ * The target of the call instruction that ends just before @pc, if one
+ * does: how the direct path tells that the call site called its
+ * trampoline (tracer.c, ng_direct_named()).  The opcode and the rel32
+ * are the top 5 bytes of one 8-byte load.  The load has a fault fixup
+ * and no pagefault_disable(), which a kernel address does not need (the
+ * fixup, not a sleep, answers its fault; the hook runs with preemption
+ * off): a pc that a callback moved may be the first byte of a mapping.
+ */
+#define ng_arch_call_target ng_arch_call_target
+static __always_inline bool ng_arch_call_target(unsigned long pc,
+						unsigned long *to)
+{
+	u64 insn;
+
+	__get_kernel_nofault(&insn, (u64 *)(pc - 8), u64, fault);
+	*to = pc + (long)(s32)(insn >> 32);
+	return (u8)(insn >> 24) == CALL_INSN_OPCODE;
+fault:
+	return false;
+}
 
 /*
  * The traced function's ret popped the slot: the trampoline is entered

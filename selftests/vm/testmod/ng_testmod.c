@@ -7,6 +7,7 @@
 #include <linux/async.h>
 #include <linux/completion.h>
 #include <linux/init.h>
+#include <linux/kprobes.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -60,6 +61,63 @@ static const struct kernel_param_ops ng_testmod_work_ops = {
 module_param_cb(work, &ng_testmod_work_ops, NULL, 0200);
 
 /*
+ * A call that a kprobe sends elsewhere (redirect=1): its pre handler
+ * moves the ip from ng_testmod_victim() to ng_testmod_stand_in() and
+ * returns 1, as the kernel's error-injection override does (x86_64,
+ * where kprobes at a function's entry are ftrace's).  Writing N
+ * to /sys/module/ng_testmod/parameters/victim calls the victim N times.
+ */
+static int ng_testmod_seen;
+
+static __used noinline int ng_testmod_victim(int x)
+{
+	return x + READ_ONCE(ng_testmod_seen);
+}
+
+static __used noinline int ng_testmod_stand_in(int x)
+{
+	WRITE_ONCE(ng_testmod_seen, ng_testmod_seen + 1);
+	return -1;
+}
+
+static int ng_testmod_moved(struct kprobe *p, struct pt_regs *regs)
+{
+	instruction_pointer_set(regs, (unsigned long)ng_testmod_stand_in);
+	return 1;
+}
+
+static struct kprobe ng_testmod_kp = {
+	.symbol_name = "ng_testmod_victim",
+	.pre_handler = ng_testmod_moved,
+};
+
+static bool redirect;
+module_param(redirect, bool, 0400);
+MODULE_PARM_DESC(redirect, "send ng_testmod_victim's calls to ng_testmod_stand_in");
+
+static int ng_testmod_set_victim(const char *val, const struct kernel_param *kp)
+{
+	unsigned int i, n;
+	int ret, sum = 0;
+
+	ret = kstrtouint(val, 0, &n);
+	if (ret)
+		return ret;
+	if (n > 1000)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		sum += ng_testmod_victim(i);
+	pr_info("ng_testmod: victim %d, stand-in %d\n", sum, READ_ONCE(ng_testmod_seen));
+	return 0;
+}
+
+static const struct kernel_param_ops ng_testmod_victim_ops = {
+	.set = ng_testmod_set_victim,
+};
+module_param_cb(victim, &ng_testmod_victim_ops, NULL, 0200);
+MODULE_PARM_DESC(victim, "call ng_testmod_victim this many times");
+
+/*
  * With hold_init=1 the init waits until 1 is written to
  * /sys/module/ng_testmod/parameters/release: a module whose init text is
  * there while a recording starts.  With hold_live=1 an async function
@@ -93,8 +151,17 @@ static void ng_testmod_held(void *data, async_cookie_t cookie)
 
 static int __init ng_testmod_init(void)
 {
+	int ret;
+
 	if (hold_init && wait_for_completion_killable(&ng_testmod_released))
 		return -EINTR;
+	if (redirect) {
+		ret = register_kprobe(&ng_testmod_kp);
+		if (ret) {
+			pr_err("ng_testmod: kprobe on ng_testmod_victim: %d\n", ret);
+			return ret;
+		}
+	}
 	if (hold_live)
 		async_schedule(ng_testmod_held, NULL);
 	pr_info("ng_testmod: %d\n", ng_testmod_work(10));
@@ -103,6 +170,8 @@ static int __init ng_testmod_init(void)
 
 static void __exit ng_testmod_exit(void)
 {
+	if (redirect)
+		unregister_kprobe(&ng_testmod_kp);
 }
 
 module_init(ng_testmod_init);
