@@ -237,16 +237,21 @@ static inline bool ng_ops_filter_walk(struct ftrace_ops *ops,
  * (ftrace_hash_move()) and its caller frees the old one after an RCU
  * grace period (free_ftrace_hash_rcu()), which the hook's section holds
  * off; ftrace_free_filter() does not wait, and is for an ops no hook can
- * reach.  The bucket is ftrace_hash_key()'s, 6.1 to 7.3.
+ * reach.  The bucket is ftrace_hash_key()'s, 6.1 to 7.3.  An ops ftrace
+ * has never seen has no func_hash yet: the hook asks every group.
  */
 static __always_inline bool ng_ops_filter_has(struct ftrace_ops *ops,
 					      unsigned long ip)
 {
-	const struct ng_ftrace_hash_head *h =
-		(const void *)rcu_dereference_sched(ops->func_hash->filter_hash);
+	/* NULL until ftrace first sees the ops (ftrace_ops_init()). */
+	struct ftrace_ops_hash *fh = READ_ONCE(ops->func_hash);
+	const struct ng_ftrace_hash_head *h;
 	struct ftrace_func_entry *e;
 	unsigned long b;
 
+	if (!fh)
+		return false;
+	h = (const void *)rcu_dereference_sched(fh->filter_hash);
 	if (!h || !h->count)
 		return false;
 	b = h->size_bits ? hash_long(ip, h->size_bits) : 0;
