@@ -166,6 +166,20 @@ struct ng_direct_group {
 static struct ng_direct_group ng_groups[NG_DIRECT_GROUPS];
 /* ftrace's caller of a shared site, once a group has registered. */
 unsigned long ng_direct_shared;
+/*
+ * The groups that have ever had a filter: ng_direct_holds() asks these,
+ * so no group leaves its answer early or joins it late.  Never lowered.
+ */
+static unsigned int ng_groups_filtered;
+
+/* Group @i, about to get a filter: from now on the hook may ask it. */
+static struct ng_direct_group *ng_group_slot(unsigned int i)
+{
+	if (i >= ng_groups_filtered)
+		WRITE_ONCE(ng_groups_filtered, i + 1);
+	return &ng_groups[i];
+}
+
 /* Registered: the first ng_groups_nr, less the ng_groups_gone gone. */
 static unsigned int ng_groups_nr, ng_groups_gone;
 static bool ng_direct_on, ng_rest_on, ng_gone_on;
@@ -353,7 +367,7 @@ static int ng_direct_glob(const char *glob, unsigned int depth, char **nt,
 		ng_refused++;
 		return 0;
 	}
-	g = &ng_groups[ng_groups_nr];
+	g = ng_group_slot(ng_groups_nr);
 	strscpy(g->glob, glob, sizeof(g->glob));
 	/* ftrace's matcher edits the glob in place: give it a copy. */
 	strscpy(sub, glob, sizeof(sub));
@@ -424,7 +438,7 @@ static int ng_direct_every(char **nt, unsigned int nn)
 static int ng_direct_list(char **ft, unsigned int nf, char **nt,
 			  unsigned int nn)
 {
-	struct ng_direct_group *g = &ng_groups[0];
+	struct ng_direct_group *g = ng_group_slot(0);
 	int ret;
 
 	g->glob[0] = '\0';
@@ -565,22 +579,28 @@ static unsigned int ng_direct_groups(void)
  * Whether @ip is one of the groups' functions: asked by the hook for an
  * entry that came neither from its call site nor through ftrace's
  * caller of shared sites (tracer.c, ng_direct_named()): a moved ip, or
- * a site being patched.  Every group is asked, registered or not, so
- * that none leaves the answer before its unregistration or joins it
- * after its registration: a filter holds only functions we hook or are
- * about to, each a real call site.  Lock-free: every filter change we
+ * a site being patched.  Every group that ever had a filter is asked,
+ * registered or not, so that none leaves the answer before its
+ * unregistration or joins it after its registration: a filter holds
+ * only functions we hook or are about to, each a real call site.  A
+ * function it names is counted (direct_looked_up): the call site's own
+ * test should name nearly every call.  Lock-free: every filter change we
  * make (ftrace_set_filter*(), ftrace_set_notrace(), a reset) has ftrace
  * free the old hash after an RCU grace period, which the hook's section
  * (preemption off) holds off.  Not so ftrace_free_filter(), which frees
- * at once: only at module exit, with no hook left.
+ * at once and (6.1, 6.12) leaves the pointer: only at module exit, with
+ * no hook left.
  */
 bool notrace ng_direct_holds(unsigned long ip)
 {
-	unsigned int i;
+	unsigned int i, n = READ_ONCE(ng_groups_filtered);
 
-	for (i = 0; i < NG_DIRECT_GROUPS; i++)
-		if (ng_ops_filter_has(&ng_groups[i].ops, ip))
+	for (i = 0; i < n; i++) {
+		if (ng_ops_filter_has(&ng_groups[i].ops, ip)) {
+			ng_stat_inc(direct_looked_up);
 			return true;
+		}
+	}
 	return false;
 }
 

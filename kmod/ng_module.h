@@ -379,6 +379,7 @@ struct ng_cpu_stats {
 	local64_t nested;	/* entries not hooked: inside a tracer callback */
 	local64_t unwatched;	/* entries not hooked: RCU not watching */
 	local64_t direct_moved;	/* entries not hooked: the direct path's ip moved */
+	local64_t direct_looked_up;	/* direct entries named by a lookup */
 	local64_t selfcheck;	/* ng_selfcheck: hooks past the check unwatched */
 	local64_t selfcheck_refused;	/* ng_selfcheck: refused, yet watched */
 	local64_t selfcheck_stack;	/* ng_selfcheck: a cached stack wrong or stale */

@@ -30,7 +30,7 @@ void ng_stats_render(struct seq_buf *s)
 	struct ng_stats_line sum = {};
 	u64 overwritten = ng_raw_flight_cut(), frozen_dropped = 0;
 	u64 nested = 0, unwatched = 0, selfcheck = 0, refused = 0, lookups = 0;
-	u64 stack_wrong = 0, uncached = 0, moved = 0;
+	u64 stack_wrong = 0, uncached = 0, moved = 0, looked_up = 0;
 	u64 sched = 0, sched_dropped = 0, counters = 0, counters_dropped = 0;
 	unsigned long frames;
 	unsigned int tasks, owners;
@@ -54,6 +54,7 @@ void ng_stats_render(struct seq_buf *s)
 		nested += local64_read(&st->nested);
 		unwatched += local64_read(&st->unwatched);
 		moved += local64_read(&st->direct_moved);
+		looked_up += local64_read(&st->direct_looked_up);
 		selfcheck += local64_read(&st->selfcheck);
 		refused += local64_read(&st->selfcheck_refused);
 		stack_wrong += local64_read(&st->selfcheck_stack);
@@ -94,9 +95,11 @@ void ng_stats_render(struct seq_buf *s)
 	/*
 	 * Calls the direct path left unhooked (and counted skipped): a
 	 * callback at a shared site moved the ip somewhere that is none of
-	 * the groups' functions (tracer.c, ng_direct_named()).
+	 * the groups' functions (tracer.c, ng_direct_named()); and those it
+	 * named by looking the function up (a site being patched).
 	 */
 	seq_buf_printf(s, "direct_moved %llu\n", moved);
+	seq_buf_printf(s, "direct_looked_up %llu\n", looked_up);
 	if (static_branch_unlikely(&ng_selfcheck)) {
 		seq_buf_printf(s, "selfcheck_unwatched %llu\n", selfcheck);
 		seq_buf_printf(s, "selfcheck_refused %llu\n", refused);

@@ -68,10 +68,13 @@ static __always_inline bool ng_arch_hook_site(struct ftrace_regs *fregs,
  * The target of the call instruction that ends just before @pc, if one
  * does: how the direct path tells that the call site called its
  * trampoline (tracer.c, ng_direct_named()).  The opcode and the rel32
- * are the top 5 bytes of one 8-byte load.  The load has a fault fixup
- * and no pagefault_disable(), which a kernel address does not need (the
- * fixup, not a sleep, answers its fault; the hook runs with preemption
- * off): a pc that a callback moved may be the first byte of a mapping.
+ * are the low 5 bytes of one 8-byte load at the call: the 3 after it
+ * are the traced function's own (the call may be a function's first
+ * bytes, at the start of a module's text: nothing before it is read).
+ * The load has a fault fixup and no pagefault_disable(), which a kernel
+ * address does not need (the fixup, not a sleep, answers its fault; the
+ * hook runs with preemption off): a pc that a callback moved may be the
+ * last bytes of a mapping.
  */
 #define ng_arch_call_target ng_arch_call_target
 static __always_inline bool ng_arch_call_target(unsigned long pc,
@@ -79,9 +82,9 @@ static __always_inline bool ng_arch_call_target(unsigned long pc,
 {
 	u64 insn;
 
-	__get_kernel_nofault(&insn, (u64 *)(pc - 8), u64, fault);
-	*to = pc + (long)(s32)(insn >> 32);
-	return (u8)(insn >> 24) == CALL_INSN_OPCODE;
+	__get_kernel_nofault(&insn, (u64 *)(pc - CALL_INSN_SIZE), u64, fault);
+	*to = pc + (long)(s32)(insn >> 8);
+	return (u8)insn == CALL_INSN_OPCODE;
 fault:
 	return false;
 }

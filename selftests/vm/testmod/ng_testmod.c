@@ -80,8 +80,13 @@ static __used noinline int ng_testmod_stand_in(int x)
 	return -1;
 }
 
+static int redirect;
+
+/* redirect=2: the kprobe shares the site and leaves the ip alone. */
 static int ng_testmod_moved(struct kprobe *p, struct pt_regs *regs)
 {
+	if (redirect == 2)
+		return 0;
 	instruction_pointer_set(regs, (unsigned long)ng_testmod_stand_in);
 	return 1;
 }
@@ -91,9 +96,8 @@ static struct kprobe ng_testmod_kp = {
 	.pre_handler = ng_testmod_moved,
 };
 
-static bool redirect;
-module_param(redirect, bool, 0400);
-MODULE_PARM_DESC(redirect, "send ng_testmod_victim's calls to ng_testmod_stand_in");
+module_param(redirect, int, 0400);
+MODULE_PARM_DESC(redirect, "1: send ng_testmod_victim's calls to ng_testmod_stand_in; 2: only probe it");
 
 static int ng_testmod_set_victim(const char *val, const struct kernel_param *kp)
 {
