@@ -7,6 +7,8 @@
 # both vCPUs for SOAK_MINUTES; then stop and unload.  A run fails on any
 # kernel splat in the console (WARN, BUG, lockup, RCU stall: the rig's
 # check), on unaccounted entries, or on an unload that takes over 2 s.
+# In the same boot, every stressor of Debian's stress-ng in turn, traced
+# the same way (selftests/vm/soak/01-stress-ng-sweep.tc).
 # Then, in a second boot, the scenario tests that make check runs at a
 # smaller size, at their full size (FULL_SIZES, ngvm.NAME= knobs of
 # ng_param; Documentation/testing.md), ftracetest with all its cases,
