@@ -238,7 +238,8 @@ static inline bool ng_ops_filter_walk(struct ftrace_ops *ops,
  * grace period (free_ftrace_hash_rcu()), which the hook's section holds
  * off; ftrace_free_filter() does not wait, and is for an ops no hook can
  * reach.  The bucket is ftrace_hash_key()'s, 6.1 to 7.3.  An ops ftrace
- * has never seen has no func_hash yet: the hook asks every group.
+ * has never seen has no func_hash yet: the hook may ask a group just
+ * before its first filter.
  */
 static __always_inline bool ng_ops_filter_has(struct ftrace_ops *ops,
 					      unsigned long ip)

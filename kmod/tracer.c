@@ -639,7 +639,6 @@ static __always_inline void ng_hook(unsigned long ip, unsigned long parent_ip,
 		ng_ctx_inc(bit, skipped);
 		goto out;
 	}
-
 	/*
 	 * Another of our ops hooked this very call already; not a frame
 	 * abandoned by a drain, which the call left long ago.
